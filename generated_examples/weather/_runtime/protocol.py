@@ -1,0 +1,47 @@
+"""Protocol constants shared by the server and the client side of the runtime."""
+
+from __future__ import annotations
+
+from typing import Final
+
+JSONRPC: Final = "2.0"
+
+V2025_03_26: Final = "2025-03-26"
+V2025_06_18: Final = "2025-06-18"
+V2025_11_25: Final = "2025-11-25"
+V2026_07_28: Final = "2026-07-28"
+
+#: Handshake-era versions, oldest first.
+LEGACY_VERSIONS: Final[tuple[str, ...]] = (V2025_03_26, V2025_06_18, V2025_11_25)
+#: Stateless-era versions, oldest first.
+MODERN_VERSIONS: Final[tuple[str, ...]] = (V2026_07_28,)
+ALL_VERSIONS: Final[tuple[str, ...]] = LEGACY_VERSIONS + MODERN_VERSIONS
+LATEST_LEGACY: Final = V2025_11_25
+LATEST: Final = V2026_07_28
+
+# Keys of params._meta / result._meta in the 2026-07-28 era.
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+META_PROGRESS_TOKEN: Final = "progressToken"
+
+#: Result ``_meta`` key under which a declared tool error travels: ``{"code": ..., "data": ...}``.
+META_TOOL_ERROR: Final = "mcp-codegen/error"
+
+# JSON-RPC error codes (see errors.py for the exception classes).
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+RESOURCE_NOT_FOUND: Final = -32002
+URL_ELICITATION_REQUIRED: Final = -32042
+HEADER_MISMATCH: Final = -32020
+MISSING_CAPABILITY: Final = -32021
+UNSUPPORTED_VERSION: Final = -32022
+
+RESULT_COMPLETE: Final = "complete"
+RESULT_INPUT_REQUIRED: Final = "input_required"

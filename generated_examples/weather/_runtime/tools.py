@@ -1,0 +1,90 @@
+"""Static description of a server's tools, emitted by the generator into ``tools.py``.
+
+The generated ``tools.py`` holds one :class:`ToolDef` per tool and one :class:`ServerInfo`;
+the server base class and the client class both read them, which is what keeps the two
+sides of one spec in sync.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from .errors import DeclaredToolError
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """Identity and instructions of a generated server (``serverInfo`` on the wire)."""
+
+    name: str
+    version: str
+    title: str | None = None
+    description: str | None = None
+    instructions: str | None = None
+    #: Default ``module:Class`` implementing the server, used by ``python -m <package>``.
+    implementation: str | None = None
+
+
+@dataclass(frozen=True)
+class InputDef:
+    """A client input a tool may ask for during a call (spec key ``inputs``).
+
+    ``method`` is ``elicitation/create``, ``sampling/createMessage`` or ``roots/list``;
+    ``params`` are the request params as written in the spec (e.g. ``message`` and
+    ``requestedSchema`` for a form elicitation).  ``response_model`` is the generated
+    model of the elicitation form content, when there is one.
+    """
+
+    key: str
+    method: str
+    params: Mapping[str, Any]
+    response_model: type[BaseModel] | None = None
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """Everything the runtime knows about one tool.
+
+    Attributes:
+        name: the wire name (``tools/call`` ``name``).
+        method: the Python method name of the handler (server) and of the typed
+            call (client); decided by the generator, never derived at run time.
+        wire: the Tool object as listed by ``tools/list`` in the newest protocol
+            version; ``inputSchema``/``outputSchema`` are self-contained (shared
+            ``$defs`` bundled in).  Older versions drop fields from it at run time.
+        input_model: the pydantic model of the arguments.
+        output_model: the pydantic model of ``structuredContent`` (``None`` when the
+            tool declares no ``outputSchema``).  A ``RootModel`` when the output is not
+            an object.
+        schema_checked: True when a schema uses keywords the models cannot express;
+            the runtime then also validates against the original schema (``jsonschema``).
+        errors: declared error code -> exception class.
+        inputs: declared input key -> :class:`InputDef`.
+        fingerprint: sha256 of the canonical JSON of name + schemas, for drift checks.
+    """
+
+    name: str
+    method: str
+    wire: Mapping[str, Any]
+    input_model: type[BaseModel]
+    output_model: type[BaseModel] | None = None
+    schema_checked: bool = False
+    errors: Mapping[str, type[DeclaredToolError]] = field(default_factory=dict)
+    inputs: Mapping[str, InputDef] = field(default_factory=dict)
+    fingerprint: str = ""
+
+    @property
+    def read_only(self) -> bool:
+        """The ``readOnlyHint`` annotation (a hint only; default False)."""
+        ann = self.wire.get("annotations") or {}
+        return bool(ann.get("readOnlyHint", False))
+
+    @property
+    def destructive(self) -> bool:
+        """``destructiveHint`` (default True), meaningful only when not read-only."""
+        ann = self.wire.get("annotations") or {}
+        return not self.read_only and bool(ann.get("destructiveHint", True))
