@@ -1,10 +1,5 @@
 #!/usr/bin/env bash
-# Copy codegen/runtime/ into every generated example package's _runtime/ (until `mcp-codegen build` does it).
+# Regenerate generated_examples/ from specs/ (copies codegen/runtime into every package's _runtime/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for pkg in generated_examples/*/; do
-  [ -f "$pkg/tools.py" ] || continue
-  rm -rf "$pkg/_runtime"
-  mkdir -p "$pkg/_runtime"
-  cp codegen/runtime/*.py "$pkg/_runtime/"
-done
+exec .venv/bin/mcp-codegen build specs -o generated_examples -q

@@ -1,0 +1,5 @@
+"""``python -m codegen`` = ``mcp-codegen``."""
+
+from .cli import main
+
+main()

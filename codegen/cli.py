@@ -1,0 +1,126 @@
+"""The ``mcp-codegen`` command line (typer).  Thin: every command calls the API in api.py."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from . import __version__
+from .api import Result, build, check, generate
+from .config import resolve
+from .diagnostics import Level
+from .starter import starter_spec
+
+app = typer.Typer(
+    name="mcp-codegen",
+    help="Generate typed MCP servers and clients from declarative tool specs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: [tool.mcp-codegen] specs).", show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: [tool.mcp-codegen] output).")]
+
+
+def _print_diagnostics(result: Result) -> None:
+    for d in result.diagnostics:
+        style = "red" if d.level is Level.ERROR else "yellow"
+        err_console.print(d.render(), style=style, markup=False)
+    errors = sum(d.level is Level.ERROR for d in result.diagnostics)
+    warnings = len(result.diagnostics) - errors
+    if result.diagnostics:
+        err_console.print(f"{errors} error(s), {warnings} warning(s) in {len(result.specs)} spec(s)", markup=False)
+
+
+def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True) -> tuple[list[Path], Path]:
+    cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd())
+    if cfg is None:
+        err_console.print(f"error: {error}", style="red", markup=False)
+        raise typer.Exit(2)
+    return list(cfg.specs), cfg.output
+
+
+def _progress(total_hint: int) -> object:
+    def report(name: str) -> None:
+        err_console.print(f"  generating {name}", style="dim", markup=False)
+    return report
+
+
+@app.command("build")
+def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet")] = False) -> None:
+    """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
+    paths, out = _config(specs, output)
+    result, report = build(paths, out, None if quiet else _progress(0))  # type: ignore[arg-type]
+    _print_diagnostics(result)
+    if report is None:
+        err_console.print("build failed: nothing was written", style="red", markup=False)
+        raise typer.Exit(1)
+    if not quiet:
+        for label, items, style in (("created", report.created, "green"), ("updated", report.updated, "yellow"), ("deleted", report.deleted, "red")):
+            for item in items:
+                out_console.print(f"  {label:8} {item}", style=style, markup=False)
+        out_console.print(
+            f"{len(result.specs)} spec(s) -> {out}: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
+
+
+@app.command("check")
+def check_cmd(specs: SpecsArg = None, output: OutOpt = None) -> None:
+    """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
+    paths, out = _config(specs, output)
+    result, diffs = check(paths, out)
+    _print_diagnostics(result)
+    if not result.ok:
+        raise typer.Exit(1)
+    if diffs:
+        for d in diffs:
+            out_console.print(d, markup=False, end="")
+        err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
+        raise typer.Exit(1)
+    out_console.print(f"{out} is up to date ({len(result.files)} files from {len(result.specs)} spec(s))", markup=False)
+
+
+@app.command("validate")
+def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False) -> None:
+    """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
+    paths, _ = _config(specs, None, need_output=False)
+    result = generate(paths)
+    _print_diagnostics(result)
+    if not result.ok or (strict and result.diagnostics):
+        raise typer.Exit(1)
+    out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)
+
+
+@app.command("init")
+def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes.")], directory: Annotated[Path, typer.Option("-d", "--dir", help="Folder for the spec.")] = Path("specs")) -> None:
+    """Write a starter spec NAME.yaml (never overwrites an existing file)."""
+    text, error = starter_spec(name)
+    if error:
+        err_console.print(f"error: {error}", style="red", markup=False)
+        raise typer.Exit(2)
+    target = directory / f"{name}.yaml"
+    if target.exists():
+        err_console.print(f"error: {target} already exists; not overwriting it", style="red", markup=False)
+        raise typer.Exit(1)
+    directory.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    out_console.print(f"wrote {target}; next: mcp-codegen build {target} -o generated", markup=False)
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the mcp-codegen version."""
+    out_console.print(__version__, markup=False)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    app()

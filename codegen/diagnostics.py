@@ -1,0 +1,93 @@
+"""Diagnostics as data: every problem the generator finds, with a stable code and a location.
+
+Nothing in the generator raises on bad input; it returns :class:`Diagnostic` values which the
+CLI prints together.  :class:`CodegenError` carries a list of them across the API boundary.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class Level(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+#: Stable diagnostic codes.  Tests and users may rely on them; never renumber.
+CODES: dict[str, str] = {
+    "E001": "spec file cannot be read",
+    "E002": "YAML/JSON syntax error",
+    "E003": "duplicate key in a mapping",
+    "E010": "spec does not match the spec format",
+    "E011": "unknown key",
+    "E012": "unsupported spec format version",
+    "E020": "invalid tool name",
+    "E021": "duplicate tool name",
+    "E022": "inputSchema root is not type: object",
+    "E023": "invalid JSON Schema",
+    "E024": "unresolvable $ref",
+    "E025": "network $ref refused",
+    "E026": "$ref escapes the spec folder",
+    "E027": "$ref cycle without an object in between",
+    "E030": "Python name collision",
+    "E031": "invalid Python name override",
+    "E032": "two specs generate the same package",
+    "E040": "output path escapes the output folder",
+    "E041": "would overwrite a hand-written file",
+    "E050": "model generation failed",
+    "E051": "generated code does not compile",
+    "E052": "no spec files found",
+    "W100": "schema keyword not expressible by the models; enforced at run time",
+    "W101": "name changed to a safe Python identifier",
+    "W102": "schema loosened",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding.  ``file``/``line``/``col`` are 1-based; ``pointer`` is a JSON pointer."""
+
+    file: str
+    line: int
+    col: int
+    code: str
+    message: str
+    pointer: str = ""
+    hint: str = ""
+    level: Level = Level.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.level is Level.ERROR
+
+    def render(self) -> str:
+        """``file:line:col: error[E020]: message (at /pointer)`` plus an indented hint."""
+        loc = self.file
+        if self.line:
+            loc += f":{self.line}:{self.col}"
+        text = f"{loc}: {self.level.value}[{self.code}]: {self.message}"
+        if self.pointer:
+            text += f" (at {self.pointer})"
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text
+
+
+def sort_key(d: Diagnostic) -> tuple[str, int, int, str, str]:
+    return (d.file, d.line, d.col, d.code, d.message)
+
+
+def has_errors(diags: Iterable[Diagnostic], *, strict: bool = False) -> bool:
+    """True when any diagnostic is an error (or any at all, with ``strict``)."""
+    return any(d.is_error or strict for d in diags)
+
+
+class CodegenError(Exception):
+    """Raised by the public API when a build cannot proceed; carries every diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = sorted(diagnostics, key=sort_key)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))

@@ -1,0 +1,90 @@
+"""The frozen intermediate representation between a validated spec and the templates.
+
+Tree::
+
+    ProjectIR
+    ├── server: ServerIR            names of the package and of its classes
+    ├── tools: (ToolIR, ...)        one per tool, in spec order
+    │   ├── params: (ParamIR, ...)  client keyword arguments (from the generated input model)
+    │   ├── errors: (ErrorRef, ...) declared errors the tool may raise
+    │   └── inputs: (InputIR, ...)  declared client inputs (elicitation, sampling, roots)
+    ├── errors: (ErrorIR, ...)      declared error classes of the whole server
+    └── model_schema                the one JSON Schema document given to the model generator
+
+Every Python name in here was decided by ``codegen.lower``; templates only print them.
+Spec text reaches templates only as data (rendered with the ``pyrepr``/``docstring`` filters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ParamIR:
+    """One keyword argument of a typed client method."""
+
+    name: str  # the kwarg name in the client method
+    field: str  # the model field name it fills
+    annotation: str  # annotation source text, valid in client.py
+    default: str | None  # default expression source, None when required
+
+
+@dataclass(frozen=True)
+class ErrorIR:
+    code: str
+    class_name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class InputIR:
+    key: str
+    accessor: str  # method name on the <Tool>Inputs class
+    method: str  # elicitation/create | sampling/createMessage | roots/list
+    params: dict[str, Any]
+    answer_class: str | None  # model of the form content (form elicitation only)
+
+
+@dataclass(frozen=True)
+class ToolIR:
+    name: str
+    method: str
+    const: str  # module constant holding the ToolDef, e.g. GET_WEATHER
+    title: str | None
+    description: str
+    wire: dict[str, Any]
+    input_class: str
+    output_class: str | None
+    inputs_class: str | None  # <Tool>Inputs accessor class (server side), when inputs declared
+    schema_checked: bool
+    fingerprint: str
+    errors: tuple[ErrorIR, ...]
+    inputs: tuple[InputIR, ...]
+    read_only: bool
+    params: tuple[ParamIR, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServerIR:
+    name: str
+    version: str
+    title: str | None
+    description: str | None
+    instructions: str | None
+    implementation: str | None
+    package: str
+    base_class: str
+    client_class: str
+    sync_client_class: str
+    spec_display: str  # path of the spec as shown in headers (posix, relative)
+
+
+@dataclass(frozen=True)
+class ProjectIR:
+    server: ServerIR
+    tools: tuple[ToolIR, ...]
+    errors: tuple[ErrorIR, ...]
+    model_schema: dict[str, Any] = field(repr=False)
+    model_classes: tuple[str, ...] = ()

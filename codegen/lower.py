@@ -1,0 +1,146 @@
+"""Lowering: a validated spec becomes the frozen IR.  The ONE place where names are decided.
+
+Names are claimed in registries (module classes, client/server methods); a clash is a
+diagnostic naming both origins and the override key that fixes it (``python_name`` on a
+tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested schema).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Any
+
+from .diagnostics import Diagnostic, Level
+from .ir import ErrorIR, InputIR, ProjectIR, ServerIR, ToolIR
+from .naming import (
+    RESERVED_MODULE_NAMES,
+    RUNTIME_ERROR_NAMES,
+    ClassName,
+    NameRegistry,
+    Origin,
+    PyIdent,
+)
+from .schemas import ModelSchemaBuilder, bundle_wire, unexpressible_keywords
+from .spec.load import join_pointer
+from .spec.model import SpecFile
+from .spec.refs import Resolver, Target
+
+
+def runtime_member_names() -> frozenset[str]:
+    """Attribute names of the runtime base classes; tool methods must not shadow them."""
+    names: set[str] = {"self", "ctx", "args"}
+    try:
+        from .runtime import client, server  # noqa: PLC0415 (optional until both halves exist)
+
+        for cls in (server.ServerBase, client.ClientBase, client.SyncClientBase):
+            names.update(n for n in dir(cls))
+    except (ImportError, AttributeError):
+        pass
+    return frozenset(names)
+
+
+def fingerprint(wire: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of a tool's name and schemas (drift detection)."""
+    core = {k: wire[k] for k in ("name", "inputSchema", "outputSchema") if k in wire}
+    text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _collision_diags(spec: SpecFile, registry: NameRegistry, fix: str) -> list[Diagnostic]:
+    out = []
+    for c in registry.collisions:
+        line, col = spec.doc.locate(c.second.pointer) if c.second.file == spec.doc.display else (0, 0)
+        out.append(Diagnostic(
+            c.second.file, line, col, "E030",
+            f"Python name {c.name!r} of {c.second} collides with {c.first}",
+            pointer=c.second.pointer, hint=fix))
+    return out
+
+
+def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
+    """Decide every name and build the IR.
+
+    Returns:
+        The IR (None when names collide) and diagnostics (warnings for schema keywords the
+        models cannot express, renamed identifiers, and collisions).
+    """
+    doc = spec.doc
+    diags: list[Diagnostic] = []
+    s = spec.server
+    package = s.package or str(PyIdent(s.name))
+    if package in sys.stdlib_module_names:
+        diags.append(doc.diag("W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
+                              "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
+        package += "_mcp"
+    stem = s.class_name or str(ClassName(s.name))
+    classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
+    for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
+        classes.claim(stem + suffix, Origin(doc.display, "/server/name", what))
+    methods = NameRegistry(runtime_member_names())
+    builder = ModelSchemaBuilder(resolver, classes)
+    file = str(doc.path.resolve())
+
+    for name, _ in sorted(spec.defs.items()):
+        builder.name_target(Target(file, join_pointer("/$defs", name)), ClassName(name), "$defs entry")
+
+    error_classes: dict[str, ErrorIR] = {}
+    tools: list[ToolIR] = []
+    for tool in spec.tools:
+        method = methods.claim(str(PyIdent(tool.python_name or tool.name)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+        tstem = ClassName(tool.python_name or tool.name)
+        in_ptr = join_pointer(tool.pointer, "inputSchema")
+        input_class = builder.name_target(Target(file, in_ptr), ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        wire = dict(tool.wire)
+        wire["inputSchema"] = bundle_wire(resolver, doc, in_ptr)
+        output_class = None
+        if "outputSchema" in tool.wire:
+            out_ptr = join_pointer(tool.pointer, "outputSchema")
+            output_class = builder.name_target(Target(file, out_ptr), ClassName(tstem, "Output"), f"tool {tool.name!r} outputSchema")
+            wire["outputSchema"] = bundle_wire(resolver, doc, out_ptr)
+        checked = False
+        for key in ("inputSchema", "outputSchema"):
+            for at, kw in unexpressible_keywords(wire.get(key)):
+                checked = True
+                diags.append(doc.diag("W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "
+                                      "validated at run time against the original schema (needs jsonschema)",
+                                      join_pointer(tool.pointer, key) + at, level=Level.WARNING))
+        errs = []
+        for e in tool.errors:
+            if e.code not in error_classes:
+                cls = classes.claim(str(ClassName(e.code, "Error")), Origin(doc.display, e.pointer, f"error {e.code!r}"))
+                error_classes[e.code] = ErrorIR(e.code, cls, e.description)
+            errs.append(error_classes[e.code])
+        inputs = []
+        for inp in tool.inputs:
+            answer = None
+            if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
+                answer = builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
+                                            doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
+            inputs.append(InputIR(inp.key, str(PyIdent(inp.key, frozenset({"self"}))), inp.method, inp.params, answer))
+        inputs_class = None
+        if inputs:
+            inputs_class = classes.claim(str(ClassName(tstem, "Inputs")), Origin(doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))
+        ann = tool.wire.get("annotations") or {}
+        tools.append(ToolIR(
+            name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
+            title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
+            input_class=input_class, output_class=output_class, inputs_class=inputs_class,
+            schema_checked=checked, fingerprint=fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
+            read_only=bool(ann.get("readOnlyHint", False)),
+        ))
+    model_schema = builder.finish()
+    diags.extend(resolver.diagnostics)
+    diags.extend(_collision_diags(spec, classes, "rename one of them, or set `python_name` on the tool / `x-python-name` on the schema"))
+    diags.extend(_collision_diags(spec, methods, "set `python_name` on one of the tools"))
+    if any(d.is_error for d in diags):
+        return None, diags
+    server = ServerIR(
+        name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
+        implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
+        sync_client_class=stem + "SyncClient", spec_display=spec_display,
+    )
+    ir = ProjectIR(server=server, tools=tuple(tools), errors=tuple(sorted(error_classes.values(), key=lambda e: e.class_name)),
+                   model_schema=model_schema, model_classes=tuple(model_schema["$defs"]))
+    return ir, diags

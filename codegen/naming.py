@@ -1,0 +1,120 @@
+"""Python names, safe by construction, and the registry that refuses collisions.
+
+Every identifier that reaches generated code is built here: :class:`PyIdent` (snake_case
+functions, methods, packages) and :class:`ClassName` (PascalCase).  Keywords, builtins and
+names the runtime itself uses are made safe by appending ``_`` (identifiers) or ``Model``
+(classes).  :class:`NameRegistry` records where each name came from and reports a
+collision naming both origins instead of numbering silently.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+import unicodedata
+from dataclasses import dataclass
+
+#: Names the generated modules define or import themselves; a spec-derived name must not clash.
+RESERVED_MODULE_NAMES = frozenset({
+    "annotations", "Any", "Awaitable", "BaseModel", "ClassVar", "ConfigDict", "Context", "Elicited",
+    "Field", "RootModel", "ServerBase", "ClientBase", "SyncClientBase", "ToolDef", "InputDef",
+    "ServerInfo", "ToolResult", "SERVER_INFO", "TOOLS", "DECLARED_ERRORS", "self", "ctx", "client",
+    "server", "mcp", "models", "errors", "tools", "main", "args",
+})
+
+#: Runtime error classes re-exported by errors.py (declared errors must not reuse them).
+RUNTIME_ERROR_NAMES = frozenset({
+    "McpError", "ProtocolError", "ParseError", "InvalidRequestError", "MethodNotFoundError",
+    "InvalidParamsError", "UnknownToolError", "InternalError", "ResourceNotFoundError",
+    "UrlElicitationRequiredError", "HeaderMismatchError", "MissingCapabilityError",
+    "UnsupportedProtocolVersionError", "ToolError", "ToolExecutionError", "InvalidArgumentsError",
+    "DeclaredToolError", "OutputValidationError", "McpTimeoutError", "TransportClosedError",
+    "InputRequiredLoopError", "ConfirmationDeniedError",
+})
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _words(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", text) if w]
+
+
+def snake(text: str) -> str:
+    """``getWeather`` / ``get-weather`` / ``get.weather`` -> ``get_weather``."""
+    return "_".join(w.lower() for w in _words(text))
+
+
+def pascal(text: str) -> str:
+    """``get_weather`` -> ``GetWeather`` (existing inner capitals kept)."""
+    return "".join(w[:1].upper() + w[1:] for w in _words(text))
+
+
+class PyIdent(str):
+    """A snake_case identifier that is not a keyword, builtin or reserved name."""
+
+    __slots__ = ()
+
+    def __new__(cls, raw: str, reserved: frozenset[str] = frozenset()) -> PyIdent:
+        name = snake(raw) or "x"
+        if name[0].isdigit():
+            name = "n" + name
+        while keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _BUILTINS or name in reserved:
+            name += "_"
+        return super().__new__(cls, name)
+
+
+class ClassName(str):
+    """A PascalCase class name that cannot shadow a builtin or reserved name."""
+
+    __slots__ = ()
+
+    def __new__(cls, raw: str, suffix: str = "", reserved: frozenset[str] = frozenset()) -> ClassName:
+        stem = pascal(raw) or "Model"
+        if stem[0].isdigit():
+            stem = "N" + stem
+        name = stem + suffix
+        if name in _BUILTINS or name in reserved or keyword.iskeyword(name):
+            name += "Model"
+        return super().__new__(cls, name)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a name came from: a file, a JSON pointer, and what it names."""
+
+    file: str
+    pointer: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.what} at {self.file}{'#' + self.pointer if self.pointer else ''}"
+
+
+@dataclass(frozen=True)
+class Collision:
+    name: str
+    first: Origin
+    second: Origin
+
+
+class NameRegistry:
+    """One namespace (a module's classes, a class's methods): first come, collisions reported."""
+
+    def __init__(self, reserved: frozenset[str] = frozenset()) -> None:
+        self._owners: dict[str, Origin] = {}
+        self._reserved = reserved
+        self.collisions: list[Collision] = []
+
+    def claim(self, name: str, origin: Origin) -> str:
+        """Register ``name``; on a clash, record a :class:`Collision` naming both origins."""
+        if name in self._reserved:
+            self.collisions.append(Collision(name, Origin("mcp-codegen", "", "a name the generated code uses itself"), origin))
+        elif name in self._owners:
+            self.collisions.append(Collision(name, self._owners[name], origin))
+        else:
+            self._owners[name] = origin
+        return name

@@ -1,0 +1,139 @@
+"""Rendering: IR + models source -> the generated package's files (unformatted).
+
+Jinja runs with StrictUndefined, trim_blocks, lstrip_blocks and keep_trailing_newline.
+Spec text only reaches code through the ``pyrepr`` (Python literal), ``docstring``,
+``docline`` and ``comment`` filters.  The runtime is copied verbatim, not templated.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .ir import ProjectIR
+from .models import ModelsModule
+from .naming import RUNTIME_ERROR_NAMES
+
+#: Output file -> template (one template per generated file kind).
+TEMPLATES = {
+    "__init__.py": "__init__.py.jinja",
+    "__main__.py": "__main__.py.jinja",
+    "models.py": "models.py.jinja",
+    "tools.py": "tools.py.jinja",
+    "errors.py": "errors.py.jinja",
+    "server.py": "server.py.jinja",
+    "client.py": "client.py.jinja",
+}
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    """A file of the output, path relative to the output folder (posix)."""
+
+    path: str
+    content: str
+
+
+def templates_dir() -> Path:
+    """The templates folder: packaged in the wheel, or the repo's ``templates/``."""
+    packaged = Path(str(resources.files("codegen"))) / "templates"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+def runtime_files() -> list[tuple[str, str]]:
+    """(file name, text) of the runtime modules, sorted."""
+    root = resources.files("codegen.runtime")
+    out = []
+    for entry in root.iterdir():
+        if entry.name.endswith(".py"):
+            out.append((entry.name, entry.read_text("utf-8")))
+    return sorted(out)
+
+
+def pyrepr(value: Any) -> str:
+    """A Python literal for JSON-like data (strings escaped by ``repr``)."""
+    return repr(value)
+
+
+def docstring(text: str) -> str:
+    """Text safe inside a triple-double-quoted docstring."""
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\x00", "\\x00")
+    text = "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
+    if text.endswith('"'):
+        text += " "
+    return text.strip() or "(no description)"
+
+
+def docline(text: str) -> str:
+    """A single docstring line (newlines folded)."""
+    return " ".join(docstring(str(text)).split())
+
+
+def comment(text: str) -> str:
+    """Text safe in a ``#`` comment: one line, printable."""
+    return "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
+
+
+def environment(extra_dir: Path | None = None) -> jinja2.Environment:
+    """The Jinja environment (a user template folder, if given, overrides ours)."""
+    loaders: list[jinja2.BaseLoader] = []
+    if extra_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(str(extra_dir)))
+    loaders.append(jinja2.FileSystemLoader(str(templates_dir())))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(pyrepr=pyrepr, docstring=docstring, docline=docline, comment=comment)
+    return env
+
+
+def _annotation_names(annotation: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(n, ast.Name)}
+
+
+def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment | None = None) -> list[GeneratedFile]:
+    """Render every file of one package (paths relative to the output folder)."""
+    env = env or environment()
+    tools = [t for t in ir.tools]
+    client_models: set[str] = {t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+    import_lines: set[str] = set()
+    for t in tools:
+        for p in t.params:
+            for name in _annotation_names(p.annotation) | (_annotation_names(p.default) if p.default else set()):
+                if name in models.classes:
+                    client_models.add(name)
+                elif name in models.imports:
+                    import_lines.add(models.imports[name])
+    answers = {i.answer_class for t in tools for i in t.inputs if i.answer_class}
+    tool_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
+    server_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
+    ctx = {
+        "server": ir.server,
+        "tools": tools,
+        "errors": ir.errors,
+        "any_inputs": any(t.inputs for t in tools),
+        "runtime_errors": sorted(RUNTIME_ERROR_NAMES),
+        "models_source": models.source,
+        "tool_models": tool_models,
+        "server_models": server_models,
+        "client_models": sorted(client_models),
+        "client_import_lines": sorted(import_lines),
+    }
+    pkg = ir.server.package
+    files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx)) for out, tpl in TEMPLATES.items()]
+    files.append(GeneratedFile(f"{pkg}/py.typed", ""))
+    runtime_header = f"# generated by mcp-codegen (runtime, copied verbatim) from {comment(ir.server.spec_display)} — do not edit\n"
+    files += [GeneratedFile(f"{pkg}/_runtime/{name}", runtime_header + text) for name, text in runtime_files()]
+    return files

@@ -1,0 +1,1 @@
+"""Spec files: loading with source positions, the spec model, and validation."""

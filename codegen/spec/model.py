@@ -1,0 +1,105 @@
+"""Typed view of a spec file after it passed the structural check (spec-format.schema.json).
+
+These classes hold the spec as written (schemas unresolved).  Names for Python are NOT
+decided here; that is the lowering step's job (``codegen.lower``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .load import SourceDoc, join_pointer
+
+FORMAT_VERSION = 1
+
+#: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
+WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    code: str
+    description: str
+    data_schema: Any
+    pointer: str
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    key: str
+    method: str
+    params: dict[str, Any]
+    pointer: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    wire: dict[str, Any]
+    errors: tuple[ErrorSpec, ...]
+    inputs: tuple[InputSpec, ...]
+    python_name: str | None
+    pointer: str
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    version: str
+    title: str | None
+    description: str | None
+    instructions: str | None
+    implementation: str | None
+    package: str | None
+    class_name: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """One validated spec file."""
+
+    doc: SourceDoc
+    server: ServerSpec
+    defs: dict[str, Any]
+    tools: tuple[ToolSpec, ...]
+
+
+def _input_params(raw: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = dict(raw.get("params") or {})
+    for key in ("mode", "message", "url", "requestedSchema"):
+        if key in raw:
+            params[key] = raw[key]
+    return params
+
+
+def parse_spec(doc: SourceDoc) -> SpecFile:
+    """Build the typed spec from data that already passed the structural check."""
+    data = doc.data
+    s = data["server"]
+    server = ServerSpec(
+        name=s["name"],
+        version=s["version"],
+        title=s.get("title"),
+        description=s.get("description"),
+        instructions=s.get("instructions"),
+        implementation=s.get("implementation"),
+        package=s.get("package"),
+        class_name=s.get("class_name"),
+        extra={k: s[k] for k in ("websiteUrl", "icons") if k in s},
+    )
+    tools = []
+    for i, t in enumerate(data["tools"]):
+        ptr = join_pointer("/tools", i)
+        errors = tuple(
+            ErrorSpec(code, e.get("description", ""), e.get("data"), join_pointer(ptr, "errors", code))
+            for code, e in sorted((t.get("errors") or {}).items())
+        )
+        inputs = tuple(
+            InputSpec(key, v["method"], _input_params(v), join_pointer(ptr, "inputs", key))
+            for key, v in sorted((t.get("inputs") or {}).items())
+        )
+        wire = {k: t[k] for k in WIRE_TOOL_KEYS if k in t}
+        tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr))
+    return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools))

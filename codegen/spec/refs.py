@@ -1,0 +1,149 @@
+"""``$ref`` resolution for spec schemas: local only, never the network.
+
+Every reference resolves to a :class:`Target` (file + JSON pointer inside it).  Rules:
+
+* ``#/$defs/X`` inside a tool schema means the tool schema's own ``$defs`` when it has ``X``
+  (as on the wire), else the spec file's shared ``$defs``.
+* ``#`` and other ``#/...`` pointers inside a tool schema point into that schema.
+* ``other.yaml#/$defs/X`` (or ``other.json``, or no fragment for a whole-file schema) loads
+  a file relative to the referring file; it must stay inside the spec's folder.
+* Anything with a URI scheme (``https:``, ``file:`` ...) is refused, never fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from ..diagnostics import Diagnostic
+from .load import SourceDoc, load_spec_file
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass(frozen=True, order=True)
+class Target:
+    """A schema location: absolute file path and a JSON pointer inside it."""
+
+    file: str
+    pointer: str
+
+
+def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Yield (pointer, ref) for every ``$ref`` string in a schema, depth first, in order."""
+    stack: list[tuple[Any, str]] = [(schema, pointer)]
+    while stack:
+        node, ptr = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                yield ptr + "/$ref", ref
+            for key in sorted(node, reverse=True):
+                if key in ("const", "enum", "default", "examples"):
+                    continue  # data, not schema
+                stack.append((node[key], f"{ptr}/{key.replace('~', '~0').replace('/', '~1')}"))
+        elif isinstance(node, list):
+            for i in range(len(node) - 1, -1, -1):
+                stack.append((node[i], f"{ptr}/{i}"))
+
+
+def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
+    """Follow a JSON pointer; (False, None) when it does not exist."""
+    if pointer in ("", "#"):
+        return True, data
+    node = data
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False, None
+    return True, node
+
+
+class Resolver:
+    """Resolves refs across the main spec file and the files it references."""
+
+    def __init__(self, main: SourceDoc) -> None:
+        self.main = main
+        self.root_dir = main.path.resolve().parent
+        self.docs: dict[str, SourceDoc] = {str(main.path.resolve()): main}
+        self.diagnostics: list[Diagnostic] = []
+
+    def doc(self, file: str) -> SourceDoc:
+        return self.docs[file]
+
+    def schema_at(self, target: Target) -> Any:
+        return resolve_pointer(self.docs[target.file].data, target.pointer)[1]
+
+    def resolve(self, ref: str, origin: SourceDoc, at: str, scope: str) -> Target | None:
+        """Resolve ``ref`` written at pointer ``at`` of ``origin``.
+
+        Args:
+            ref: the ``$ref`` value.
+            origin: the document containing it.
+            at: JSON pointer of the ``$ref`` key (for diagnostics).
+            scope: pointer of the enclosing schema root (a tool schema, or "" for the file).
+
+        Returns:
+            The target, or None after recording a diagnostic.
+        """
+        if _SCHEME.match(ref):
+            self.diagnostics.append(origin.diag(
+                "E025", f"network or absolute $ref {ref!r} is not allowed", at,
+                hint="copy the schema into the spec's $defs (or a local file) and reference it as #/$defs/Name"))
+            return None
+        path_part, _, fragment = ref.partition("#")
+        fragment = unquote(fragment)
+        if fragment and not fragment.startswith("/"):
+            self.diagnostics.append(origin.diag(
+                "E024", f"$ref {ref!r}: only JSON-pointer fragments are supported", at,
+                hint="use #/$defs/Name"))
+            return None
+        if path_part:
+            doc = self._load_relative(path_part, origin, at)
+            if doc is None:
+                return None
+            target = Target(str(doc.path.resolve()), fragment)
+            return self._check(target, ref, origin, at)
+        file = str(origin.path.resolve())
+        if scope and resolve_pointer(origin.data, scope + fragment)[0]:
+            return Target(file, scope + fragment)
+        return self._check(Target(file, fragment), ref, origin, at)
+
+    def _check(self, target: Target, ref: str, origin: SourceDoc, at: str) -> Target | None:
+        ok, _ = resolve_pointer(self.docs[target.file].data, target.pointer)
+        if not ok:
+            names = sorted((self.docs[target.file].data or {}).get("$defs", {}) or {})
+            self.diagnostics.append(origin.diag(
+                "E024", f"$ref {ref!r} does not resolve", at,
+                hint=f"defined in $defs: {', '.join(names) or '(none)'}"))
+            return None
+        return target
+
+    def _load_relative(self, rel: str, origin: SourceDoc, at: str) -> SourceDoc | None:
+        path = (origin.path.resolve().parent / unquote(rel)).resolve()
+        if not path.is_relative_to(self.root_dir):
+            self.diagnostics.append(origin.diag(
+                "E026", f"$ref file {rel!r} lies outside the spec folder", at,
+                hint="keep referenced schema files next to the spec (or below its folder)"))
+            return None
+        key = str(path)
+        if key in self.docs:
+            return self.docs[key]
+        if not path.is_file():
+            self.diagnostics.append(origin.diag("E024", f"$ref file {rel!r} not found", at))
+            return None
+        display = str(Path(self.main.display).parent / path.relative_to(self.root_dir))
+        doc, diags = load_spec_file(path, display)
+        self.diagnostics.extend(diags)
+        if doc is None:
+            return None
+        self.docs[key] = doc
+        return doc

@@ -1,0 +1,158 @@
+"""Validation of a loaded spec: structure, tool names, JSON Schemas and ``$ref`` targets.
+
+All problems are collected as diagnostics; nothing raises.  The structural check uses the
+published ``spec-format.schema.json``; schemas inside the spec are meta-validated against
+JSON Schema 2020-12 (or the dialect their ``$schema`` names).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+from ..diagnostics import Diagnostic, Level
+from .load import SourceDoc, join_pointer
+from .model import FORMAT_VERSION, SpecFile, parse_spec
+from .refs import Resolver, iter_refs
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+@cache
+def spec_format_schema() -> dict[str, Any]:
+    """The JSON Schema of the spec format (also published for editors)."""
+    text = resources.files("codegen.spec").joinpath("spec-format.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _pointer(path: Any) -> str:
+    return join_pointer("", *path)
+
+
+def _structural(doc: SourceDoc) -> list[Diagnostic]:
+    data = doc.data
+    if not isinstance(data, dict):
+        return [doc.diag("E010", "a spec file must be a mapping with mcp-codegen, server and tools",
+                         hint="start from `mcp-codegen init NAME`")]
+    if "mcp-codegen" in data and data["mcp-codegen"] != FORMAT_VERSION:
+        return [doc.diag("E012", f"unsupported spec format version {data['mcp-codegen']!r}", "/mcp-codegen",
+                         hint=f"this mcp-codegen reads format version {FORMAT_VERSION}")]
+    validator = jsonschema.Draft202012Validator(spec_format_schema())
+    out: list[Diagnostic] = []
+    for err in validator.iter_errors(data):
+        ptr = _pointer(err.absolute_path)
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = sorted((err.schema.get("properties") or {}).keys())
+            for key in sorted(set(err.instance) - set(allowed)):
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(allowed)}"
+                out.append(doc.diag("E011", f"unknown key {key!r}", join_pointer(ptr, key), hint=hint))
+        elif err.validator == "required":
+            out.append(doc.diag("E010", err.message, ptr, hint="add the missing key"))
+        elif err.validator in ("allOf", "if", "then"):
+            out.append(doc.diag("E010", err.message, ptr))
+        else:
+            hint = ""
+            if err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, (int, float)):
+                hint = "quote the value in YAML, e.g. \"1.0\""
+            elif err.validator == "pattern":
+                hint = f"must match {err.validator_value}"
+            elif err.validator == "const" and ptr == "/mcp-codegen":
+                hint = "set `mcp-codegen: 1`"
+            out.append(doc.diag("E010", err.message, ptr, hint=hint))
+    return out
+
+
+def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator) if isinstance(schema, dict) else jsonschema.Draft202012Validator
+    meta = cls(cls.META_SCHEMA)
+    out = []
+    for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
+        out.append(doc.diag("E023", f"invalid JSON Schema: {err.message}", join_pointer(ptr, *err.absolute_path),
+                            hint="see https://json-schema.org/draft/2020-12 for the keyword's allowed values"))
+    return out
+
+
+def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
+    """(pointer, schema, scope) for every schema in the spec; scope is the ref root."""
+    sites: list[tuple[str, Any, str]] = []
+    for name, schema in sorted((spec_data.get("$defs") or {}).items()):
+        sites.append((join_pointer("/$defs", name), schema, ""))
+    for i, tool in enumerate(spec_data.get("tools") or []):
+        base = join_pointer("/tools", i)
+        for key in ("inputSchema", "outputSchema"):
+            if key in tool:
+                ptr = join_pointer(base, key)
+                sites.append((ptr, tool[key], ptr))
+        for code, err in sorted((tool.get("errors") or {}).items()):
+            if isinstance(err, dict) and "data" in err:
+                sites.append((join_pointer(base, "errors", code, "data"), err["data"], ""))
+        for key, inp in sorted((tool.get("inputs") or {}).items()):
+            if isinstance(inp, dict) and "requestedSchema" in inp:
+                sites.append((join_pointer(base, "inputs", key, "requestedSchema"), inp["requestedSchema"], ""))
+    return sites
+
+
+def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope: str) -> None:
+    """Resolve every ``$ref`` reachable from ``schema`` (following into other files)."""
+    seen: set[tuple[str, str]] = set()
+    work = [(doc, schema, ptr, scope)]
+    while work:
+        cur_doc, cur, cur_ptr, cur_scope = work.pop()
+        for at, ref in iter_refs(cur, cur_ptr):
+            target = resolver.resolve(ref, cur_doc, at, cur_scope)
+            if target is None or (target.file, target.pointer) in seen:
+                continue
+            seen.add((target.file, target.pointer))
+            tdoc = resolver.doc(target.file)
+            if tdoc is not doc:
+                scope_of = ""
+            else:
+                scope_of = cur_scope if target.pointer.startswith(cur_scope) and cur_scope else ""
+            work.append((tdoc, resolver.schema_at(target), target.pointer, scope_of))
+
+
+def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Diagnostic]]:
+    """Validate a loaded spec.
+
+    Returns:
+        The typed spec and its ref resolver when there is no error, and all diagnostics.
+    """
+    diags = _structural(doc)
+    if diags:
+        return None, None, diags
+    spec = parse_spec(doc)
+    seen: dict[str, str] = {}
+    for tool in spec.tools:
+        if not TOOL_NAME.match(tool.name):
+            diags.append(doc.diag("E020", f"tool name {tool.name!r} is not allowed",
+                                  join_pointer(tool.pointer, "name"),
+                                  hint="use 1-64 characters from A-Z a-z 0-9 _ - ."))
+        if tool.name in seen:
+            diags.append(doc.diag("E021", f"duplicate tool name {tool.name!r} (first at {seen[tool.name]})",
+                                  join_pointer(tool.pointer, "name"), hint="tool names must be unique per server"))
+        else:
+            seen[tool.name] = tool.pointer
+        root = tool.wire["inputSchema"]
+        if root.get("type") != "object":
+            diags.append(doc.diag("E022", "inputSchema must have `type: object` at its root",
+                                  join_pointer(tool.pointer, "inputSchema"),
+                                  hint="wrap the arguments in an object: {type: object, properties: {...}}"))
+    resolver = Resolver(doc)
+    for ptr, schema, scope in _schema_sites(doc.data):
+        meta = _meta_validate(doc, schema, ptr)
+        diags.extend(meta)
+        if not meta:
+            check_refs(resolver, doc, schema, ptr, scope)
+    diags.extend(resolver.diagnostics)
+    if any(d.level is Level.ERROR for d in diags):
+        return None, None, diags
+    return spec, resolver, diags
