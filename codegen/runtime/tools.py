@@ -7,6 +7,8 @@ sides of one spec in sync.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,3 +90,26 @@ class ToolDef:
         """``destructiveHint`` (default True), meaningful only when not read-only."""
         ann = self.wire.get("annotations") or {}
         return not self.read_only and bool(ann.get("destructiveHint", True))
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, no whitespace, UTF-8 kept as is.
+
+    Used for tool fingerprints and for the argument digests of the client audit hook.
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def tool_fingerprint(wire: Mapping[str, Any]) -> str:
+    """sha256 (hex) of the canonical JSON of a wire Tool's name, inputSchema and outputSchema.
+
+    The generator stores it as ``ToolDef.fingerprint``; the client recomputes it from the
+    live ``tools/list`` in ``check_compat()``.  Other fields (description, annotations,
+    ...) do not count.  A missing ``outputSchema`` is encoded as ``null``.
+    """
+    core = {
+        "name": wire.get("name"),
+        "inputSchema": wire.get("inputSchema"),
+        "outputSchema": wire.get("outputSchema"),
+    }
+    return hashlib.sha256(canonical_json(core).encode("utf-8")).hexdigest()
