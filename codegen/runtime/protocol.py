@@ -45,3 +45,25 @@ UNSUPPORTED_VERSION: Final = -32022
 
 RESULT_COMPLETE: Final = "complete"
 RESULT_INPUT_REQUIRED: Final = "input_required"
+
+# Codes of tool-execution errors the runtime itself produces (``isError: true`` results,
+# ``_meta[META_TOOL_ERROR]["code"]``).  The dotted prefix keeps them apart from the error
+# codes declared in a spec (plain identifiers).
+TOOL_ERROR_INVALID_ARGUMENTS: Final = "mcp-codegen.invalid_arguments"
+TOOL_ERROR_INTERNAL: Final = "mcp-codegen.internal"
+TOOL_ERROR_NOT_IMPLEMENTED: Final = "mcp-codegen.not_implemented"
+TOOL_ERROR_FORBIDDEN: Final = "mcp-codegen.forbidden"
+TOOL_ERROR_RATE_LIMITED: Final = "mcp-codegen.rate_limited"
+TOOL_ERROR_TIMEOUT: Final = "mcp-codegen.timeout"
+TOOL_ERROR_INPUT_UNAVAILABLE: Final = "mcp-codegen.input_unavailable"
+
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)

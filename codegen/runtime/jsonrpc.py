@@ -1,0 +1,168 @@
+"""JSON-RPC 2.0 message helpers and newline-delimited framing (stable API).
+
+Used by the server core, the stdio transport and (freely) by the client side.  Everything
+here is pure: no I/O, no event loop.
+
+Message builders return plain ``dict`` objects ready for :func:`encode`:
+
+* :func:`request` / :func:`notification` / :func:`result` / :func:`error` /
+  :func:`error_from` build the four message kinds;
+* :func:`kind` classifies a decoded message (``"request"``, ``"notification"``,
+  ``"response"`` or ``"invalid"``), :func:`is_valid_id` checks an id;
+* :func:`encode` gives the wire bytes of one message (compact JSON, UTF-8, no raw newline,
+  terminated by ``b"\\n"``); :func:`decode` parses one line (raises :class:`ParseError`);
+* :class:`LineBuffer` splits a byte stream into lines with a maximum line size: an
+  oversized line is reported once as :data:`OVERSIZE` and skipped up to its newline,
+  without ever buffering more than the limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, Literal
+
+from . import protocol as p
+from .errors import McpError, ParseError
+
+#: A JSON-RPC id (``null`` is only legal in error responses to unreadable requests).
+RequestId = str | int
+JsonObject = dict[str, Any]
+MessageKind = Literal["request", "notification", "response", "invalid"]
+
+
+class _Oversize:
+    """Marker yielded by :class:`LineBuffer` in place of a line that was too long."""
+
+    def __repr__(self) -> str:
+        return "OVERSIZE"
+
+
+OVERSIZE: Final = _Oversize()
+
+
+def is_valid_id(value: Any) -> bool:
+    """True for a usable request id: a string or an integer (not a bool)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def request(id: RequestId, method: str, params: JsonObject | None = None) -> JsonObject:
+    """A request message."""
+    msg: JsonObject = {"jsonrpc": p.JSONRPC, "id": id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def notification(method: str, params: JsonObject | None = None) -> JsonObject:
+    """A notification message (no id, no response expected)."""
+    msg: JsonObject = {"jsonrpc": p.JSONRPC, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def result(id: RequestId | None, value: Any) -> JsonObject:
+    """A success response."""
+    return {"jsonrpc": p.JSONRPC, "id": id, "result": value}
+
+
+def error(id: RequestId | None, code: int, message: str, data: Any = None) -> JsonObject:
+    """An error response (``id`` None when the request's id could not be read)."""
+    err: JsonObject = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": p.JSONRPC, "id": id, "error": err}
+
+
+def error_from(id: RequestId | None, exc: McpError) -> JsonObject:
+    """An error response carrying ``exc.to_wire()``."""
+    return {"jsonrpc": p.JSONRPC, "id": id, "error": exc.to_wire()}
+
+
+def kind(message: Any) -> MessageKind:
+    """Classify a decoded JSON value as a JSON-RPC message kind."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != p.JSONRPC:
+        return "invalid"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "invalid"
+        if "params" in message and not isinstance(message["params"], dict):
+            return "invalid"  # MCP params are always objects
+        if "id" not in message:
+            return "notification"
+        return "request" if is_valid_id(message["id"]) else "invalid"
+    if "id" in message and ("result" in message) != ("error" in message):
+        return "response"
+    return "invalid"
+
+
+def encode(message: Any) -> bytes:
+    """Wire bytes of one message: compact UTF-8 JSON plus ``\\n``.
+
+    Raises:
+        ValueError: the value is not JSON-serializable (or holds NaN/Infinity).
+        TypeError: the value holds a non-JSON type.
+    """
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8") + b"\n"
+
+
+def decode(line: bytes | str) -> Any:
+    """Parse one framed message (the trailing newline may be present).
+
+    Raises:
+        ParseError: the line is not valid UTF-8 JSON (code -32700).
+    """
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        return json.loads(text, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ParseError("Parse error: invalid JSON") from exc
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+class LineBuffer:
+    """Incremental ``\\n`` splitter with a hard per-line byte limit.
+
+    ``feed(chunk)`` returns the complete lines found so far (without the newline,
+    blank lines dropped); a line longer than ``max_line_bytes`` comes out as
+    :data:`OVERSIZE` (once) and its bytes are discarded as they arrive.
+    """
+
+    def __init__(self, max_line_bytes: int) -> None:
+        self.max_line_bytes = max_line_bytes
+        self._buf = bytearray()
+        self._discarding = False
+
+    def feed(self, chunk: bytes) -> list[bytes | _Oversize]:
+        out: list[bytes | _Oversize] = []
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start:] if nl < 0 else chunk[start:nl]
+            if not self._discarding:
+                if len(self._buf) + len(piece) > self.max_line_bytes:
+                    self._buf.clear()
+                    self._discarding = True
+                    out.append(OVERSIZE)
+                else:
+                    self._buf += piece
+            if nl < 0:
+                return out
+            if not self._discarding:
+                line = bytes(self._buf).strip()
+                if line:
+                    out.append(line)
+            self._buf.clear()
+            self._discarding = False
+            start = nl + 1
+
+    def flush(self) -> list[bytes | _Oversize]:
+        """Lines left at end of stream (a final line without newline)."""
+        line = bytes(self._buf).strip()
+        self._buf.clear()
+        discarding, self._discarding = self._discarding, False
+        return [line] if line and not discarding else []

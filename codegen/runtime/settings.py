@@ -1,0 +1,51 @@
+"""Server settings: limits, pagination, caching hints and security knobs (one dataclass)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Tunables of a generated server; every field has a safe default.
+
+    Pass an instance to ``ServerBase(settings=...)`` (or use ``dataclasses.replace`` on
+    ``ServerSettings()``).  ``main`` exposes the most common ones as CLI flags.
+    """
+
+    #: Tools per ``tools/list`` page.
+    page_size: int = 50
+    #: Largest accepted JSON-RPC message, in bytes (a longer stdio line is rejected).
+    max_message_bytes: int = 4 * 1024 * 1024
+    #: Longest string allowed anywhere in an incoming message (characters).
+    max_string_length: int = 1024 * 1024
+    #: Deepest nesting allowed in an incoming message.
+    max_depth: int = 64
+    #: Tool calls running at once (server-wide); further calls wait for a slot.
+    max_concurrent_calls: int = 64
+    #: Seconds a tool call may take (waiting for a slot and for client input included).
+    call_timeout: float = 300.0
+    #: Token bucket per client: sustained tool calls per second, and burst size.
+    rate_limit_per_second: float = 50.0
+    rate_limit_burst: int = 100
+    #: Seconds a legacy server->client request (elicitation, sampling, roots) may wait.
+    client_request_timeout: float = 300.0
+    #: Lifetime of an MRTR ``requestState`` (2026-07-28), seconds.
+    request_state_ttl: float = 600.0
+    #: ``ttlMs`` and ``cacheScope`` of ``tools/list`` and ``server/discover`` (2026-07-28).
+    list_ttl_ms: int = 60_000
+    cache_scope: Literal["public", "private"] = "public"
+    #: Seconds in-flight requests get to finish after the client closed stdin.
+    shutdown_grace: float = 2.0
+    #: Minimum level of ``notifications/message`` on legacy connections before the client
+    #: sends ``logging/setLevel``.
+    default_log_level: str = "debug"
+
+    def __post_init__(self) -> None:
+        if self.page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        if self.max_concurrent_calls < 1:
+            raise ValueError("max_concurrent_calls must be at least 1")
+        if self.max_message_bytes < 1024:
+            raise ValueError("max_message_bytes must be at least 1024")

@@ -1,0 +1,128 @@
+"""stdio transport (server side): newline-delimited JSON-RPC on stdin/stdout.
+
+* stdout carries protocol messages only (``sys.stdout`` is pointed at stderr while serving,
+  so a stray ``print`` cannot corrupt the stream); logs go to stderr.
+* Each request runs in its own task (see :class:`~.session.ServerSession`).
+* A line longer than ``settings.max_message_bytes`` is answered with ``-32600`` (id null)
+  and skipped without being buffered; invalid JSON gets ``-32700`` (id null).
+* On stdin EOF, pending server->client requests fail at once, running requests get
+  ``settings.shutdown_grace`` seconds, then the coroutine returns.
+
+Reading happens in a daemon thread (``os.read`` on the file descriptor), writing in a
+single worker thread, so neither blocks the event loop and output order is preserved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, TYPE_CHECKING
+
+from . import jsonrpc
+from . import protocol as p
+from .connection import Connection, Outgoing
+from .errors import ParseError
+from .session import ServerSession
+
+if TYPE_CHECKING:
+    from .server import ServerBase
+
+logger = logging.getLogger("mcp_codegen.stdio")
+_CHUNK = 65536
+
+
+def _reader(stream: IO[bytes]) -> Callable[[], bytes]:
+    try:
+        fd = stream.fileno()
+    except (OSError, AttributeError, ValueError):
+        read1 = getattr(stream, "read1", None)
+        if read1 is not None:
+            return lambda: bytes(read1(_CHUNK))
+        return lambda: stream.read(_CHUNK)
+    return lambda: os.read(fd, _CHUNK)
+
+
+async def serve_stdio(
+    server: ServerBase, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
+) -> None:
+    """Serve ``server`` over stdio until stdin reaches EOF."""
+    loop = asyncio.get_running_loop()
+    inp = stdin if stdin is not None else sys.stdin.buffer
+    out = stdout if stdout is not None else sys.stdout.buffer
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-stdout")
+    broken = threading.Event()
+
+    def write(data: bytes) -> None:
+        if broken.is_set():
+            return
+        try:
+            out.write(data)
+            out.flush()
+        except (OSError, ValueError):
+            broken.set()
+
+    async def sink(message: Outgoing) -> None:
+        try:
+            data = jsonrpc.encode(message)
+        except (TypeError, ValueError):
+            logger.error("outgoing message is not JSON-serializable")
+            if not isinstance(message, dict) or "id" not in message or "method" in message:
+                return
+            data = jsonrpc.encode(jsonrpc.error(message["id"], p.INTERNAL_ERROR, "Internal error"))
+        await loop.run_in_executor(writer, write, data)
+
+    conn = Connection(sink)
+    session = ServerSession(server, conn)
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=16)
+    read = _reader(inp)
+
+    def pump() -> None:
+        while True:
+            try:
+                chunk = read()
+            except (OSError, ValueError):
+                chunk = b""
+            try:
+                asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
+            except (RuntimeError, asyncio.CancelledError):
+                return  # loop gone
+            if not chunk:
+                return
+
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+    lines = jsonrpc.LineBuffer(server.settings.max_message_bytes)
+    try:
+        while True:
+            chunk = await chunks.get()
+            batch = lines.feed(chunk) if chunk else lines.flush()
+            for line in batch:
+                if isinstance(line, bytes):
+                    try:
+                        message = jsonrpc.decode(line)
+                    except ParseError:
+                        await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
+                        continue
+                    await session.feed(message)
+                else:
+                    await sink(jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: message too large"))
+            if not chunk or broken.is_set():
+                break
+    finally:
+        server.close_subscriptions()
+        await session.aclose(server.settings.shutdown_grace)
+        writer.shutdown(wait=True)
+
+
+def run_stdio(server: ServerBase) -> None:
+    """Blocking entry point: protect stdout, then serve until EOF."""
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    try:
+        asyncio.run(serve_stdio(server, stdout=protocol_out))
+    except KeyboardInterrupt:
+        pass
