@@ -23,7 +23,7 @@ from .naming import (
     PyIdent,
 )
 from .schemas import ModelSchemaBuilder, bundle_wire, unexpressible_keywords
-from .spec.load import join_pointer
+from .spec.load import SourceDoc, join_pointer
 from .spec.model import SpecFile
 from .spec.refs import Resolver, Target
 
@@ -48,6 +48,23 @@ def fingerprint(wire: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str) -> Target:
+    """The schema a tool's input/output class is made from.
+
+    A root that is only a ``$ref`` to an object schema reuses that schema's class (so
+    ``outputSchema: {$ref: "#/$defs/Note"}`` returns ``Note``), anything else is its own class.
+    """
+    file = str(doc.path.resolve())
+    here = Target(file, ptr)
+    schema = resolver.schema_at(here)
+    if isinstance(schema, dict) and "$ref" in schema and set(schema) <= {"$ref", "description", "title"}:
+        target = resolver.resolve(schema["$ref"], doc, ptr + "/$ref", ptr)
+        body = resolver.schema_at(target) if target else None
+        if target and isinstance(body, dict) and body.get("type") == "object" and body.get("properties"):
+            return target
+    return here
+
+
 def _collision_diags(spec: SpecFile, registry: NameRegistry, fix: str) -> list[Diagnostic]:
     out = []
     for c in registry.collisions:
@@ -57,6 +74,13 @@ def _collision_diags(spec: SpecFile, registry: NameRegistry, fix: str) -> list[D
             f"Python name {c.name!r} of {c.second} collides with {c.first}",
             pointer=c.second.pointer, hint=fix))
     return out
+
+
+def _referenced_classes(tools: list[ToolIR]) -> tuple[str, ...]:
+    """Model classes the templates import (they must exist in models.py)."""
+    names = {t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+    names |= {i.answer_class for t in tools for i in t.inputs if i.answer_class}
+    return tuple(sorted(names))
 
 
 def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
@@ -83,7 +107,11 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
     file = str(doc.path.resolve())
 
     for name, _ in sorted(spec.defs.items()):
-        builder.name_target(Target(file, join_pointer("/$defs", name)), ClassName(name), "$defs entry")
+        here = Target(file, join_pointer("/$defs", name))
+        target = _class_target(resolver, doc, here.pointer)
+        cls = builder.name_target(target, ClassName(name), "$defs entry")
+        if target != here:
+            builder.alias(here, cls)
 
     error_classes: dict[str, ErrorIR] = {}
     tools: list[ToolIR] = []
@@ -91,13 +119,13 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         method = methods.claim(str(PyIdent(tool.python_name or tool.name)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         tstem = ClassName(tool.python_name or tool.name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
-        input_class = builder.name_target(Target(file, in_ptr), ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        input_class = builder.name_target(_class_target(resolver, doc, in_ptr), ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
         wire = dict(tool.wire)
         wire["inputSchema"] = bundle_wire(resolver, doc, in_ptr)
         output_class = None
         if "outputSchema" in tool.wire:
             out_ptr = join_pointer(tool.pointer, "outputSchema")
-            output_class = builder.name_target(Target(file, out_ptr), ClassName(tstem, "Output"), f"tool {tool.name!r} outputSchema")
+            output_class = builder.name_target(_class_target(resolver, doc, out_ptr), ClassName(tstem, "Output"), f"tool {tool.name!r} outputSchema")
             wire["outputSchema"] = bundle_wire(resolver, doc, out_ptr)
         checked = False
         for key in ("inputSchema", "outputSchema"):
@@ -142,5 +170,5 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         sync_client_class=stem + "SyncClient", spec_display=spec_display,
     )
     ir = ProjectIR(server=server, tools=tuple(tools), errors=tuple(sorted(error_classes.values(), key=lambda e: e.class_name)),
-                   model_schema=model_schema, model_classes=tuple(model_schema["$defs"]))
+                   model_schema=model_schema, model_classes=_referenced_classes(tools))
     return ir, diags

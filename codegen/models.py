@@ -9,6 +9,7 @@ model's fields, from which the typed client methods take their keyword arguments
 from __future__ import annotations
 
 import ast
+import copy
 import warnings
 from dataclasses import dataclass
 
@@ -53,6 +54,7 @@ def run_dcg(schema: dict[str, object]) -> str:
             allow_population_by_field_name=True,
             use_title_as_name=True,
             skip_root_model=True,
+            collapse_root_models=True,
             use_double_quotes=True,
             allow_remote_refs=False,
             type_mappings=["email=str", "idn-email=str"],
@@ -100,6 +102,44 @@ def _is_simple(expr: str) -> bool:
     return all(isinstance(n, allowed) for n in ast.walk(node))
 
 
+def _root_types(tree: ast.Module) -> dict[str, ast.expr]:
+    """RootModel class name -> its root type expression (``class X(RootModel[str])``)."""
+    out: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and len(node.bases) == 1:
+            base = node.bases[0]
+            if isinstance(base, ast.Subscript) and getattr(base.value, "id", "") == "RootModel":
+                out[node.name] = base.slice
+    return out
+
+
+class _RootInliner(ast.NodeTransformer):
+    def __init__(self, roots: dict[str, ast.expr]) -> None:
+        self.roots = roots
+        self.depth = 0
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "Annotated" and isinstance(node.slice, ast.Tuple):
+            return self.visit(node.slice.elts[0])  # type: ignore[no-any-return]
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.roots and self.depth < 20:
+            self.depth += 1
+            replaced = self.visit(copy.deepcopy(self.roots[node.id]))
+            self.depth -= 1
+            return replaced  # type: ignore[no-any-return]
+        return node
+
+
+def _unwrap_roots(param: ParamIR, roots: dict[str, ast.expr]) -> ParamIR:
+    """Client kwargs take plain values: ``list[TagItem]`` becomes ``list[str]``, no ``Annotated``."""
+    tree = ast.parse(param.annotation, mode="eval")
+    new = ast.unparse(_RootInliner(roots).visit(tree))
+    return ParamIR(param.name, param.field, new, param.default) if new != param.annotation else param
+
+
 def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     """Run the model generator and introspect its output."""
     spec = ir.server.spec_display
@@ -112,10 +152,12 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     classes: set[str] = set()
     fields: dict[str, tuple[ParamIR, ...]] = {}
     imports: dict[str, str] = {}
+    roots = _root_types(tree)
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             classes.add(node.name)
-            params = [p for stmt in node.body if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, source))]
+            params = [_unwrap_roots(p, roots) for stmt in node.body
+                      if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, source))]
             required = [p for p in params if p.default is None]
             optional = [p for p in params if p.default is not None]
             fields[node.name] = tuple(required + optional)

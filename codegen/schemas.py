@@ -28,6 +28,7 @@ UNEXPRESSIBLE = frozenset({
     "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties", "$dynamicRef",
     "$anchor", "$dynamicAnchor", "prefixItems", "allOf",
 })
+_SHAPE_KEYS = frozenset({"type", "properties", "$ref", "const", "enum", "items", "oneOf", "anyOf", "allOf"})
 _DATA_KEYS = frozenset({"const", "enum", "default", "examples"})
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -66,6 +67,10 @@ def unexpressible_keywords(schema: Any) -> list[tuple[str, str]]:
                 found.append((at, key))
             if key == "additionalProperties" and isinstance(node[key], dict) and "properties" in node:
                 found.append((at, key))
+            if key in ("oneOf", "anyOf") and isinstance(node[key], list) and any(
+                isinstance(b, dict) and not (_SHAPE_KEYS & set(b)) for b in node[key]
+            ):
+                found.append((at, key))  # branches that only constrain, e.g. oneOf: [{required: [a]}, ...]
 
     walk_schemas(schema, visit)
     return found
@@ -155,6 +160,10 @@ class ModelSchemaBuilder:
             self._queue.append((target, scope))
         return self.names[target]
 
+    def alias(self, target: Target, name: ClassName) -> None:
+        """Make refs to ``target`` (a bare ``$ref`` to a named schema) use ``name``."""
+        self.names.setdefault(target, name)
+
     def add_schema(self, name: ClassName, schema: Any, doc: SourceDoc, ptr: str, what: str) -> ClassName:
         """Add an inline schema (not addressable by $ref from elsewhere) under ``name``."""
         self.registry.claim(name, Origin(doc.display, ptr, what))
@@ -185,7 +194,8 @@ class ModelSchemaBuilder:
                 self.name_target(target, self._default_name(target), "$defs entry")
             return "#/$defs/" + self.names[target]
 
-        out = _rewrite_refs(schema, fn, ptr)
+        source = self._prepare(schema, doc, ptr, scope)
+        out = _rewrite_refs(source, fn, ptr)
         if isinstance(out, dict):
             out.pop("$defs", None)
             out.pop("definitions", None)
@@ -194,25 +204,59 @@ class ModelSchemaBuilder:
         self._retitle(out, name, doc, ptr)
         return out
 
+    def _prepare(self, schema: Any, doc: SourceDoc, ptr: str, scope: str) -> Any:
+        """Copy of ``schema`` shaped for the model generator.
+
+        Constraint-only keywords (checked at run time against the original schema) are
+        removed, and ``oneOf``/``anyOf`` of objects tagged by a common ``const`` property get
+        a ``discriminator`` so the models use a tagged union.
+        """
+        schema = copy.deepcopy(schema)
+
+        def branch(node: Any, at: str) -> Any:
+            if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+                target = self.resolver.resolve(node["$ref"], doc, at + "/$ref", scope)
+                return self.resolver.schema_at(target) if target else None
+            return node
+
+        def visit(node: dict[str, Any], at: str) -> None:
+            for key in _RUNTIME_ONLY:
+                node.pop(key, None)
+            for key in ("oneOf", "anyOf", "allOf"):
+                branches = node.get(key)
+                if not isinstance(branches, list):
+                    continue
+                if all(isinstance(b, dict) and not (_SHAPE_KEYS & set(b)) for b in branches):
+                    del node[key]
+                    continue
+                if key != "allOf" and "discriminator" not in node:
+                    tag = _common_tag([branch(b, join_pointer(at, key, i)) for i, b in enumerate(branches)])
+                    if tag:
+                        node["discriminator"] = {"propertyName": tag}
+
+        walk_schemas(schema, visit, ptr)
+        return schema
+
     def _retitle(self, root: Any, name: ClassName, doc: SourceDoc, ptr: str) -> None:
         """Drop user titles; title the root and every nested class-worthy schema."""
 
-        def visit(node: Any, cls: str, at: str) -> None:
+        def visit(node: Any, cls: str, at: str, item: bool = False) -> None:
             if not isinstance(node, dict):
                 return
             node.pop("title", None)
-            if at != ptr and _becomes_class(node):
+            is_class = _becomes_class(node, item)
+            if at != ptr and is_class:
                 override = node.get("x-python-name")
                 cls = self.registry.claim(str(ClassName(override)) if isinstance(override, str) else cls,
                                           Origin(doc.display, at, "nested schema"))
-            if _becomes_class(node) or at == ptr:
+            if is_class or at == ptr:
                 node["title"] = cls
             for key, sub in (node.get("properties") or {}).items():
                 visit(sub, cls + pascal(key), join_pointer(at, "properties", key))
             if isinstance(node.get("items"), dict):
-                visit(node["items"], cls + "Item", join_pointer(at, "items"))
+                visit(node["items"], cls + "Item", join_pointer(at, "items"), True)
             if isinstance(node.get("additionalProperties"), dict):
-                visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"))
+                visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"), True)
             for key in ("anyOf", "oneOf", "allOf"):
                 for i, sub in enumerate(node.get(key) or []):
                     visit(sub, f"{cls}Option{i + 1}", join_pointer(at, key, i))
@@ -220,9 +264,31 @@ class ModelSchemaBuilder:
         visit(root, name, ptr)
 
 
-def _becomes_class(node: dict[str, Any]) -> bool:
+_RUNTIME_ONLY = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
+
+
+def _common_tag(branches: list[Any]) -> str | None:
+    """A property every branch requires with a distinct ``const`` (the union's tag), if any."""
+    if len(branches) < 2 or not all(isinstance(b, dict) and isinstance(b.get("properties"), dict) for b in branches):
+        return None
+    common = set.intersection(*(set(b.get("required") or []) for b in branches))
+    for name in sorted(common):
+        consts = [b["properties"].get(name, {}).get("const") if isinstance(b["properties"].get(name), dict) else None for b in branches]
+        if all(isinstance(c, str) for c in consts) and len(set(consts)) == len(consts):
+            return name
+    return None
+
+
+_CONSTRAINTS = frozenset({"minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",
+                          "exclusiveMaximum", "multipleOf", "minItems", "maxItems"})
+
+
+def _becomes_class(node: dict[str, Any], item: bool = False) -> bool:
+    """Whether the model generator makes a class of this schema (so we must name it)."""
     if "$ref" in node:
         return False
+    if item and _CONSTRAINTS & set(node):
+        return True  # constrained array items / map values become RootModel classes
     if "enum" in node and len(node["enum"]) > 1:
         return True
     return isinstance(node.get("properties"), dict) and bool(node["properties"])

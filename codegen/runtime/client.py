@@ -302,9 +302,13 @@ class ClientBase:
         return cls(transport, **options)
 
     @classmethod
-    def in_process(cls, server: object, **options: Any) -> Self:
-        """Connect to a server object in this event loop (no subprocess, no socket)."""
-        return cls(InProcessTransport(server), **options)
+    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
+        """Connect to a server object in this event loop (no subprocess, no socket).
+
+        ``server`` is an instance of a generated server class (or anything
+        ``InProcessTransport`` accepts); ``principal`` is the identity it sees.
+        """
+        return cls(InProcessTransport(server, principal=principal), **options)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -1102,9 +1106,9 @@ class SyncClientBase(Generic[_C]):
         return cls(cast(Any, cls.client_class.stdio(command, args, env=env, cwd=cwd, stderr=stderr, **options)))
 
     @classmethod
-    def in_process(cls, server: object, **options: Any) -> Self:
+    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
         """Blocking twin of ``ClientBase.in_process`` (the server runs on the private loop)."""
-        return cls(cast(Any, cls.client_class.in_process(server, **options)))
+        return cls(cast(Any, cls.client_class.in_process(server, principal=principal, **options)))
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)
