@@ -127,13 +127,9 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
 #: Marker code for invalid arguments inside ``_meta["mcp-codegen/error"]``.
-INVALID_ARGUMENTS_CODE: str = getattr(
-    p, "TOOL_ERROR_INVALID_ARGUMENTS", "mcp-codegen.invalid_arguments"
-)
+INVALID_ARGUMENTS_CODE: str = getattr(p, "TOOL_ERROR_INVALID_ARGUMENTS", "mcp-codegen.invalid_arguments")
 
-_UNKNOWN_TOOL_RE = re.compile(
-    r"unknown tool|no such tool|tool\b.{0,80}\bnot found|not found.{0,20}\btool", re.I | re.S
-)
+_UNKNOWN_TOOL_RE = re.compile(r"unknown tool|no such tool|tool\b.{0,80}\bnot found|not found.{0,20}\btool", re.I | re.S)
 _INVALID_ARGS_RE = re.compile(
     r"invalid arguments?|argument validation|input validation error|validation errors? for"
     r"|does not match (the )?(input )?schema|required (property|argument)",
@@ -246,8 +242,7 @@ class ClientBase:
         self.requested_era: Era | None = era
         self.requested_version = protocol_version
         self.client_info: dict[str, Any] = dict(
-            client_info
-            or {"name": f"{self.server_info.name}-client", "version": self.server_info.version}
+            client_info or {"name": f"{self.server_info.name}-client", "version": self.server_info.version}
         )
         self.elicitation_handler = elicitation
         self.sampling_handler = sampling
@@ -262,9 +257,7 @@ class ClientBase:
         self.max_input_rounds = max_input_rounds
         self.validate_output = validate_output
 
-        self._session = JsonRpcSession(
-            transport, on_request=self._on_server_request, on_notification=self._on_notification
-        )
+        self._session = JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
         self._era: Era | None = None
         self._version: str | None = None
         self._server_capabilities: dict[str, Any] = {}
@@ -310,9 +303,13 @@ class ClientBase:
         return cls(transport, **options)
 
     @classmethod
-    def in_process(cls, server: object, **options: Any) -> Self:
-        """Connect to a server object in this event loop (no subprocess, no socket)."""
-        return cls(InProcessTransport(server), **options)
+    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
+        """Connect to a server object in this event loop (no subprocess, no socket).
+
+        ``server`` is an instance of a generated server class (or anything
+        ``InProcessTransport`` accepts); ``principal`` is the identity it sees.
+        """
+        return cls(InProcessTransport(server, principal=principal), **options)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -391,18 +388,12 @@ class ClientBase:
             await self._initialize(self.requested_version or p.LATEST_LEGACY)
             return
         version = self.requested_version or p.LATEST
-        probe = (
-            Timeouts(idle=self.probe_timeout, hard=self.probe_timeout)
-            if forced is None
-            else self._timeouts()
-        )
+        probe = Timeouts(idle=self.probe_timeout, hard=self.probe_timeout) if forced is None else self._timeouts()
         try:
             result = await self._discover(version, probe)
         except UnsupportedProtocolVersionError as exc:
             supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
-            supported = (
-                [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-            )
+            supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
             modern = [v for v in p.MODERN_VERSIONS if v in supported]
             legacy = [v for v in p.LEGACY_VERSIONS if v in supported]
             if modern:
@@ -491,9 +482,7 @@ class ClientBase:
             idle = min(idle, hard)
         return Timeouts(idle=idle, hard=hard)
 
-    def _params(
-        self, params: Mapping[str, Any] | None, progress_token: str | None = None
-    ) -> dict[str, Any] | None:
+    def _params(self, params: Mapping[str, Any] | None, progress_token: str | None = None) -> dict[str, Any] | None:
         out = dict(params) if params is not None else None
         if self._era == "modern":
             out = out or {}
@@ -518,9 +507,7 @@ class ClientBase:
     ) -> Any:
         """Send any request (``_meta`` added in the modern era) and return its raw result."""
         await self.connect()
-        return await self._session.request(
-            method, self._params(params), timeouts=self._timeouts(timeout)
-        )
+        return await self._session.request(method, self._params(params), timeouts=self._timeouts(timeout))
 
     async def ping(self) -> None:
         """Liveness check: ``ping`` (legacy) or ``server/discover`` (2026, which has no ping)."""
@@ -536,9 +523,7 @@ class ClientBase:
         """Forget cached ``tools/list`` pages (also done on ``notifications/tools/list_changed``)."""
         self._tools_cache.clear()
 
-    async def list_tools(
-        self, *, refresh: bool = False, max_pages: int = 1000
-    ) -> list[dict[str, Any]]:
+    async def list_tools(self, *, refresh: bool = False, max_pages: int = 1000) -> list[dict[str, Any]]:
         """Every tool of the server, as wire ``Tool`` dicts, following every ``nextCursor``.
 
         2026-07-28: pages are cached for their ``ttlMs`` (``refresh=True`` bypasses the
@@ -576,9 +561,7 @@ class ClientBase:
             if hit is not None and hit[0] > loop.time():
                 return hit[1]
         params = {"cursor": cursor} if cursor is not None else None
-        result = await self._session.request(
-            "tools/list", self._params(params), timeouts=self._timeouts()
-        )
+        result = await self._session.request("tools/list", self._params(params), timeouts=self._timeouts())
         if not isinstance(result, dict):
             raise ProtocolError("malformed tools/list result", data=result)
         rtype = result.get("resultType", p.RESULT_COMPLETE)
@@ -586,11 +569,7 @@ class ClientBase:
             raise ProtocolError(f"tools/list answered with resultType {rtype!r}", data=result)
         if self._era == "modern":
             ttl = result.get("ttlMs")
-            ttl_ms = (
-                ttl
-                if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0
-                else 0
-            )
+            ttl_ms = ttl if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0 else 0
             if ttl_ms > 0:
                 self._tools_cache[cursor] = (loop.time() + ttl_ms / 1000.0, result)
             else:
@@ -616,11 +595,7 @@ class ClientBase:
                 for key in ("inputSchema", "outputSchema")
                 if canonical_json(td.wire.get(key)) != canonical_json(live[name].get(key))
             )
-            changed.append(
-                ToolChange(
-                    name=name, expected_fingerprint=want, live_fingerprint=got, fields=fields
-                )
-            )
+            changed.append(ToolChange(name=name, expected_fingerprint=want, live_fingerprint=got, fields=fields))
         return CompatReport(
             added=tuple(sorted(set(live) - set(expected))),
             removed=tuple(sorted(set(expected) - set(live))),
@@ -645,9 +620,7 @@ class ClientBase:
         as extras; ``result.model_dump(by_alias=True)`` gives the wire dict back).
         Protocol errors, timeouts, transport loss and a confirm refusal still raise.
         """
-        result, _ = await self._invoke(
-            name, dict(arguments or {}), self._by_name.get(name), False, timeout, progress
-        )
+        result, _ = await self._invoke(name, dict(arguments or {}), self._by_name.get(name), False, timeout, progress)
         return result
 
     async def call_tool(
@@ -659,9 +632,7 @@ class ClientBase:
         progress: ProgressCallback | None = None,
     ) -> ToolResult:
         """Like :meth:`call_raw` but an ``isError`` result raises its mapped :class:`ToolError`."""
-        result, _ = await self._invoke(
-            name, dict(arguments or {}), self._by_name.get(name), True, timeout, progress
-        )
+        result, _ = await self._invoke(name, dict(arguments or {}), self._by_name.get(name), True, timeout, progress)
         return result
 
     async def _call_content(self, tool: ToolDef, args: BaseModel) -> ToolResult:
@@ -679,9 +650,7 @@ class ClientBase:
         result, raw = await self._invoke(tool.name, _dump_args(args), tool, True, None, None)
         return self._parse_output(tool, result, raw, output_model)
 
-    def _parse_output(
-        self, tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: type[M]
-    ) -> M:
+    def _parse_output(self, tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: type[M]) -> M:
         candidates: list[Any] = []
         if "structuredContent" in raw and raw["structuredContent"] is not None:
             candidates.append(raw["structuredContent"])
@@ -713,11 +682,7 @@ class ClientBase:
                 return parsed
         raise OutputValidationError(
             f"{tool.name}: the result does not match the output model {model.__name__}",
-            data={
-                "tool": tool.name,
-                "errors": errors[0] if errors else None,
-                "structuredContent": candidates[0],
-            },
+            data={"tool": tool.name, "errors": errors[0] if errors else None, "structuredContent": candidates[0]},
         )
 
     def _check_schema(self, tool: ToolDef, value: Any) -> None:
@@ -728,9 +693,7 @@ class ClientBase:
             import jsonschema  # type: ignore[import-untyped]
             from referencing import Registry
         except ImportError:  # pragma: no cover - optional dependency
-            logger.warning(
-                "jsonschema is not installed; %s output checked by the model only", tool.name
-            )
+            logger.warning("jsonschema is not installed; %s output checked by the model only", tool.name)
             return
 
         def no_retrieve(uri: str) -> Any:
@@ -804,9 +767,7 @@ class ClientBase:
         except Exception:  # noqa: BLE001 - auditing must not change the call's outcome
             logger.exception("audit hook failed")
 
-    async def _confirm(
-        self, name: str, arguments: Mapping[str, Any], tool_def: ToolDef | None
-    ) -> None:
+    async def _confirm(self, name: str, arguments: Mapping[str, Any], tool_def: ToolDef | None) -> None:
         if self.confirm_hook is None:
             return
         if tool_def is None:
@@ -819,9 +780,7 @@ class ClientBase:
             reason = None
         if reason is None:
             return
-        wire: Mapping[str, Any] = (
-            tool_def.wire if tool_def is not None else self._live_tools.get(name, {})
-        )
+        wire: Mapping[str, Any] = tool_def.wire if tool_def is not None else self._live_tools.get(name, {})
         ann = wire.get("annotations")
         info = ToolCallInfo(
             tool=name,
@@ -830,14 +789,10 @@ class ClientBase:
             tool_def=tool_def,
             annotations=ann if isinstance(ann, Mapping) else {},
             title=wire.get("title") if isinstance(wire.get("title"), str) else None,
-            description=(
-                wire.get("description") if isinstance(wire.get("description"), str) else None
-            ),
+            description=wire.get("description") if isinstance(wire.get("description"), str) else None,
         )
         if not await _call_user(self.confirm_hook, info):
-            raise ConfirmationDeniedError(
-                f"call of {name} refused by the confirm hook", data={"tool": name}
-            )
+            raise ConfirmationDeniedError(f"call of {name} refused by the confirm hook", data={"tool": name})
 
     async def _call_rounds(
         self,
@@ -885,9 +840,7 @@ class ClientBase:
             requests = result.get("inputRequests")
             state = result.get("requestState")
             if requests is None and state is None:
-                raise ProtocolError(
-                    f"{name}: input_required without inputRequests or requestState", data=result
-                )
+                raise ProtocolError(f"{name}: input_required without inputRequests or requestState", data=result)
             if requests is not None and not isinstance(requests, dict):
                 raise ProtocolError(f"{name}: inputRequests is not an object", data=result)
             if state is not None and not isinstance(state, str):
@@ -896,9 +849,7 @@ class ClientBase:
             for key, req in (requests or {}).items():
                 if not isinstance(req, dict) or not isinstance(req.get("method"), str):
                     raise ProtocolError(f"{name}: malformed input request {key!r}", data=req)
-                responses[key] = await self._fulfil(
-                    req["method"], req.get("params"), name, key, tool_def
-                )
+                responses[key] = await self._fulfil(req["method"], req.get("params"), name, key, tool_def)
             extra = {}
             if responses:
                 extra["inputResponses"] = responses
@@ -910,11 +861,7 @@ class ClientBase:
         )
 
     def _classify_invalid_params(
-        self,
-        exc: InvalidParamsError,
-        name: str,
-        arguments: dict[str, Any],
-        tool_def: ToolDef | None,
+        self, exc: InvalidParamsError, name: str, arguments: dict[str, Any], tool_def: ToolDef | None
     ) -> McpError:
         if isinstance(exc, UnknownToolError):
             return exc
@@ -931,9 +878,7 @@ class ClientBase:
             return InvalidArgumentsError(exc.message, code=exc.code, data=exc.data)
         return exc
 
-    def _tool_error(
-        self, name: str, tool_def: ToolDef | None, result: ToolResult, raw: dict[str, Any]
-    ) -> McpError:
+    def _tool_error(self, name: str, tool_def: ToolDef | None, result: ToolResult, raw: dict[str, Any]) -> McpError:
         message = result.text() or f"tool {name} failed"
         meta = result.meta or {}
         marker = meta.get(p.META_TOOL_ERROR)
@@ -961,25 +906,17 @@ class ClientBase:
         params = params if isinstance(params, dict) else {}
         if method == "elicitation/create":
             if self.elicitation_handler is None:
-                raise MethodNotFoundError(
-                    "elicitation is not supported by this client", data=method
-                )
-            input_def = (
-                tool_def.inputs.get(key) if (tool_def is not None and key is not None) else None
-            )
+                raise MethodNotFoundError("elicitation is not supported by this client", data=method)
+            input_def = tool_def.inputs.get(key) if (tool_def is not None and key is not None) else None
             if input_def is None and tool_def is not None and key is None:
                 for cand in tool_def.inputs.values():
-                    if cand.method == method and cand.params.get("message") == params.get(
-                        "message"
-                    ):
+                    if cand.method == method and cand.params.get("message") == params.get("message"):
                         input_def, key = cand, cand.key
                         break
             try:
                 request = ElicitationRequest.model_validate(params)
             except ValidationError as exc:
-                raise InvalidParamsError(
-                    "malformed elicitation/create params", data=str(exc)
-                ) from None
+                raise InvalidParamsError("malformed elicitation/create params", data=str(exc)) from None
             request.tool, request.key, request.input_def = tool, key, input_def
             answer = await _call_user(self.elicitation_handler, request)
             if isinstance(answer, Mapping):
@@ -991,9 +928,7 @@ class ClientBase:
             try:
                 sreq = SamplingRequest.model_validate(params)
             except ValidationError as exc:
-                raise InvalidParamsError(
-                    "malformed sampling/createMessage params", data=str(exc)
-                ) from None
+                raise InvalidParamsError("malformed sampling/createMessage params", data=str(exc)) from None
             sreq.tool, sreq.key = tool, key
             sanswer = await _call_user(self.sampling_handler, sreq)
             if isinstance(sanswer, Mapping):
@@ -1169,17 +1104,12 @@ class SyncClientBase(Generic[_C]):
         **options: Any,
     ) -> Self:
         """Blocking twin of ``ClientBase.stdio`` (connect with ``with`` or :meth:`connect`)."""
-        return cls(
-            cast(
-                Any,
-                cls.client_class.stdio(command, args, env=env, cwd=cwd, stderr=stderr, **options),
-            )
-        )
+        return cls(cast(Any, cls.client_class.stdio(command, args, env=env, cwd=cwd, stderr=stderr, **options)))
 
     @classmethod
-    def in_process(cls, server: object, **options: Any) -> Self:
+    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
         """Blocking twin of ``ClientBase.in_process`` (the server runs on the private loop)."""
-        return cls(cast(Any, cls.client_class.in_process(server, **options)))
+        return cls(cast(Any, cls.client_class.in_process(server, principal=principal, **options)))
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)
@@ -1203,14 +1133,10 @@ class SyncClientBase(Generic[_C]):
     def list_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
         return self._run(self.client.list_tools(refresh=refresh))
 
-    def call_raw(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None
-    ) -> ToolResult:
+    def call_raw(self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> ToolResult:
         return self._run(self.client.call_raw(name, arguments, timeout=timeout))
 
-    def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None
-    ) -> ToolResult:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> ToolResult:
         return self._run(self.client.call_tool(name, arguments, timeout=timeout))
 
     def check_compat(self) -> CompatReport:
@@ -1226,3 +1152,4 @@ class SyncClientBase(Generic[_C]):
     @property
     def protocol_version(self) -> str | None:
         return self.client.protocol_version
+

@@ -283,9 +283,7 @@ class JsonRpcSession:
     def _start_handler(self, rid: Any, method: str, params: Any) -> None:
         if not isinstance(rid, (str, int)):
             return
-        task = asyncio.create_task(
-            self._handle_request(rid, method, params), name=f"mcp-client-handle-{method}"
-        )
+        task = asyncio.create_task(self._handle_request(rid, method, params), name=f"mcp-client-handle-{method}")
         self._state.handler_tasks[rid] = task
 
     async def _handle_request(self, rid: str | int, method: str, params: Any) -> None:

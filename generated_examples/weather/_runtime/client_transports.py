@@ -32,7 +32,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from .errors import TransportClosedError
 
@@ -147,9 +147,7 @@ class StdioTransport(ClientTransport):
     ) -> None:
         super().__init__()
         if stderr not in ("passthrough", "capture", "discard"):
-            raise ValueError(
-                f"stderr must be 'passthrough', 'capture' or 'discard', not {stderr!r}"
-            )
+            raise ValueError(f"stderr must be 'passthrough', 'capture' or 'discard', not {stderr!r}")
         self.command = command
         self.args = tuple(args)
         self.env = dict(env) if env is not None else None
@@ -298,15 +296,30 @@ Send = Callable[[JsonMessage], Awaitable[None]]
 
 
 @runtime_checkable
+class InProcessPeerLike(Protocol):
+    """The client end of an in-memory connection, as the runtime's server provides it.
+
+    ``ServerBase.connect_in_process(principal=...)`` returns one: ``send`` hands one
+    client message to the server, ``receive`` returns the next server message and
+    raises :class:`TransportClosedError` once the connection is closed, ``aclose``
+    closes it.
+    """
+
+    async def send(self, message: Any) -> None: ...
+
+    async def receive(self) -> Any: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
 class InMemoryServer(Protocol):
-    """What :class:`InProcessTransport` needs from a server object.
+    """Alternative interface for other server objects.
 
     ``serve_messages(receive, send)`` serves ONE connection: it awaits ``receive()``
     for each client message (``None`` means the client closed the connection, and
     the call should then return) and calls ``send(message)`` for every message to
-    the client (responses, notifications, legacy server requests).  It is the stdio
-    loop with the byte framing taken out, so a server gets it for free from its
-    stdio implementation.
+    the client.
     """
 
     def serve_messages(self, receive: Receive, send: Send) -> Awaitable[None]: ...
@@ -315,30 +328,64 @@ class InMemoryServer(Protocol):
 class InProcessTransport(ClientTransport):
     """Talk to a server object in the same event loop (for users' unit tests).
 
-    ``server`` is anything :func:`in_memory_endpoint` can adapt: an
-    :class:`InMemoryServer` (``serve_messages``), or an object with an
-    ``in_memory_endpoint()`` method returning one.  Messages are deep-copied through
-    JSON on the way in both directions, so neither side can alias the other's data.
+    ``server`` is either a runtime server (anything with
+    ``connect_in_process(principal=...) -> InProcessPeerLike``, i.e. a generated
+    ``ServerBase`` subclass instance) or an :class:`InMemoryServer`.  Messages are
+    copied through JSON in both directions, so neither side aliases the other's data.
+    ``principal`` is the authenticated identity the server sees for this connection.
     """
 
-    def __init__(self, server: object) -> None:
+    def __init__(self, server: object, *, principal: Any = None) -> None:
         super().__init__()
+        if not callable(getattr(server, "connect_in_process", None)) and not isinstance(server, InMemoryServer):
+            raise TypeError(
+                f"{type(server).__name__} cannot be served in-process: it needs "
+                "connect_in_process() (a runtime ServerBase) or serve_messages(receive, send)"
+            )
         self.server = server
-        self.endpoint = in_memory_endpoint(server)
+        self.principal = principal
         self.description = f"in-process server {type(server).__name__}"
-        self._inbox: asyncio.Queue[JsonMessage | None] = asyncio.Queue()
+        self._peer: InProcessPeerLike | None = None
+        self._inbox: asyncio.Queue[JsonMessage | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing = False
 
     async def start(self, sink: MessageSink) -> None:
         await super().start(sink)
-        self._inbox = asyncio.Queue()
-        self._task = asyncio.create_task(self._serve(), name="mcp-in-process-server")
+        connect = getattr(self.server, "connect_in_process", None)
+        if callable(connect):
+            peer = connect(principal=self.principal) if self.principal is not None else connect()
+            if not isinstance(peer, InProcessPeerLike):
+                raise TypeError("connect_in_process() did not return a peer with send/receive/aclose")
+            self._peer = peer
+            self._task = asyncio.create_task(self._pump_peer(peer), name="mcp-in-process-reader")
+        else:
+            self._inbox = asyncio.Queue()
+            self._task = asyncio.create_task(self._serve(), name="mcp-in-process-server")
+
+    async def _pump_peer(self, peer: InProcessPeerLike) -> None:
+        reason = "server closed the connection"
+        try:
+            while True:
+                message = await peer.receive()
+                if isinstance(message, (dict, list)):
+                    await self._deliver(message)
+        except TransportClosedError:
+            pass
+        except asyncio.CancelledError:
+            reason = "transport closed"
+            raise
+        except Exception as exc:  # noqa: BLE001 - the peer failed: the channel is gone
+            logger.exception("in-process peer failed")
+            reason = f"peer failed: {exc!r}"
+        finally:
+            self._report_closed(reason)
 
     async def _serve(self) -> None:
         reason = "server stopped"
+        server = cast(InMemoryServer, self.server)
         try:
-            await self.endpoint.serve_messages(self._receive, self._send_to_client)
+            await server.serve_messages(self._receive, self._send_to_client)
         except asyncio.CancelledError:
             reason = "transport closed"
             raise
@@ -349,23 +396,32 @@ class InProcessTransport(ClientTransport):
             self._report_closed(reason)
 
     async def _receive(self) -> JsonMessage | None:
+        assert self._inbox is not None
         return await self._inbox.get()
 
     async def _send_to_client(self, message: JsonMessage) -> None:
-        copied = json.loads(json.dumps(message))
-        # Hand over without blocking the server on the client's processing.
+        copied: JsonMessage = json.loads(json.dumps(message))
         await self._deliver(copied)
 
     async def send(self, message: JsonMessage) -> None:
         if self._task is None or self._task.done() or self._closing or self._closed_reported:
             raise TransportClosedError(f"{self.description}: not connected")
-        self._inbox.put_nowait(json.loads(json.dumps(message)))
+        copied: JsonMessage = json.loads(json.dumps(message))
+        if self._peer is not None:
+            await self._peer.send(copied)
+        else:
+            assert self._inbox is not None
+            self._inbox.put_nowait(copied)
 
     async def aclose(self) -> None:
         if self._closing:
             return
         self._closing = True
-        self._inbox.put_nowait(None)
+        if self._peer is not None:
+            with contextlib.suppress(Exception):
+                await self._peer.aclose()
+        elif self._inbox is not None:
+            self._inbox.put_nowait(None)
         task = self._task
         if task is not None and not task.done():
             try:
@@ -375,18 +431,3 @@ class InProcessTransport(ClientTransport):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         self._report_closed("transport closed")
-
-
-def in_memory_endpoint(server: object) -> InMemoryServer:
-    """Adapt a server object to :class:`InMemoryServer` (raise ``TypeError`` if impossible)."""
-    factory = getattr(server, "in_memory_endpoint", None)
-    if callable(factory):
-        endpoint = factory()
-        if isinstance(endpoint, InMemoryServer):
-            return endpoint
-    if isinstance(server, InMemoryServer):
-        return server
-    raise TypeError(
-        f"{type(server).__name__} cannot be served in-process: it needs a "
-        "serve_messages(receive, send) coroutine method (or in_memory_endpoint())"
-    )

@@ -95,9 +95,7 @@ class Root(_Wire):
 ElicitationHandler: TypeAlias = Callable[
     [ElicitationRequest], "Awaitable[ElicitationResponse] | ElicitationResponse"
 ]
-SamplingHandler: TypeAlias = Callable[
-    [SamplingRequest], "Awaitable[SamplingResponse] | SamplingResponse"
-]
+SamplingHandler: TypeAlias = Callable[[SamplingRequest], "Awaitable[SamplingResponse] | SamplingResponse"]
 RootsHandler: TypeAlias = Callable[[], "Awaitable[list[Root]] | list[Root]"]
 
 

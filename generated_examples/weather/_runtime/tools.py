@@ -98,9 +98,7 @@ def canonical_json(value: Any) -> str:
 
     Used for tool fingerprints and for the argument digests of the client audit hook.
     """
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def tool_fingerprint(wire: Mapping[str, Any]) -> str:
@@ -108,11 +106,7 @@ def tool_fingerprint(wire: Mapping[str, Any]) -> str:
 
     The generator stores it as ``ToolDef.fingerprint``; the client recomputes it from the
     live ``tools/list`` in ``check_compat()``.  Other fields (description, annotations,
-    ...) do not count.  A missing ``outputSchema`` is encoded as ``null``.
+    ...) do not count; an absent key (e.g. no ``outputSchema``) is left out.
     """
-    core = {
-        "name": wire.get("name"),
-        "inputSchema": wire.get("inputSchema"),
-        "outputSchema": wire.get("outputSchema"),
-    }
+    core = {k: wire[k] for k in ("name", "inputSchema", "outputSchema") if k in wire}
     return hashlib.sha256(canonical_json(core).encode("utf-8")).hexdigest()
