@@ -41,7 +41,8 @@ def finalize(files: Iterable[GeneratedFile], spec_display: str) -> tuple[list[Ge
         content = f.content
         if f.path.endswith(".py"):
             try:
-                content = format_python(content)
+                if "/_runtime/" not in f.path:  # the runtime is copied verbatim
+                    content = format_python(content)
                 compile(content, f.path, "exec", dont_inherit=True)
             except (black.InvalidInput, SyntaxError, ValueError) as exc:
                 diags.append(Diagnostic(spec_display, 0, 0, "E051", f"generated {f.path} does not compile: {exc}",

@@ -48,7 +48,7 @@ def fingerprint(wire: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str) -> Target:
+def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str, objects_only: bool = True) -> Target:
     """The schema a tool's input/output class is made from.
 
     A root that is only a ``$ref`` to an object schema reuses that schema's class (so
@@ -60,7 +60,7 @@ def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str) -> Target:
     if isinstance(schema, dict) and "$ref" in schema and set(schema) <= {"$ref", "description", "title"}:
         target = resolver.resolve(schema["$ref"], doc, ptr + "/$ref", ptr)
         body = resolver.schema_at(target) if target else None
-        if target and isinstance(body, dict) and body.get("type") == "object" and body.get("properties"):
+        if target and (not objects_only or isinstance(body, dict) and body.get("type") == "object" and body.get("properties")):
             return target
     return here
 
@@ -102,13 +102,14 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
     classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
     for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
         classes.claim(stem + suffix, Origin(doc.display, "/server/name", what))
-    methods = NameRegistry(runtime_member_names())
+    runtime_names = runtime_member_names()
+    methods = NameRegistry()
     builder = ModelSchemaBuilder(resolver, classes)
     file = str(doc.path.resolve())
 
     for name, _ in sorted(spec.defs.items()):
         here = Target(file, join_pointer("/$defs", name))
-        target = _class_target(resolver, doc, here.pointer)
+        target = _class_target(resolver, doc, here.pointer, objects_only=False)
         cls = builder.name_target(target, ClassName(name), "$defs entry")
         if target != here:
             builder.alias(here, cls)
@@ -116,7 +117,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
     error_classes: dict[str, ErrorIR] = {}
     tools: list[ToolIR] = []
     for tool in spec.tools:
-        method = methods.claim(str(PyIdent(tool.python_name or tool.name)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+        method = methods.claim(str(PyIdent(tool.python_name or tool.name, runtime_names)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         tstem = ClassName(tool.python_name or tool.name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
         input_class = builder.name_target(_class_target(resolver, doc, in_ptr), ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")

@@ -57,7 +57,7 @@ def run_dcg(schema: dict[str, object]) -> str:
             collapse_root_models=True,
             use_double_quotes=True,
             allow_remote_refs=False,
-            type_mappings=["email=str", "idn-email=str"],
+            type_mappings=["email=string", "idn-email=string"],
         )
     if not isinstance(out, str):
         raise TypeError("datamodel-code-generator returned no single module")
