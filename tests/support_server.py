@@ -102,6 +102,7 @@ class RawServer:
         )
         self.lines: queue.Queue[Any] = queue.Queue()
         self.stderr = b""
+        self.others: list[Any] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
 
@@ -136,8 +137,6 @@ class RawServer:
             if msg.get("id") == id and "method" not in msg:
                 return dict(msg)
             self.others.append(msg)
-
-    others: list[Any] = []
 
     def call(self, id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         self.send(req(id, method, params))

@@ -105,7 +105,7 @@ class Connection:
         except TimeoutError:
             raise McpTimeoutError(f"client did not answer {method} in time") from None
         except asyncio.CancelledError:
-            if not fut.done():
+            if fut.cancelled() or not fut.done():  # cancelling the task cancels ``fut`` too
                 await self.notify(
                     "notifications/cancelled", {"requestId": rid, "reason": "request cancelled"}
                 )
