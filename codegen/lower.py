@@ -7,8 +7,6 @@ tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested sc
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 from typing import Any
 
@@ -22,6 +20,7 @@ from .naming import (
     Origin,
     PyIdent,
 )
+from .runtime.tools import tool_fingerprint
 from .schemas import ModelSchemaBuilder, bundle_wire, unexpressible_keywords
 from .spec.load import SourceDoc, join_pointer
 from .spec.model import SpecFile
@@ -39,13 +38,6 @@ def runtime_member_names() -> frozenset[str]:
     except (ImportError, AttributeError):
         pass
     return frozenset(names)
-
-
-def fingerprint(wire: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of a tool's name and schemas (drift detection)."""
-    core = {k: wire[k] for k in ("name", "inputSchema", "outputSchema") if k in wire}
-    text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str, objects_only: bool = True) -> Target:
@@ -156,7 +148,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
             title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
-            schema_checked=checked, fingerprint=fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
+            schema_checked=checked, fingerprint=tool_fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
             read_only=bool(ann.get("readOnlyHint", False)),
         ))
     model_schema = builder.finish()

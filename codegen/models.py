@@ -55,6 +55,7 @@ def run_dcg(schema: dict[str, object]) -> str:
             use_title_as_name=True,
             skip_root_model=True,
             collapse_root_models=True,
+            set_default_enum_member=True,
             use_double_quotes=True,
             allow_remote_refs=False,
             type_mappings=["email=string", "idn-email=string"],

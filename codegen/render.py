@@ -124,6 +124,7 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
         "tools": tools,
         "errors": ir.errors,
         "any_inputs": any(t.inputs for t in tools),
+        "raw_inputs": any(not i.answer_class for t in tools for i in t.inputs),
         "runtime_errors": sorted(RUNTIME_ERROR_NAMES),
         "models_source": models.source,
         "tool_models": tool_models,

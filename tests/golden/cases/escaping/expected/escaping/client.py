@@ -28,7 +28,7 @@ class EscapingClient(ClientBase):
         Raises:
             WeirdErrorError: Desc with \"\"\" and \\ and {{x}}
         """
-        args = TrickyInput(text=text, mode=mode)
+        args = TrickyInput.model_validate({"text": text, "mode": mode})
         return await self._call_structured(TRICKY_TOOL, args, TrickyOutput)
 
 

@@ -23,7 +23,7 @@ class SinkClient(ClientBase):
         self, *, page: Page | None = None, tag: str | None = None
     ) -> ListItemsOutput:
         """Page through items."""
-        args = ListItemsInput(page=page, tag=tag)
+        args = ListItemsInput.model_validate({"page": page, "tag": tag})
         return await self._call_structured(LIST_ITEMS_TOOL, args, ListItemsOutput)
 
     async def purge(
@@ -35,12 +35,12 @@ class SinkClient(ClientBase):
             LockedError: The store is locked.
             TooManyError: Refusing to purge that much.
         """
-        args = PurgeInput(before=before, dry_run=dry_run, reason=reason)
+        args = PurgeInput.model_validate({"before": before, "dry_run": dry_run, "reason": reason})
         return await self._call_content(PURGE_TOOL, args)
 
     async def numbers(self, *, n: int) -> NumbersOutput:
         """A list of numbers (non-object output, 2026 style)."""
-        args = NumbersInput(n=n)
+        args = NumbersInput.model_validate({"n": n})
         return await self._call_structured(NUMBERS_TOOL, args, NumbersOutput)
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ._runtime.content import ToolResult
 from ._runtime.context import Context, Elicited
@@ -27,17 +27,19 @@ class PurgeInputs:
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
 
-    async def advice(self) -> dict[str, object]:
-        """Ask the client for input advice (sampling/createMessage)."""
-        return await self._ctx.request_declared(PURGE_TOOL.inputs["advice"])
+    async def advice(self) -> dict[str, Any]:
+        """Ask the client for input advice (sampling/createMessage); the raw result."""
+        result: dict[str, Any] = await self._ctx.request_declared(PURGE_TOOL.inputs["advice"])
+        return result
 
     async def confirm(self) -> Elicited[PurgeConfirmAnswer]:
         """Purge for real?"""
         return await self._ctx.elicit_declared(PURGE_TOOL.inputs["confirm"], PurgeConfirmAnswer)
 
-    async def where(self) -> dict[str, object]:
-        """Ask the client for input where (roots/list)."""
-        return await self._ctx.request_declared(PURGE_TOOL.inputs["where"])
+    async def where(self) -> dict[str, Any]:
+        """Ask the client for input where (roots/list); the raw result."""
+        result: dict[str, Any] = await self._ctx.request_declared(PURGE_TOOL.inputs["where"])
+        return result
 
 
 class SinkServerBase(ServerBase):

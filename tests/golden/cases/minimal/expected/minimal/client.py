@@ -20,7 +20,7 @@ class MinimalClient(ClientBase):
 
     async def ping_host(self, *, host: str) -> ToolResult:
         """Check that a host answers."""
-        args = PingHostInput(host=host)
+        args = PingHostInput.model_validate({"host": host})
         return await self._call_content(PING_HOST_TOOL, args)
 
 

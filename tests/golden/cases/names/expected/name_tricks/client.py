@@ -36,29 +36,35 @@ class NameTricksClient(ClientBase):
         field_1st: str | None = None,
     ) -> ToolResult:
         """A tool named like a keyword."""
-        args = ClassInput(
-            import_=import_, self=self_, list_=list_, with_space=with_space, field_1st=field_1st
+        args = ClassInput.model_validate(
+            {
+                "import_": import_,
+                "self": self_,
+                "list_": list_,
+                "with_space": with_space,
+                "field_1st": field_1st,
+            }
         )
         return await self._call_content(CLASS_TOOL, args)
 
     async def list_(self) -> ToolResult:
         """A tool named like a builtin."""
-        args = ListInput()
+        args = ListInput.model_validate({})
         return await self._call_content(LIST_TOOL, args)
 
     async def call_raw_(self) -> ToolResult:
         """A tool named like a client method."""
-        args = CallRawInput()
+        args = CallRawInput.model_validate({})
         return await self._call_content(CALL_RAW_TOOL, args)
 
     async def fetch_data_v2(self, *, x: float | None = None) -> ToolResult:
         """Dots and dashes in the name."""
-        args = FetchDataV2Input(x=x)
+        args = FetchDataV2Input.model_validate({"x": x})
         return await self._call_content(FETCH_DATA_V2_TOOL, args)
 
     async def user_profile(self, *, userId: str | None = None) -> ToolResult:
         """camelCase."""
-        args = UserProfileInput(userId=userId)
+        args = UserProfileInput.model_validate({"userId": userId})
         return await self._call_content(USER_PROFILE_TOOL, args)
 
 

@@ -22,12 +22,14 @@ class ShapesClient(ClientBase):
         self,
         *,
         group: Group,
-        unit: AreaInputUnit | None = "cm",
+        unit: AreaInputUnit | None = AreaInputUnit.cm,
         scale: float | None = None,
         labels: dict[str, str] | None = None,
     ) -> AreaOutput:
         """Total area of a group of shapes."""
-        args = AreaInput(group=group, unit=unit, scale=scale, labels=labels)
+        args = AreaInput.model_validate(
+            {"group": group, "unit": unit, "scale": scale, "labels": labels}
+        )
         return await self._call_structured(AREA_TOOL, args, AreaOutput)
 
 
@@ -40,7 +42,7 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
         self,
         *,
         group: Group,
-        unit: AreaInputUnit | None = "cm",
+        unit: AreaInputUnit | None = AreaInputUnit.cm,
         scale: float | None = None,
         labels: dict[str, str] | None = None,
     ) -> AreaOutput:
