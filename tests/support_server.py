@@ -222,6 +222,7 @@ DEMO_TOOLS = (
     _tool("chatty", Empty),
     _tool("roots", Empty),
     _tool("schema_checked", EchoIn, schema_checked=True),
+    _tool("ask_llm", Empty),
 )
 
 
@@ -288,6 +289,10 @@ class DemoServer(ServerBase):
     async def roots(self, args: Empty, ctx: Context) -> str:
         roots = await ctx.list_roots()
         return ",".join(r["uri"] for r in roots)
+
+    async def ask_llm(self, args: Empty, ctx: Context) -> str:
+        reply = await ctx.sample([{"role": "user", "content": {"type": "text", "text": "2+2?"}}], 10)
+        return str(reply["content"]["text"])
 
     async def schema_checked(self, args: EchoIn, ctx: Context) -> str:
         return args.text

@@ -260,7 +260,7 @@ def test_pagination_signed_cursor() -> None:
             if cursor is None:
                 break
             assert len(res["tools"]) == 5
-        assert names == [t.name for t in srv.tool_defs] and pages == 3
+        assert names == [t.name for t in srv.tool_defs] and pages == 3 and len(names) == 13
         forged = base64.urlsafe_b64encode(b'{"o":1}').rstrip(b"=").decode() + "." + cursor_sig(srv)
         assert err(await c.call("tools/list", {"cursor": forged})) == p.INVALID_PARAMS
         other = Signer("tools/list cursor", [b"other key"]).sign({"o": 1})
@@ -528,3 +528,30 @@ def test_line_buffer_limits() -> None:
     assert out == [jsonrpc.OVERSIZE]
     assert buf.feed(b"yyy\n[1]\n\n") == [b"[1]"]
     assert buf.feed(b"tail") == [] and buf.flush() == [b"tail"]
+
+
+def test_sampling_both_eras() -> None:
+    async def responder(msg: dict[str, Any]) -> dict[str, Any]:
+        assert msg["method"] == "sampling/createMessage" and msg["params"]["maxTokens"] == 10
+        return {"result": {"role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m"}}
+
+    async def t(c: Client, srv: DemoServer) -> None:
+        caps = {"sampling": {}}
+        first = (await c.call("tools/call", modern({"name": "ask_llm", "arguments": {}}, caps)))["result"]
+        assert first["inputRequests"]["sample-1"]["method"] == "sampling/createMessage"
+        answer = {"sample-1": {"role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m"}}
+        done = await c.call("tools/call", modern({"name": "ask_llm", "arguments": {}, "inputResponses": answer, "requestState": first["requestState"]}, caps))
+        assert done["result"]["content"][0]["text"] == "4"
+        await c.initialize(caps=caps)
+        legacy = (await c.call("tools/call", {"name": "ask_llm", "arguments": {}}))["result"]
+        assert legacy["content"][0]["text"] == "4" and len(c.server_requests) == 1
+        # a client error answer becomes an isError result
+        c.responder = _refuse
+        refused = (await c.call("tools/call", {"name": "ask_llm", "arguments": {}}))["result"]
+        assert refused["isError"] is True and "refused" in refused["content"][0]["text"]
+
+    run(t, responder=responder)
+
+
+async def _refuse(msg: dict[str, Any]) -> dict[str, Any]:
+    return {"error": {"code": -1, "message": "user said no"}}

@@ -202,10 +202,12 @@ class ServerBase:
         if kind == "invalid":
             mid = message.get("id") if isinstance(message, dict) else None
             return jsonrpc.error(mid if jsonrpc.is_valid_id(mid) else None, p.INVALID_REQUEST, "Invalid Request")
+        s = self.settings
         if kind == "response":
+            if exceeds_limits(message, s.max_string_length, s.max_depth) is not None:
+                message = jsonrpc.error(message["id"], p.INVALID_REQUEST, "Response exceeds the size limits")
             conn.receive_response(message)
             return None
-        s = self.settings
         too_big = exceeds_limits(message.get("params"), s.max_string_length, s.max_depth)
         if kind == "notification":
             if too_big is None:
