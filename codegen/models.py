@@ -56,6 +56,7 @@ def run_dcg(schema: dict[str, object]) -> str:
             skip_root_model=True,
             collapse_root_models=True,
             set_default_enum_member=True,
+            use_default_kwarg=True,
             use_double_quotes=True,
             allow_remote_refs=False,
             type_mappings=["email=string", "idn-email=string"],

@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+from ._runtime.context import Context
 from .client import WeatherClient, WeatherSyncClient
 from .server import WeatherServerBase
 from .tools import SERVER_INFO, TOOLS
 
-__all__ = ["SERVER_INFO", "TOOLS", "WeatherClient", "WeatherServerBase", "WeatherSyncClient"]
+__all__ = [
+    "Context",
+    "SERVER_INFO",
+    "TOOLS",
+    "WeatherClient",
+    "WeatherServerBase",
+    "WeatherSyncClient",
+]

@@ -9,11 +9,11 @@ from ._runtime.client import ClientBase, SyncClientBase
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, Unit
-from .tools import GET_FORECAST, GET_WEATHER, SERVER_INFO, TOOLS
+from .tools import GET_FORECAST_TOOL, GET_WEATHER_TOOL, SERVER_INFO, TOOLS
 
 
 class WeatherClient(ClientBase):
-    """Async client of the weather server (any server that offers these tools)."""
+    """Async client of the weather server (or any server offering these tools)."""
 
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
@@ -24,8 +24,8 @@ class WeatherClient(ClientBase):
         Raises:
             UnknownLocationError: No such place.
         """
-        args = GetWeatherInput(location=location, unit=unit)
-        return await self._call_structured(GET_WEATHER, args, GetWeatherOutput)
+        args = GetWeatherInput.model_validate({"location": location, "unit": unit})
+        return await self._call_structured(GET_WEATHER_TOOL, args, GetWeatherOutput)
 
     async def get_forecast(self, *, location: str, days: int | None = 3) -> ToolResult:
         """A plain-text forecast for the next days.
@@ -33,8 +33,8 @@ class WeatherClient(ClientBase):
         Raises:
             UnknownLocationError: No such place.
         """
-        args = GetForecastInput(location=location, days=days)
-        return await self._call_content(GET_FORECAST, args)
+        args = GetForecastInput.model_validate({"location": location, "days": days})
+        return await self._call_content(GET_FORECAST_TOOL, args)
 
 
 class WeatherSyncClient(SyncClientBase[WeatherClient]):

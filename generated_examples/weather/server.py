@@ -11,7 +11,7 @@ from ._runtime.context import Context, Elicited
 from ._runtime.server import ServerBase
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, GetWeatherUnitAnswer
-from .tools import GET_WEATHER, SERVER_INFO, TOOLS
+from .tools import GET_WEATHER_TOOL, SERVER_INFO, TOOLS
 
 
 class GetWeatherInputs:
@@ -22,11 +22,15 @@ class GetWeatherInputs:
 
     async def unit(self) -> Elicited[GetWeatherUnitAnswer]:
         """Which temperature unit?"""
-        return await self._ctx.elicit_declared(GET_WEATHER.inputs["unit"], GetWeatherUnitAnswer)
+        return await self._ctx.elicit_declared(
+            GET_WEATHER_TOOL.inputs["unit"], GetWeatherUnitAnswer
+        )
 
 
 class WeatherServerBase(ServerBase):
-    """Weather. Current weather for any city.
+    """Weather
+
+    Current weather for any city.
 
     Override one method per tool; each may be ``async def`` or plain ``def`` (run in a
     worker thread).  Raise the classes of ``errors.py`` for declared errors.
@@ -41,6 +45,7 @@ class WeatherServerBase(ServerBase):
         """Current weather for a location.
 
         Declared errors: UnknownLocationError (unknown_location).
+
         Declared inputs: GetWeatherInputs(ctx).unit().
         """
         raise NotImplementedError("get_weather")

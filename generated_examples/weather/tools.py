@@ -15,22 +15,31 @@ SERVER_INFO = ServerInfo(
     implementation="weather_impl:WeatherService",
 )
 
-GET_WEATHER = ToolDef(
+GET_WEATHER_TOOL = ToolDef(
     name="get_weather",
     method="get_weather",
     wire={
         "name": "get_weather",
         "title": "Get weather",
         "description": "Current weather for a location.",
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
         "inputSchema": {
             "type": "object",
             "properties": {
-                "location": {"type": "string", "description": "City name or zip code", "minLength": 1},
+                "location": {
+                    "type": "string",
+                    "description": "City name or zip code",
+                    "minLength": 1,
+                },
                 "unit": {"$ref": "#/$defs/Unit"},
             },
             "required": ["location"],
-            "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Temperature unit."}},
+            "$defs": {
+                "Unit": {
+                    "type": "string",
+                    "enum": ["celsius", "fahrenheit"],
+                    "description": "Temperature unit.",
+                }
+            },
         },
         "outputSchema": {
             "type": "object",
@@ -40,12 +49,21 @@ GET_WEATHER = ToolDef(
                 "unit": {"$ref": "#/$defs/Unit"},
             },
             "required": ["temperature", "conditions", "unit"],
-            "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Temperature unit."}},
+            "$defs": {
+                "Unit": {
+                    "type": "string",
+                    "enum": ["celsius", "fahrenheit"],
+                    "description": "Temperature unit.",
+                }
+            },
         },
+        "annotations": {"readOnlyHint": True, "openWorldHint": True},
     },
     input_model=GetWeatherInput,
     output_model=GetWeatherOutput,
-    errors={"unknown_location": UnknownLocationError},
+    errors={
+        "unknown_location": UnknownLocationError,
+    },
     inputs={
         "unit": InputDef(
             key="unit",
@@ -59,19 +77,18 @@ GET_WEATHER = ToolDef(
                 },
             },
             response_model=GetWeatherUnitAnswer,
-        )
+        ),
     },
-    fingerprint="0000",
+    fingerprint="39784bd77009f61b704d99442cc979e66ae11a79aa6f321c962cc01a81b376be",
 )
 
-GET_FORECAST = ToolDef(
+GET_FORECAST_TOOL = ToolDef(
     name="get_forecast",
     method="get_forecast",
     wire={
         "name": "get_forecast",
         "title": "Forecast",
         "description": "A plain-text forecast for the next days.",
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -80,11 +97,17 @@ GET_FORECAST = ToolDef(
             },
             "required": ["location"],
         },
+        "annotations": {"readOnlyHint": True, "openWorldHint": True},
     },
     input_model=GetForecastInput,
-    errors={"unknown_location": UnknownLocationError},
-    fingerprint="0001",
+    errors={
+        "unknown_location": UnknownLocationError,
+    },
+    fingerprint="cb7190e113799c0ca55131ca6ab3f0cde8311fbfaf7e64e9fe17fa4a9d36a8ee",
 )
 
 #: Every tool, in the order tools/list reports them.
-TOOLS: tuple[ToolDef, ...] = (GET_WEATHER, GET_FORECAST)
+TOOLS: tuple[ToolDef, ...] = (
+    GET_WEATHER_TOOL,
+    GET_FORECAST_TOOL,
+)

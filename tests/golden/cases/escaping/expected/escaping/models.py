@@ -21,7 +21,7 @@ class TrickyInput(BaseModel):
     """
     '''single''' and \"\"\"double\"\"\"
     """
-    mode: TrickyInputMode | None = Field(None, title="TrickyInputMode")
+    mode: TrickyInputMode | None = Field(default=None, title="TrickyInputMode")
 
 
 class TrickyOutput(BaseModel):

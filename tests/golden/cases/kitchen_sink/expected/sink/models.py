@@ -22,7 +22,7 @@ class Page(BaseModel):
         populate_by_name=True,
     )
     cursor: str | None = None
-    size: int | None = Field(10, ge=1, le=100)
+    size: int | None = Field(default=10, ge=1, le=100)
 
 
 class PurgeConfirmAnswer(BaseModel):
@@ -61,7 +61,7 @@ class ListItemsInput(BaseModel):
         populate_by_name=True,
     )
     page: Page | None = None
-    tag: str | None = Field(None, max_length=30, min_length=1, title="Tag")
+    tag: str | None = Field(default=None, max_length=30, min_length=1, title="Tag")
 
 
 class ListItemsOutput(BaseModel):

@@ -17,9 +17,9 @@ class ClassInput(BaseModel):
     )
     import_: str = Field(..., alias="import")
     self: int | None = None
-    list_: list[str] | None = Field(None, alias="list")
-    with_space: bool | None = Field(None, alias="with space")
-    field_1st: str | None = Field(None, alias="1st")
+    list_: list[str] | None = Field(default=None, alias="list")
+    with_space: bool | None = Field(default=None, alias="with space")
+    field_1st: str | None = Field(default=None, alias="1st")
 
 
 class FetchDataV2Input(BaseModel):

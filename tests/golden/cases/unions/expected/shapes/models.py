@@ -60,7 +60,7 @@ class AreaInput(BaseModel):
         populate_by_name=True,
     )
     group: Group
-    unit: AreaInputUnit | None = Field(AreaInputUnit.cm, title="AreaInputUnit")
+    unit: AreaInputUnit | None = Field(default=AreaInputUnit.cm, title="AreaInputUnit")
     scale: float | None = None
     labels: dict[str, str] | None = None
 
