@@ -6,6 +6,7 @@ Over stdio (``python -m weather --stdio``, cwd ``generated_examples``) and in-pr
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
@@ -109,3 +110,29 @@ def test_in_process_without_elicitation_handler(era: str | None, error: type[E.M
                 await c.get_weather(location="Paris")
 
     run(main())
+
+
+@pytest.mark.parametrize("era", [None, "legacy"])
+def test_tools_list_changed_invalidates_cache(era: str | None) -> None:
+    """2026: via a subscriptions/listen stream the client opens; legacy: unsolicited."""
+    service = weather_impl.WeatherService(settings_mod.ServerSettings(list_ttl_ms=60_000))
+    changed: list[int] = []
+
+    async def main() -> None:
+        event = asyncio.Event()
+
+        def on_changed() -> None:
+            changed.append(1)
+            event.set()
+
+        async with WeatherClient.in_process(service, audit=None, era=era, on_tools_changed=on_changed) as c:
+            assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
+            await asyncio.sleep(0.05)  # let the listen stream be acknowledged
+            service.disable_tool("get_forecast")
+            await asyncio.wait_for(event.wait(), 5)
+            assert [t["name"] for t in await c.list_tools()] == ["get_weather"]
+            report = await c.check_compat()
+            assert report.removed == ("get_forecast",) and not report.compatible
+
+    run(main())
+    assert changed == [1]

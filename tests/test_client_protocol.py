@@ -278,7 +278,7 @@ def test_list_tools_repeated_cursor_is_an_error() -> None:
 
 # -- MRTR (2026 input_required) -------------------------------------------------------------------
 
-STATE = "opaque \u00e9tat  with spaces\n and \"quotes\""
+STATE = "  opaque \u00e9tat  with spaces\n and \"quotes\"\t\n"
 
 
 def test_input_required_loop_new_ids_exact_state_and_all_requests_fulfilled() -> None:
@@ -814,3 +814,48 @@ def test_check_compat_reports_added_removed_changed() -> None:
 
 async def _async(value: Any) -> Any:
     return value
+
+
+def test_cancelling_a_call_cancels_it_on_the_wire() -> None:
+    async def on_call(ctx: Ctx) -> dict[str, Any]:
+        raise NoAnswer
+
+    records: list[AuditRecord] = []
+    server = FakeServer(on_call=on_call)
+
+    async def main() -> None:
+        async with client(server, audit=records.append) as c:
+            task = asyncio.create_task(c.call_tool("echo", {}))
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.05)
+
+    run(main())
+    call_id = server.requests("tools/call")[0]["id"]
+    assert [n["params"]["requestId"] for n in server.notifications("notifications/cancelled")] == [call_id]
+    assert records[0].outcome == "cancelled"
+
+
+def test_watch_tools_opens_and_closes_a_listen_stream() -> None:
+    async def listen_forever(method: str, ctx: Ctx) -> dict[str, Any]:
+        if method == "subscriptions/listen":
+            raise NoAnswer
+        return await orig(method, ctx)
+
+    server = FakeServer()
+    orig = server._dispatch
+    server._dispatch = listen_forever  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with client(server, watch_tools=True):
+            await asyncio.sleep(0.05)
+
+    run(main())
+    listen = server.requests("subscriptions/listen")
+    assert len(listen) == 1
+    assert listen[0]["params"]["notifications"] == {"toolsListChanged": True}
+    assert all(k in listen[0]["params"]["_meta"] for k in MODERN_KEYS)
+    cancels = server.notifications("notifications/cancelled")
+    assert [n["params"]["requestId"] for n in cancels] == [listen[0]["id"]]

@@ -52,7 +52,10 @@ Hooks
     :class:`ConfirmationDeniedError` and nothing is sent.  ``audit=`` receives an
     :class:`~.client_types.AuditRecord` per call (default: a log line on the
     ``mcp_codegen.client.audit`` logger; ``audit=None`` disables it).  ``progress=``
-    receives progress notifications.  ``timeout=`` is the idle timeout (restarted by
+    receives progress notifications.  ``on_tools_changed=`` is called on
+    ``notifications/tools/list_changed`` (which also empties the ``tools/list`` cache);
+    in the 2026 era the client then keeps a ``subscriptions/listen`` stream open to get
+    them (``watch_tools=True`` does so without a callback).  ``timeout=`` is the idle timeout (restarted by
     progress), ``max_timeout=`` the hard maximum per request.
 """
 
@@ -220,6 +223,7 @@ class ClientBase:
         audit: AuditHook | None = default_audit_hook,
         progress: ProgressCallback | None = None,
         on_tools_changed: Callable[[], Awaitable[None] | None] | None = None,
+        watch_tools: bool | None = None,
         timeout: float | None = 60.0,
         max_timeout: float | None = 600.0,
         probe_timeout: float = 5.0,
@@ -250,6 +254,7 @@ class ClientBase:
         self.audit_hook = audit
         self.progress_callback = progress
         self.on_tools_changed = on_tools_changed
+        self.watch_tools = watch_tools if watch_tools is not None else on_tools_changed is not None
         self.timeout = timeout
         self.max_timeout = max_timeout
         self.probe_timeout = probe_timeout
@@ -268,6 +273,7 @@ class ClientBase:
         self._live_tools: dict[str, dict[str, Any]] = {}
         self._tokens = 0
         self._inflight: list[str] = []
+        self._listen_task: asyncio.Task[None] | None = None
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- constructors ----------------------------------------------------------------
@@ -335,9 +341,32 @@ class ClientBase:
                 await self._session.aclose()
                 raise
             self._connected = True
+            tools_caps = self._server_capabilities.get("tools")
+            if (
+                self.watch_tools
+                and self._era == "modern"
+                and isinstance(tools_caps, dict)
+                and tools_caps.get("listChanged") is True
+            ):
+                self._listen_task = asyncio.create_task(self._listen(), name="mcp-client-listen")
+
+    async def _listen(self) -> None:
+        """2026-07-28: keep a ``subscriptions/listen`` open for ``toolsListChanged``."""
+        params = self._params({"notifications": {"toolsListChanged": True}})
+        try:
+            await self._session.request("subscriptions/listen", params, timeouts=Timeouts(idle=None, hard=None))
+        except McpError as exc:
+            logger.debug("subscriptions/listen ended: %s", exc)
 
     async def aclose(self) -> None:
         """Close the connection (stdio: close stdin, wait, terminate, kill)."""
+        task, self._listen_task = self._listen_task, None
+        if task is not None and not task.done():
+            task.cancel()  # sends notifications/cancelled for the listen request
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
         await self._session.aclose()
 
     @property
