@@ -9,10 +9,24 @@ at the end.  Every message from the server — responses, notifications, legacy 
 requests — goes to ``sink.deliver``; loss of the channel goes to ``sink.closed`` exactly
 once.
 
-Adding a transport (e.g. Streamable HTTP with httpx) means writing one subclass: ``send``
-POSTs the message and feeds the JSON body or each SSE event of the reply into
-``sink.deliver``; :meth:`~ClientTransport.set_protocol` tells it the era and version
-(for the ``MCP-Protocol-Version`` / ``Mcp-Method`` headers).  The core is untouched.
+Adding a transport (e.g. Streamable HTTP with httpx) means writing one subclass; the core
+is untouched.  Guidance for HTTP:
+
+* ``send(message)`` POSTs one message.  For a request, start a task that reads the reply
+  (``application/json``: one message; ``text/event-stream``: every event's data) and
+  feeds each message to ``sink.deliver``; return once the POST is accepted.
+  Notifications and (legacy) responses to server requests: 202, nothing to deliver.
+* Headers come from the message itself (``Mcp-Method`` = ``method``, ``Mcp-Name`` =
+  ``params.name``/``params.uri``, 2026 ``MCP-Protocol-Version`` = the ``_meta`` version)
+  and from :meth:`~ClientTransport.set_protocol` (the legacy negotiated version); the
+  legacy ``Mcp-Session-Id`` and the GET stream are the transport's own business.
+* An HTTP error whose body is a JSON-RPC error: deliver it as the response of the
+  request.  A 4xx without a usable body: deliver a synthetic JSON-RPC error for the
+  request id (e.g. -32600), so the era probe falls back to ``initialize``.
+* 2026 cancellation is closing the response stream: when the core sends
+  ``notifications/cancelled`` for an in-flight request, close that request's stream
+  instead of (or besides) POSTing the notification.
+* A lost connection that cannot be retried: call ``_report_closed(reason)``.
 
 Implemented here:
 

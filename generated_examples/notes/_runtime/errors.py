@@ -107,7 +107,14 @@ class ToolExecutionError(ToolError):
 
 
 class InvalidArgumentsError(ToolError):
-    """The arguments did not validate against the tool's input schema."""
+    """The arguments did not validate against the tool's input schema.
+
+    Wire (server side): an ``isError: true`` result with
+    ``_meta["mcp-codegen/error"] = {"code": "mcp-codegen.invalid_arguments",
+    "data": {"errors": [...]}}`` (``protocol.TOOL_ERROR_INVALID_ARGUMENTS``), or -32602
+    for old protocol versions.  The client also recognises -32602 about arguments and the
+    official SDKs' validation texts (see ``client.py``).
+    """
 
 
 class DeclaredToolError(ToolError):
