@@ -117,7 +117,7 @@ class ServerBase:
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._listeners: dict[tuple[Connection, jsonrpc.RequestId], tuple[bool, asyncio.Event]] = {}
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -457,9 +457,10 @@ class ServerBase:
         handler: Callable[..., Any] | None = getattr(self, tool.method, None)
         if handler is None:
             raise NotImplementedError(tool.method)
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.settings.max_concurrent_calls)
-        async with self._slots:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.settings.max_concurrent_calls))
+        async with self._slots[1]:
             if inspect.iscoroutinefunction(handler):
                 value = await handler(model, ctx)
             else:

@@ -150,6 +150,13 @@ class Context:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run one of the async methods from a sync handler's worker thread."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            coro.close()
+            raise RuntimeError("Context.run is for sync handlers; await the coroutine instead")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     # -- notifications -------------------------------------------------------------

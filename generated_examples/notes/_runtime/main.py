@@ -59,7 +59,12 @@ def load_implementation(spec: str, base: type[ServerBase]) -> type[ServerBase]:
 
 def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentParser:
     info = base.server_info
-    parser = argparse.ArgumentParser(prog=prog, description=f"Serve the {info.name} MCP server.")
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=f"Serve the {info.name} MCP server.",
+        epilog="Environment: MCP_CODEGEN_STATE_KEY signs cursors and MRTR requestState "
+        "(comma-separated keys rotate: the first signs, all verify); random per process if unset.",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="serve over stdin/stdout (default)")
     mode.add_argument("--http", action="store_true", help="serve Streamable HTTP")
