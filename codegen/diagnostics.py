@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "E025": "network $ref refused",
     "E026": "$ref escapes the spec folder",
     "E027": "$ref cycle without an object in between",
+    "E028": "schema nested too deeply",
     "E030": "Python name collision",
     "E031": "invalid Python name override",
     "E032": "two specs generate the same package",

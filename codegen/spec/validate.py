@@ -23,6 +23,47 @@ from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .refs import Resolver, iter_refs
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+#: Deepest JSON nesting accepted inside one schema (the model generator and validators
+#: recurse; real schemas stay far below this).
+MAX_DEPTH = 64
+
+
+def _depth_exceeded(value: Any, limit: int) -> str | None:
+    """Pointer of the first value nested deeper than ``limit`` levels, else None."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, ptr, depth = stack.pop()
+        if depth > limit:
+            return ptr
+        if isinstance(node, dict):
+            stack.extend((v, join_pointer(ptr, k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, join_pointer(ptr, i), depth + 1) for i, v in enumerate(node))
+    return None
+
+
+def _ref_cycles(doc: SourceDoc, resolver: Resolver) -> list[Diagnostic]:
+    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves."""
+    out = []
+    defs = (doc.data.get("$defs") or {}) if isinstance(doc.data, dict) else {}
+    for name in sorted(defs):
+        start = join_pointer("/$defs", name)
+        seen = [start]
+        node, ptr, cur = defs[name], start, doc
+        while isinstance(node, dict) and set(node) <= {"$ref", "description", "title"} and isinstance(node.get("$ref"), str):
+            target = resolver.resolve(node["$ref"], cur, ptr + "/$ref", "")
+            if target is None:
+                break
+            cur = resolver.doc(target.file)
+            ptr, node = target.pointer, resolver.schema_at(target)
+            if cur is doc and ptr == start:
+                out.append(doc.diag("E027", f"$ref cycle: {' -> '.join(seen)} -> {start}", start,
+                                    hint="a schema cannot be only a reference to itself; give one of them a type"))
+                break
+            if ptr in seen:
+                break
+            seen.append(ptr)
+    return out
 
 
 @cache
@@ -148,11 +189,18 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
                                   hint="wrap the arguments in an object: {type: object, properties: {...}}"))
     resolver = Resolver(doc)
     for ptr, schema, scope in _schema_sites(doc.data):
+        deep = _depth_exceeded(schema, MAX_DEPTH)
+        if deep is not None:
+            diags.append(doc.diag("E028", f"schema nested more than {MAX_DEPTH} levels deep", ptr + deep,
+                                  hint="flatten the schema with $defs and $ref"))
+            continue
         meta = _meta_validate(doc, schema, ptr)
         diags.extend(meta)
         if not meta:
             check_refs(resolver, doc, schema, ptr, scope)
     diags.extend(resolver.diagnostics)
+    if not any(d.level is Level.ERROR for d in diags):
+        diags.extend(_ref_cycles(doc, resolver))
     if any(d.level is Level.ERROR for d in diags):
         return None, None, diags
     return spec, resolver, diags
