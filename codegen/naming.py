@@ -21,6 +21,9 @@ RESERVED_MODULE_NAMES = frozenset({
     "Field", "RootModel", "ServerBase", "ClientBase", "SyncClientBase", "ToolDef", "InputDef",
     "ServerInfo", "ToolResult", "SERVER_INFO", "TOOLS", "DECLARED_ERRORS", "self", "ctx", "client",
     "server", "mcp", "models", "errors", "tools", "main", "args",
+    # names models.py imports (pydantic, typing, datetime, enum, uuid, decimal)
+    "Literal", "Annotated", "Optional", "Union", "AwareDatetime", "NaiveDatetime", "AnyUrl", "UUID",
+    "Decimal", "Enum", "StrEnum", "IntEnum", "EmailStr", "Json", "SecretStr", "PositiveInt",
 })
 
 #: Runtime error classes re-exported by errors.py (declared errors must not reuse them).

@@ -1,0 +1,46 @@
+"""Unit tests of spec loading: positions, YAML quirks, JSON errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegen.spec.load import load_spec_file
+
+
+def test_positions_point_at_values(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("a: 1\nb:\n  c: [x, {d: 2}]\n")
+    doc, diags = load_spec_file(spec)
+    assert doc is not None and diags == []
+    assert doc.positions["/b/c/1/d"] == (3, 14)
+    assert doc.locate("/b/c/1/missing/deeper") == (3, 10)
+
+
+def test_yaml_timestamps_and_odd_scalars_stay_json(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("when: 2024-01-02\nnan: .nan\nnum: 1.5\nflag: yes\n")
+    doc, _ = load_spec_file(spec)
+    assert doc is not None
+    assert doc.data == {"when": "2024-01-02", "nan": ".nan", "num": 1.5, "flag": True}
+
+
+def test_duplicate_keys_are_reported_with_position(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("a: 1\nb: 2\na: 3\n")
+    doc, diags = load_spec_file(spec, "s.yaml")
+    assert [(d.code, d.line, d.col) for d in diags] == [("E003", 3, 1)]
+
+
+def test_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:
+    spec = tmp_path / "s.json"
+    spec.write_text('{\n  "a": 1,\n  "b": }\n')
+    doc, diags = load_spec_file(spec, "s.json")
+    assert doc is None
+    assert [(d.code, d.line, d.col) for d in diags] == [("E002", 3, 8)]
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_bytes(b"\xff\xfe\x00bad")
+    doc, diags = load_spec_file(spec)
+    assert doc is None and diags[0].code == "E001"
