@@ -12,10 +12,12 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Level, sort_key
 from .emit import WriteReport, diff_tree, finalize, plan_writes, write_tree
+from .ir import ProjectIR
+from .lockfile import lock_file
 from .lower import lower
-from .models import build_models
+from .models import ModelsModule, build_models
 from .render import GeneratedFile, environment, render_package
-from .spec.load import load_spec_file
+from .spec.load import SourceDoc, load_spec_file
 from .spec.validate import validate
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -65,25 +67,58 @@ def discover(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[Diagno
     return found, diags
 
 
-def generate_one(path: Path, display: str) -> Result:
-    """Run the whole pipeline for one spec file, in memory."""
+@dataclass
+class Lowered:
+    """One spec file taken through load, validate and lower (and, optionally, models).
+
+    ``ir`` is None when an error stopped the pipeline.  ``deps`` are the files read (the spec
+    and every ``$ref`` target file), which ``watch`` uses for incremental rebuilds.
+    """
+
+    ir: ProjectIR | None
+    doc: SourceDoc | None = None
+    models: ModelsModule | None = None
+    deps: tuple[Path, ...] = ()
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
+    """Load, validate and lower one spec file (no rendering); used by generate, diff and docs.
+
+    Args:
+        path: the spec file.
+        display: its name in diagnostics and headers.
+        with_models: also run the model generator (fills ``ToolIR.params``).
+
+    Returns:
+        The IR (None on errors) with its source document, dependencies and diagnostics.
+    """
     doc, diags = load_spec_file(path, display)
     if doc is None or any(d.is_error for d in diags):
-        return Result(diagnostics=diags, specs=[display])
+        return Lowered(None, doc, diagnostics=diags, deps=(path,))
     spec, resolver, more = validate(doc)
     diags += more
     if spec is None or resolver is None:
-        return Result(diagnostics=diags, specs=[display])
+        return Lowered(None, doc, diagnostics=diags, deps=(path,))
     ir, more = lower(spec, resolver, display)
     diags += more
-    if ir is None:
-        return Result(diagnostics=diags, specs=[display])
+    deps = tuple(sorted(Path(f) for f in resolver.docs))
+    if ir is None or not with_models:
+        return Lowered(ir, doc, diagnostics=diags, deps=deps)
     models, more = build_models(ir)
     diags += more
     if models is None:
+        return Lowered(None, doc, diagnostics=diags, deps=deps)
+    return Lowered(_with_params(ir, models), doc, models, deps, diags)
+
+
+def generate_one(path: Path, display: str) -> Result:
+    """Run the whole pipeline for one spec file, in memory."""
+    low = lower_one(path, display)
+    diags = low.diagnostics
+    if low.ir is None or low.models is None:
         return Result(diagnostics=diags, specs=[display])
-    ir = _with_params(ir, models)
-    files, more = finalize(render_package(ir, models, environment()), display)
+    files, more = finalize([*render_package(low.ir, low.models, environment()), lock_file(low.ir)], display)
     diags += more
     if any(d.is_error for d in diags):
         return Result(diagnostics=diags, specs=[display])

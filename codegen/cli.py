@@ -11,6 +11,7 @@ from rich.console import Console
 
 from . import __version__
 from .api import Result, build, check, generate
+from .cli_sync import register as register_sync_commands
 from .config import resolve
 from .diagnostics import Level
 from .starter import starter_spec
@@ -24,6 +25,7 @@ app = typer.Typer(
 )
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/cli_sync.py)
 
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: [tool.mcp-codegen] specs).", show_default=False)]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: [tool.mcp-codegen] output).")]

@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "E051": "generated code does not compile",
     "E052": "no spec files found",
     "W100": "schema keyword not expressible by the models; enforced at run time",
+    "E060": "diff side cannot be read (git revision or path)",
     "W101": "name changed to a safe Python identifier",
     "W102": "schema loosened",
 }

@@ -1,0 +1,78 @@
+"""CLI commands for keeping servers and clients in sync: ``diff`` and ``docs``.
+
+Registered on the main typer app by :func:`register` (kept out of ``cli.py`` so that file
+stays small).  Thin: each command calls :mod:`codegen.diff` or :mod:`codegen.docs`.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from .diagnostics import Diagnostic, Level
+
+
+class DiffFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    junit = "junit"
+    sarif = "sarif"
+
+
+def _print_diags(diags: list[Diagnostic], err: Console) -> None:
+    for d in diags:
+        err.print(d.render(), style="red" if d.level is Level.ERROR else "yellow", markup=False)
+
+
+def register(app: typer.Typer, out: Console, err: Console) -> None:
+    """Add the ``diff`` and ``docs`` commands to ``app``."""
+
+    @app.command("diff")
+    def diff_cmd(
+        old: Annotated[str, typer.Argument(help="Old side: spec file/folder or git:REV:PATH.", show_default=False)],
+        new: Annotated[str, typer.Argument(help="New side: spec file/folder or git:REV:PATH.", show_default=False)],
+        fmt: Annotated[DiffFormat, typer.Option("-f", "--format", help="Report printed on stdout.")] = DiffFormat.table,
+        json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the JSON report here.")] = None,
+        junit_file: Annotated[Optional[Path], typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
+        sarif_file: Annotated[Optional[Path], typer.Option("--sarif", help="Also write a SARIF 2.1.0 report here.")] = None,
+        allow: Annotated[Optional[list[str]], typer.Option("--allow", help="TOOL:KIND (globs; KIND may be `breaking` or `codegen`) that must not fail the diff; repeatable.")] = None,
+        allow_all: Annotated[bool, typer.Option("--allow-all-breaking", help="Report, but never fail on breaking changes.")] = False,
+        wire_only: Annotated[bool, typer.Option("--wire-only", help="Do not fail on changes that only break generated code (Python names).")] = False,
+        breaking_only: Annotated[bool, typer.Option("--breaking-only", help="Table: hide safe changes.")] = False,
+    ) -> None:
+        """Classify every change between two versions of the specs; exit 1 on a breaking change.
+
+        Inputs are judged contravariantly, outputs covariantly, on the bundled wire schemas.
+        Exit status: 0 compatible (or allowed), 1 breaking, 2 a side could not be read.
+        """
+        from .diff import diff, parse_allow  # noqa: PLC0415
+        from .diff.report import RENDERERS, render_table  # noqa: PLC0415
+
+        rules = []
+        for rule in allow or []:
+            parsed = parse_allow(rule)
+            if parsed is None:
+                err.print(f"error: --allow {rule!r}: expected TOOL:KIND, e.g. get_weather:input-required-added", style="red", markup=False)
+                raise typer.Exit(2)
+            rules.append(parsed)
+        if wire_only:
+            rules.append(("*", "codegen"))
+        result = diff(old, new, allow=rules, allow_all=allow_all)
+        _print_diags(result.diagnostics, err)
+        if not result.loaded:
+            err.print("diff failed: a side could not be loaded", style="red", markup=False)
+            raise typer.Exit(2)
+        for path, name in ((json_file, "json"), (junit_file, "junit"), (sarif_file, "sarif")):
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(RENDERERS[name](result), encoding="utf-8", newline="\n")
+        if fmt is DiffFormat.table:
+            render_table(result, out, show_safe=not breaking_only)
+        else:
+            out.print(RENDERERS[fmt.value](result), markup=False, end="", soft_wrap=True, highlight=False)
+        if not result.ok:
+            raise typer.Exit(1)
