@@ -45,6 +45,10 @@ CODES: dict[str, str] = {
     "E060": "diff side cannot be read (git revision or path)",
     "W101": "name changed to a safe Python identifier",
     "W102": "schema loosened",
+    "W103": "tool name outside the recommended pattern",
+    "W104": "pull changed or dropped a tool field",
+    "E070": "pull: cannot read the server's tools",
+    "E071": "pull: output file exists",
 }
 
 

@@ -7,6 +7,7 @@ tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested sc
 
 from __future__ import annotations
 
+import dis
 import sys
 from typing import Any
 
@@ -25,6 +26,7 @@ from .schemas import ModelSchemaBuilder, bundle_wire, unexpressible_keywords
 from .spec.load import SourceDoc, join_pointer
 from .spec.model import SpecFile
 from .spec.refs import Resolver, Target
+from .spec.validate import object_root
 
 
 def runtime_member_names() -> frozenset[str]:
@@ -35,6 +37,8 @@ def runtime_member_names() -> frozenset[str]:
 
         for cls in (server.ServerBase, client.ClientBase, client.SyncClientBase):
             names.update(n for n in dir(cls))
+            # instance attributes set in __init__ (a tool named `timeout` must not hide one)
+            names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
     except (ImportError, AttributeError):
         pass
     return frozenset(names)
@@ -112,7 +116,10 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         method = methods.claim(str(PyIdent(tool.python_name or tool.name, runtime_names)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         tstem = ClassName(tool.python_name or tool.name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
-        input_class = builder.name_target(_class_target(resolver, doc, in_ptr), ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        in_target = _class_target(resolver, doc, in_ptr)
+        input_class = builder.name_target(in_target, ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        if object_root(tool.wire["inputSchema"]) == "loose":
+            builder.force_object(in_target)  # W102 reported by validation
         wire = dict(tool.wire)
         wire["inputSchema"] = bundle_wire(resolver, doc, in_ptr)
         output_class = None
@@ -152,6 +159,8 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             read_only=bool(ann.get("readOnlyHint", False)),
         ))
     model_schema = builder.finish()
+    diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
+                  for d, at, message in builder.loosened)
     diags.extend(resolver.diagnostics)
     diags.extend(_collision_diags(spec, classes, "rename one of them, or set `python_name` on the tool / `x-python-name` on the schema"))
     diags.extend(_collision_diags(spec, methods, "set `python_name` on one of the tools"))

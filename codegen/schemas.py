@@ -16,6 +16,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import jsonschema
+
 from .naming import ClassName, NameRegistry, Origin, pascal
 from .spec.load import SourceDoc, join_pointer
 from .spec.refs import Resolver, Target
@@ -149,6 +151,9 @@ class ModelSchemaBuilder:
         self.defs: dict[str, Any] = {}
         self.names: dict[Target, ClassName] = {}
         self._queue: list[tuple[Target, str]] = []
+        self._object_roots: set[Target] = set()
+        #: (document, pointer, message) for every place the models loosen the schema (W102).
+        self.loosened: list[tuple[SourceDoc, str, str]] = []
 
     def name_target(self, target: Target, name: ClassName, what: str) -> ClassName:
         """Give the schema at ``target`` the class name ``name`` (first assignment wins)."""
@@ -159,6 +164,10 @@ class ModelSchemaBuilder:
             scope = target.pointer if what.startswith("tool") else ""
             self._queue.append((target, scope))
         return self.names[target]
+
+    def force_object(self, target: Target) -> None:
+        """Generate the schema at ``target`` as ``type: object`` (a sloppy tool input root)."""
+        self._object_roots.add(target)
 
     def alias(self, target: Target, name: ClassName) -> None:
         """Make refs to ``target`` (a bare ``$ref`` to a named schema) use ``name``."""
@@ -171,6 +180,9 @@ class ModelSchemaBuilder:
         return name
 
     def _default_name(self, target: Target) -> ClassName:
+        override = self.resolver.schema_at(target)
+        if isinstance(override, dict) and isinstance(override.get("x-python-name"), str):
+            return ClassName(override["x-python-name"])
         last = target.pointer.rsplit("/", 1)[-1]
         if not last:
             last = target.file.rsplit("/", 1)[-1].split(".")[0]
@@ -183,6 +195,8 @@ class ModelSchemaBuilder:
             doc = self.resolver.doc(target.file)
             name = self.names[target]
             self.defs[name] = self._convert(self.resolver.schema_at(target), doc, target.pointer, scope, name)
+            if target in self._object_roots and isinstance(self.defs[name], dict):
+                self.defs[name]["type"] = "object"
         return {"$defs": dict(sorted(self.defs.items()))}
 
     def _convert(self, schema: Any, doc: SourceDoc, ptr: str, scope: str, name: ClassName) -> Any:
@@ -222,6 +236,10 @@ class ModelSchemaBuilder:
         def visit(node: dict[str, Any], at: str) -> None:
             for key in _RUNTIME_ONLY:
                 node.pop(key, None)
+            if "default" in node and not _default_fits(node):
+                self.loosened.append((doc, join_pointer(at, "default"),
+                                      f"default {node['default']!r} does not match the schema; the models ignore it"))
+                del node["default"]
             for key in ("oneOf", "anyOf", "allOf"):
                 branches = node.get(key)
                 if not isinstance(branches, list):
@@ -277,6 +295,16 @@ def _common_tag(branches: list[Any]) -> str | None:
         if all(isinstance(c, str) for c in consts) and len(set(consts)) == len(consts):
             return name
     return None
+
+
+def _default_fits(node: dict[str, Any]) -> bool:
+    """Whether ``default`` matches the node's own ``type``/``enum``/``const`` (``default: null``
+    on a non-nullable field is the usual offender; it would give the models a wrong default)."""
+    shallow = {k: node[k] for k in ("type", "enum", "const") if k in node}
+    try:
+        return bool(jsonschema.Draft202012Validator(shallow).is_valid(node["default"]))
+    except jsonschema.exceptions.SchemaError:
+        return True  # an invalid schema is reported by validation, not here
 
 
 _CONSTRAINTS = frozenset({"minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",

@@ -23,6 +23,17 @@ from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .refs import Resolver, iter_refs
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+#: Names outside TOOL_NAME that still work (the spec allows 128 characters, SEP-986 and the
+#: conformance suite allow ``/``): accepted with W103.  Empty, longer, or with whitespace
+#: or control characters: E020.
+USABLE_TOOL_NAME = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")
+#: Keywords that only make sense on an object: a root without ``type`` that has one of
+#: these (or nothing shaping it at all) is an object schema written sloppily.
+_OBJECT_KEYWORDS = frozenset({"properties", "required", "additionalProperties", "patternProperties",
+                              "propertyNames", "minProperties", "maxProperties", "dependentRequired"})
+_NON_OBJECT_SHAPE = frozenset({"$ref", "enum", "const", "items", "prefixItems", "anyOf", "oneOf", "allOf",
+                               "not", "if", "minLength", "maxLength", "pattern", "minimum", "maximum",
+                               "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"})
 #: Deepest JSON nesting accepted inside one schema (the model generator and validators
 #: recurse; real schemas stay far below this).
 MAX_DEPTH = 64
@@ -40,6 +51,25 @@ def _depth_exceeded(value: Any, limit: int) -> str | None:
         elif isinstance(node, list):
             stack.extend((v, join_pointer(ptr, i), depth + 1) for i, v in enumerate(node))
     return None
+
+
+def object_root(schema: Any) -> str:
+    """How an ``inputSchema`` root stands: ``"object"``, ``"loose"`` or ``"bad"``.
+
+    ``"loose"``: no ``type`` but nothing but object keywords (``properties``, ``required``
+    ...) or no shape at all, or a ``type`` list that contains ``"object"`` (such as
+    ``[object, "null"]``).  The models then treat it as ``type: object`` (W102).
+    """
+    if not isinstance(schema, dict):
+        return "bad"
+    kind = schema.get("type")
+    if kind == "object":
+        return "object"
+    if isinstance(kind, list) and "object" in kind:
+        return "loose"
+    if kind is None and not (_NON_OBJECT_SHAPE & set(schema)):
+        return "loose"
+    return "bad"
 
 
 def _ref_cycles(doc: SourceDoc, resolver: Resolver) -> list[Diagnostic]:
@@ -173,20 +203,30 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     spec = parse_spec(doc)
     seen: dict[str, str] = {}
     for tool in spec.tools:
-        if not TOOL_NAME.match(tool.name):
+        if not USABLE_TOOL_NAME.match(tool.name):
             diags.append(doc.diag("E020", f"tool name {tool.name!r} is not allowed",
                                   join_pointer(tool.pointer, "name"),
                                   hint="use 1-64 characters from A-Z a-z 0-9 _ - ."))
+        elif not TOOL_NAME.match(tool.name):
+            diags.append(doc.diag("W103", f"tool name {tool.name!r} is outside the recommended 1-64 characters "
+                                  "A-Z a-z 0-9 _ - .", join_pointer(tool.pointer, "name"),
+                                  hint="some clients may refuse it; the Python name is derived safely",
+                                  level=Level.WARNING))
         if tool.name in seen:
             diags.append(doc.diag("E021", f"duplicate tool name {tool.name!r} (first at {seen[tool.name]})",
                                   join_pointer(tool.pointer, "name"), hint="tool names must be unique per server"))
         else:
             seen[tool.name] = tool.pointer
-        root = tool.wire["inputSchema"]
-        if root.get("type") != "object":
+        root = object_root(tool.wire["inputSchema"])
+        if root == "bad":
             diags.append(doc.diag("E022", "inputSchema must have `type: object` at its root",
                                   join_pointer(tool.pointer, "inputSchema"),
                                   hint="wrap the arguments in an object: {type: object, properties: {...}}"))
+        elif root == "loose":
+            diags.append(doc.diag("W102", "inputSchema root is not `type: object`; the models treat it as an object",
+                                  join_pointer(tool.pointer, "inputSchema"),
+                                  hint="add `type: object` at the root (tools/list publishes the schema as written)",
+                                  level=Level.WARNING))
     resolver = Resolver(doc)
     for ptr, schema, scope in _schema_sites(doc.data):
         deep = _depth_exceeded(schema, MAX_DEPTH)
