@@ -70,13 +70,18 @@ from .validation import ArgumentsInvalid, validate_arguments
 from .versions import call_result_for_version, implementation, tool_for_version
 
 if TYPE_CHECKING:
+    from .http_server import HttpApp, HttpSettings
     from .session import InProcessPeer
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
 
-#: Versions listed in ``-32022`` errors, newest first (legacy ones need ``initialize``).
+#: Every version served, newest first (legacy ones need ``initialize``; named in the
+#: ``-32022`` message).
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
+#: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
+#: same list ``server/discover`` advertises (a client must be able to pick one of them).
+MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
 _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
 _STRICT_ARG_ERRORS = frozenset({p.V2025_03_26, p.V2025_06_18})
 
@@ -177,6 +182,12 @@ class ServerBase:
         from .session import InProcessPeer
 
         return InProcessPeer(self, principal=principal)
+
+    def asgi_app(self, settings: HttpSettings | None = None, **options: Any) -> HttpApp:
+        """This server as an ASGI app: Streamable HTTP at ``/mcp`` (see :mod:`.http_server`)."""
+        from .http_server import HttpApp
+
+        return HttpApp(self, settings, **options)
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
@@ -289,7 +300,7 @@ class ServerBase:
         if not isinstance(version, str) or version not in p.MODERN_VERSIONS:
             raise UnsupportedProtocolVersionError(
                 f"Unsupported protocol version {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}",
-                data={"supported": list(SUPPORTED_VERSIONS), "requested": version},
+                data={"supported": list(MODERN_SUPPORTED), "requested": version},
             )
         caps = meta.get(p.META_CLIENT_CAPABILITIES)
         if not isinstance(caps, dict):
@@ -331,7 +342,7 @@ class ServerBase:
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {
-            "supportedVersions": list(p.MODERN_VERSIONS),
+            "supportedVersions": list(MODERN_SUPPORTED),
             "capabilities": {"tools": {"listChanged": True}, "logging": {}},
             "ttlMs": self.settings.list_ttl_ms,
             "cacheScope": self.settings.cache_scope,

@@ -71,6 +71,7 @@ from .validation import ArgumentsInvalid, validate_arguments
 from .versions import call_result_for_version, implementation, tool_for_version
 
 if TYPE_CHECKING:
+    from .http_server import HttpApp, HttpSettings
     from .session import InProcessPeer
 
 logger = logging.getLogger("mcp_codegen.server")
@@ -178,6 +179,12 @@ class ServerBase:
         from .session import InProcessPeer
 
         return InProcessPeer(self, principal=principal)
+
+    def asgi_app(self, settings: HttpSettings | None = None, **options: Any) -> HttpApp:
+        """This server as an ASGI app: Streamable HTTP at ``/mcp`` (see :mod:`.http_server`)."""
+        from .http_server import HttpApp
+
+        return HttpApp(self, settings, **options)
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
