@@ -57,15 +57,25 @@ def render_table(result: DiffResult, console: Console, show_safe: bool = True) -
     rows = [c for c in result.changes if show_safe or c.severity is not Severity.SAFE]
     if rows:
         table = Table(title=Text(f"{result.old_label} -> {result.new_label}"), show_lines=False, expand=False)
-        for col in ("severity", "tool", "change", "where", "details"):
-            table.add_column(col, overflow="fold")
+        table.add_column("tool", overflow="fold")
+        table.add_column("severity", no_wrap=True)
+        table.add_column("change", no_wrap=True)
+        table.add_column("details (where)", overflow="fold", ratio=1)
+        several = len({x.server for x in result.changes}) > 1
+        previous = None
         for c in rows:
+            key = (c.server, c.tool)
+            if previous is not None and key != previous:
+                table.add_section()
+            name = (f"{c.server}/{c.tool}" if several else c.tool) if c.tool else f"(server {c.server})"
             sev = Text(c.severity.value + (" (allowed)" if c.allowed else ""), style="dim" if c.allowed else _STYLE[c.severity])
-            tool = c.tool if not c.tool or len({x.server for x in result.changes}) == 1 else f"{c.server}/{c.tool}"
-            detail = c.message
+            detail = Text(c.message)
             if c.kind in _VALUE_KINDS and (c.old is not None or c.new is not None):
-                detail += f"  [{_short(c.old)} -> {_short(c.new)}]"
-            table.add_row(sev, Text(tool or f"(server {c.server})"), Text(c.kind), Text(c.path), Text(detail))
+                detail.append(f"  [{_short(c.old)} -> {_short(c.new)}]")
+            if c.path:
+                detail.append("\n" + c.path, style="dim")
+            table.add_row(Text(name if key != previous else ""), sev, Text(c.kind), detail)
+            previous = key
         console.print(table)
     elif not result.changes:
         console.print(Text(f"no changes between {result.old_label} and {result.new_label}"))

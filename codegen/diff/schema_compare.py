@@ -177,6 +177,8 @@ class _Walker:
                 self.emit("changed" if effect is Effect.CHANGED else "constraint", effect, path,
                           f"schema changed from {canon(old)} to {canon(new)}", old, new)
             return
+        if self._union_introduced(old, new, path):
+            return
         self._docs(old, new, path)
         self._type(old, new, path)
         self._enum(old, new, path)
@@ -332,21 +334,38 @@ class _Walker:
             b = lb[i] if i < len(lb) else {}
             self.compare(a, b, join_pointer(path, "prefixItems", i))
 
+    def _union_introduced(self, old: dict[str, Any], new: dict[str, Any], path: str) -> bool:
+        """One side is a union (anyOf/oneOf), the other is not: a variant added or removed.
+
+        When the plain side equals one branch (merged with the union's sibling keywords) the
+        union side is wider (or narrower); otherwise the change is incomparable.  Returns
+        True when handled.
+        """
+        for key in ("anyOf", "oneOf"):
+            if (key in old) == (key in new) or "anyOf" in old and "oneOf" in new or "oneOf" in old and "anyOf" in new:
+                continue
+            plain, union = (old, new) if key in new else (new, old)
+            rest = {k: v for k, v in union.items() if k != key}
+            branches = union[key] if isinstance(union[key], list) else []
+            target = canon(_strip_doc(plain))
+            root = self.new_root if union is new else self.old_root
+            hit = any(canon(_strip_doc({**rest, **self.deref(b, root)[0]})) == target for b in branches if isinstance(b, dict))
+            at = join_pointer(path, key)
+            if hit:
+                self._docs({k: v for k, v in old.items() if k != key}, {k: v for k, v in new.items() if k != key}, path)
+                effect = Effect.WIDENED if union is new else Effect.NARROWED
+                self.emit("variant", effect, at, f"{key} {'introduced (more variants)' if union is new else 'removed (one variant left)'}",
+                          old.get(key), new.get(key))
+            else:
+                self.emit("changed", Effect.CHANGED, at, f"{key} {'added' if union is new else 'removed'}", old.get(key), new.get(key))
+            return True
+        return False
+
     def _alternatives(self, old: dict[str, Any], new: dict[str, Any], key: str, path: str) -> None:
         ba, bb = old.get(key), new.get(key)
-        if ba is None and bb is None:
+        if ba is None or bb is None:
             return
         at = join_pointer(path, key)
-        if ba is None or bb is None:
-            # one side became a union: fine when the other side equals one of its branches
-            plain = {k: v for k, v in (old if ba is None else new).items() if k != key}
-            branches = bb if ba is None else ba
-            if any(canon(_strip_doc(br)) == canon(_strip_doc(plain)) for br in branches) or not _strip_doc(plain):
-                effect = Effect.WIDENED if ba is None else Effect.NARROWED
-                self.emit("variant", effect, at, f"{key} {'added' if ba is None else 'removed'}", ba, bb)
-            else:
-                self.emit("changed", Effect.CHANGED, at, f"{key} {'added' if ba is None else 'removed'}", ba, bb)
-            return
         unmatched_a, unmatched_b = self._match(ba, bb)
         if len(unmatched_a) == len(unmatched_b):
             for (i, a), (_, b) in zip(unmatched_a, unmatched_b):
