@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -69,26 +70,50 @@ def run_dcg(schema: dict[str, object]) -> str:
     return "".join(lines)
 
 
-def _param(node: ast.AnnAssign, source: str) -> ParamIR | None:
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's own notion of a line
+
+
+class _Source:
+    """``ast.get_source_segment`` with the source split into lines once.
+
+    The stdlib function re-splits the whole source on every call, which made reading the
+    fields of a large ``models.py`` quadratic (seconds for a 100-tool spec).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = [line.encode("utf-8") for line in _LINE.findall(text)]
+
+    def segment(self, node: ast.expr) -> str | None:
+        end_line, end_col = node.end_lineno, node.end_col_offset
+        if end_line is None or end_col is None:
+            return None
+        first, last = node.lineno - 1, end_line - 1
+        if first == last:
+            return self.lines[first][node.col_offset:end_col].decode("utf-8")
+        parts = [self.lines[first][node.col_offset:], *self.lines[first + 1:last], self.lines[last][:end_col]]
+        return b"".join(parts).decode("utf-8")
+
+
+def _param(node: ast.AnnAssign, src: _Source) -> ParamIR | None:
     if not isinstance(node.target, ast.Name) or node.target.id == "model_config":
         return None
     name = node.target.id
-    annotation = ast.get_source_segment(source, node.annotation) or "Any"
+    annotation = src.segment(node.annotation) or "Any"
     default: str | None = None
     value = node.value
     if value is not None:
         if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "Field":
             if value.args and not (isinstance(value.args[0], ast.Constant) and value.args[0].value is Ellipsis):
-                default = ast.get_source_segment(source, value.args[0])
+                default = src.segment(value.args[0])
             for kw in value.keywords:
                 if kw.arg == "default":
-                    default = ast.get_source_segment(source, kw.value)
+                    default = src.segment(kw.value)
                 elif kw.arg == "default_factory":
                     default = "None"
                     if "None" not in annotation:
                         annotation += " | None"
         else:
-            default = ast.get_source_segment(source, value)
+            default = src.segment(value)
     kwarg = name + "_" if name in ("self", "cls") else name
     if default is not None and not _is_simple(default):
         default, annotation = "None", annotation if "None" in annotation else annotation + " | None"
@@ -155,11 +180,12 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     fields: dict[str, tuple[ParamIR, ...]] = {}
     imports: dict[str, str] = {}
     roots = _root_types(tree)
+    src = _Source(source)
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             classes.add(node.name)
             params = [_unwrap_roots(p, roots) for stmt in node.body
-                      if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, source))]
+                      if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, src))]
             required = [p for p in params if p.default is None]
             optional = [p for p in params if p.default is not None]
             fields[node.name] = tuple(required + optional)
