@@ -76,3 +76,36 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
             out.print(RENDERERS[fmt.value](result), markup=False, end="", soft_wrap=True, highlight=False)
         if not result.ok:
             raise typer.Exit(1)
+
+    @app.command("docs")
+    def docs_cmd(
+        specs: Annotated[list[Path], typer.Argument(help="Spec files or folders.", show_default=False)],
+        output: Annotated[Path, typer.Option("-o", "--output", help="Folder for <package>.md and llms.txt.")] = Path("docs/reference"),
+        check_only: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 when the folder is out of date.")] = False,
+    ) -> None:
+        """Write a Markdown reference per server (tools, arguments, outputs, errors, examples) and llms.txt."""
+        from .docs import build_docs, plan_docs  # noqa: PLC0415
+        from .emit import diff_tree, write_tree  # noqa: PLC0415
+
+        files, diags = build_docs(specs)
+        _print_diags(diags, err)
+        if not files:
+            err.print("docs failed: nothing was written", style="red", markup=False)
+            raise typer.Exit(1)
+        if check_only:
+            diffs = diff_tree(files, output)
+            for d in diffs:
+                out.print(d, markup=False, end="")
+            if diffs:
+                err.print(f"{len(diffs)} doc file(s) out of date in {output}; run `mcp-codegen docs`", style="red", markup=False)
+                raise typer.Exit(1)
+            out.print(f"{output} is up to date ({len(files)} files)", markup=False)
+            return
+        stale, problems = plan_docs(files, output)
+        if problems:
+            _print_diags(problems, err)
+            raise typer.Exit(1)
+        output.mkdir(parents=True, exist_ok=True)
+        report = write_tree(files, output, stale)
+        out.print(f"docs -> {output}: {len(report.created)} created, {len(report.updated)} updated, "
+                  f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
