@@ -341,7 +341,12 @@ class HttpTransport(ClientTransport):
                 p.METHOD_NOT_FOUND,
             ):
                 self.session_id = None  # expired legacy session: the client must initialize again
-            await self._deliver({**answer, "id": rid})
+            if resp.status_code in (401, 403) and error.get("data") is None:
+                auth: dict[str, Any] = {"httpStatus": resp.status_code}
+                if resp.headers.get("www-authenticate"):
+                    auth["wwwAuthenticate"] = resp.headers["www-authenticate"]
+                error = {**error, "data": auth}
+            await self._deliver({**answer, "id": rid, "error": error})
             return
         data: dict[str, Any] = {"httpStatus": resp.status_code}
         challenge = resp.headers.get("www-authenticate")
