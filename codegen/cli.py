@@ -15,6 +15,7 @@ from . import __version__
 from . import pull as pull_mod
 from .api import Result, build, check, generate
 from .cli_sync import register as register_sync_commands
+from .cli_sync import run_watch
 from .config import resolve
 from .diagnostics import Level
 from .starter import starter_spec
@@ -59,9 +60,13 @@ def _progress(total_hint: int) -> object:
 
 
 @app.command("build")
-def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet")] = False) -> None:
+def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet")] = False,
+              watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
+              interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     paths, out = _config(specs, output)
+    if watch:
+        raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console))
     result, report = build(paths, out, None if quiet else _progress(0))  # type: ignore[arg-type]
     _print_diagnostics(result)
     if report is None:

@@ -109,3 +109,32 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         report = write_tree(files, output, stale)
         out.print(f"docs -> {output}: {len(report.created)} created, {len(report.updated)} updated, "
                   f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
+
+
+def run_watch(paths: list[Path], out_dir: Path, interval: float, quiet: bool, out: Console, err: Console) -> int:
+    """``build --watch``: print each rebuild until Ctrl-C; returns the exit status (0)."""
+    from .watch import BuildEvent, Watcher  # noqa: PLC0415
+
+    def show(event: BuildEvent) -> None:
+        _print_diags(event.result.diagnostics, err)
+        for spec in event.removed:
+            err.print(f"spec removed: {spec} (its generated package is left in place)", style="yellow", markup=False)
+        if not event.specs:
+            return
+        what = "built" if event.initial else "rebuilt"
+        if event.report is None:
+            err.print(f"{what} {', '.join(event.specs)}: FAILED, previous output kept", style="red", markup=False)
+            return
+        r = event.report
+        if not quiet:
+            for label, items in (("created", r.created), ("updated", r.updated), ("deleted", r.deleted)):
+                for item in items:
+                    out.print(f"  {label:8} {item}", markup=False)
+        out.print(f"{what} {', '.join(event.specs)} -> {out_dir}: {len(r.created)} created, {len(r.updated)} updated, "
+                  f"{len(r.deleted)} deleted, {len(r.unchanged)} unchanged", markup=False)
+
+    watcher = Watcher(paths, out_dir, show)
+    out.print(f"watching {', '.join(map(str, paths))} (every {interval:g}s; Ctrl-C stops)", markup=False)
+    watcher.run(interval)
+    out.print("stopped watching", markup=False)
+    return 0
