@@ -329,3 +329,25 @@ def test_markup_in_spec_text_is_not_interpreted(tmp_path: Path) -> None:
     new.write_text(SPEC_V1.replace("Weigh | things.", "'[bold red]x[/] [link=file:///etc]y[/link]'"))
     res = runner.invoke(app, ["diff", str(old), str(new)])
     assert res.exit_code == 0 and "[bold red]x[/]" in res.output
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "generated_examples"
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+def test_live_server_side_over_stdio(tmp_path: Path) -> None:
+    import sys  # noqa: PLC0415
+
+    live = f"stdio:{sys.executable} -m weather --stdio"
+    same = diff(str(SPECS / "weather.yaml"), live, cwd=EXAMPLES)
+    assert same.loaded, [d.render() for d in same.diagnostics]
+    assert same.changes == [] and same.ok  # the generated server serves exactly its spec
+    # a spec that drifted from what the server runs: the live server lacks the new required input
+    spec = (SPECS / "weather.yaml").read_text().replace("      required: [location]\n", "      required: [location, days]\n", 1)
+    (tmp_path / "weather.yaml").write_text(spec.replace("        unit: {$ref: \"#/$defs/Unit\"}\n      required: [location, days]",
+                                                        "        unit: {$ref: \"#/$defs/Unit\"}\n        days: {type: integer}\n      required: [location, days]"))
+    drift = diff(live, str(tmp_path / "weather.yaml"), cwd=EXAMPLES)
+    assert drift.loaded, [d.render() for d in drift.diagnostics]
+    assert {(c.tool, c.kind) for c in drift.changes} == {("get_weather", "input-required-added")}
+    bad = diff(str(SPECS / "weather.yaml"), "stdio:", cwd=EXAMPLES)
+    assert not bad.loaded and bad.diagnostics[0].code == "E070"

@@ -165,22 +165,30 @@ class _Differ:
             self.add(name, "annotation-changed", "/annotations", "annotations changed", dict(a), dict(b))
 
     def _declared(self, old: ToolView, new: ToolView, name: str) -> None:
-        for code in sorted(set(old.errors) | set(new.errors)):
-            if code not in new.errors:
-                self.add(name, "error-removed", f"/errors/{code}", f"declared error {code!r} removed", old.errors[code], None)
-            elif code not in old.errors:
-                self.add(name, "error-added", f"/errors/{code}", f"declared error {code!r} added", None, new.errors[code])
-            elif old.errors[code] and new.errors[code] and old.errors[code] != new.errors[code]:
-                self.add(name, "python-class-renamed", f"/errors/{code}", f"error class {old.errors[code]} -> {new.errors[code]}",
-                         old.errors[code], new.errors[code])
-        for key in sorted(set(old.inputs) | set(new.inputs)):
+        if old.errors is not None and new.errors is not None:
+            self._errors(old.errors, new.errors, name)
+        if old.inputs is not None and new.inputs is not None:
+            self._inputs(old.inputs, new.inputs, name)
+
+    def _errors(self, old: Mapping[str, str], new: Mapping[str, str], name: str) -> None:
+        for code in sorted(set(old) | set(new)):
+            if code not in new:
+                self.add(name, "error-removed", f"/errors/{code}", f"declared error {code!r} removed", old[code], None)
+            elif code not in old:
+                self.add(name, "error-added", f"/errors/{code}", f"declared error {code!r} added", None, new[code])
+            elif old[code] and new[code] and old[code] != new[code]:
+                self.add(name, "python-class-renamed", f"/errors/{code}", f"error class {old[code]} -> {new[code]}",
+                         old[code], new[code])
+
+    def _inputs(self, old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, Any]], name: str) -> None:
+        for key in sorted(set(old) | set(new)):
             at = f"/inputs/{key}"
-            if key not in new.inputs:
+            if key not in new:
                 self.add(name, "client-input-removed", at, f"client input {key!r} removed")
-            elif key not in old.inputs:
-                self.add(name, "client-input-added", at, f"tool now asks the client for {key!r} ({new.inputs[key].get('method')})")
+            elif key not in old:
+                self.add(name, "client-input-added", at, f"tool now asks the client for {key!r} ({new[key].get('method')})")
             else:
-                self._client_input(old.inputs[key], new.inputs[key], name, at)
+                self._client_input(old[key], new[key], name, at)
 
     def _client_input(self, a: Mapping[str, Any], b: Mapping[str, Any], name: str, at: str) -> None:
         pa, pb = dict(a.get("params") or {}), dict(b.get("params") or {})

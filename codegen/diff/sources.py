@@ -6,15 +6,17 @@ A side is written as:
 * ``git:REV:PATH``: the same path at a git revision (``git:main:specs``,
   ``git:HEAD~1:specs/weather.yaml``), read with ``git ls-tree``/``git cat-file`` into a
   temporary folder (nothing is checked out; the work tree is untouched);
-* ``PREFIX:...`` for any prefix registered with :func:`register_side_loader` (the hook for
-  live servers: ``mcp-codegen pull`` can register ``stdio:``/``http:`` loaders returning
-  :func:`~codegen.diff.views.view_from_wire` views).
+* ``stdio:COMMAND`` (``"stdio:python -m weather --stdio"``) or an ``http://``/``https://``
+  URL: a live server, read with :mod:`codegen.pull` (every ``tools/list`` page) and compared
+  on the wire (:func:`~codegen.diff.views.view_from_wire`; Python names are unknown there);
+* ``PREFIX:...`` for any other prefix registered with :func:`register_side_loader`.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
-from .views import ServerView, view_from_ir
+from .views import ServerView, view_from_ir, view_from_wire
 
 #: Files copied out of a git revision (spec files and the schema files they reference).
 SPEC_FILE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -151,6 +153,30 @@ def load_git(rev: str, path: str, cwd: Path) -> Side:
             return f"{_relative(p, root)}@{rev}"
 
         return load_paths([local], cwd, source_of, display_of, label)
+
+
+LIVE_TIMEOUT = 30.0
+
+
+def load_live(prefix: str, rest: str, cwd: Path) -> Side:
+    """A live server side: ``stdio:COMMAND`` (spawned in ``cwd``) or an HTTP(S) URL."""
+    from .. import pull  # noqa: PLC0415 (imports the client runtime; only for live sides)
+
+    label = f"{prefix}:{rest}"
+    try:
+        if prefix == "stdio":
+            client = pull.stdio_client(shlex.split(rest), cwd=cwd, timeout=LIVE_TIMEOUT)
+        else:
+            client = pull.http_client(label, timeout=LIVE_TIMEOUT)
+        snap = pull.fetch(client, LIVE_TIMEOUT * 2)
+    except (ValueError, pull.PullError) as exc:
+        return Side(label, diagnostics=[Diagnostic(label, 0, 0, "E070", f"cannot read the server's tools: {exc}",
+                                                   hint="check the command or URL")])
+    return Side(label, [view_from_wire(snap.server_info, snap.tools, label, snap.instructions)])
+
+
+for _prefix in ("stdio", "http", "https"):
+    register_side_loader(_prefix, lambda rest, cwd, _p=_prefix: load_live(_p, rest, cwd))
 
 
 def load_side(spec: str, cwd: Path | None = None) -> Side:

@@ -26,8 +26,9 @@ class ToolView:
         python: role -> Python name (``method``, ``input_class``, ``output_class`` ...); empty
             when unknown.
         kwargs: keyword arguments of the typed client method; None when unknown.
-        errors: declared error code -> exception class name ("" when unknown).
-        inputs: declared client input key -> ``{"method": ..., "params": ...}``.
+        errors: declared error code -> exception class name; None when unknown (live servers
+            do not list the errors a spec declares).
+        inputs: declared client input key -> ``{"method": ..., "params": ...}``; None when unknown.
         pointer: JSON pointer of the tool in its spec file ("" when not from a file).
     """
 
@@ -35,8 +36,8 @@ class ToolView:
     wire: Mapping[str, Any]
     python: Mapping[str, str] = field(default_factory=dict)
     kwargs: tuple[str, ...] | None = None
-    errors: Mapping[str, str] = field(default_factory=dict)
-    inputs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    errors: Mapping[str, str] | None = None
+    inputs: Mapping[str, Mapping[str, Any]] | None = None
     pointer: str = ""
 
 
