@@ -32,6 +32,7 @@ from everything._runtime.content import (
     ToolResult,
 )
 from everything._runtime.context import Context, InputUnavailableError
+from everything._runtime.http_server import close_sse_stream
 from everything.errors import IntentionalError
 from everything.models import (
     JsonSchema202012ToolInput,
@@ -174,6 +175,12 @@ def _sampled_text(result: dict[str, Any]) -> str:
     return " ".join(t for t in texts if t) or json.dumps(content)
 
 
+def _roots_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The root objects of a ``roots/list`` result."""
+    roots = result.get("roots")
+    return [r for r in roots if isinstance(r, dict)] if isinstance(roots, list) else []
+
+
 async def _unless_unavailable(ask: Callable[[], Awaitable[T]]) -> T | None:
     """Ask for client input, or None when the client lacks the capability."""
     try:
@@ -292,8 +299,7 @@ class EverythingService(EverythingServerBase):
         self, args: TestInputRequiredResultListRootsInput, ctx: Context
     ) -> ToolResult:
         answer = await TestInputRequiredResultListRootsInputs(ctx).client_roots()
-        roots = answer.get("roots") if isinstance(answer.get("roots"), list) else []
-        uris = [r.get("uri") for r in roots if isinstance(r, dict)]
+        uris = [r.get("uri") for r in _roots_of(answer)]
         return _text(f"Client roots: {', '.join(str(u) for u in uris) or '(none)'}")
 
     async def test_input_required_result_request_state(
@@ -311,8 +317,7 @@ class EverythingService(EverythingServerBase):
         # Asked together, so a 2026 client gets all three requests in one round.
         name, greeting, roots = await asyncio.gather(inputs.user_name(), inputs.greeting(), inputs.client_roots())
         who = name.content.name if name.content is not None else "(declined)"
-        root_list = roots.get("roots") if isinstance(roots.get("roots"), list) else []
-        return _text(f"name={who}; greeting={_sampled_text(greeting)}; roots={len(root_list)}")
+        return _text(f"name={who}; greeting={_sampled_text(greeting)}; roots={len(_roots_of(roots))}")
 
     async def test_input_required_result_multi_round(
         self, args: TestInputRequiredResultMultiRoundInput, ctx: Context
@@ -354,12 +359,11 @@ class EverythingService(EverythingServerBase):
 
     # ------------------------------------------------------------ transport hooks
     async def test_reconnection(self, args: TestReconnectionInput, ctx: Context) -> ToolResult:
-        close_stream = getattr(ctx, "close_sse_stream", None)
-        if callable(close_stream):
-            # Streamable HTTP (2025-11-25): end this request's SSE stream now; the client
-            # resumes with GET + Last-Event-ID and receives the result there.
-            await close_stream(retry_ms=100)
-        await asyncio.sleep(0.2)
+        # Legacy Streamable HTTP with SSE: end this request's stream now (SEP-1699); the
+        # client reconnects with GET + Last-Event-ID after the retry interval and gets the
+        # result there.  Elsewhere (stdio, 2026, JSON answers) this is a no-op.
+        if close_sse_stream():
+            await asyncio.sleep(0.2)
         return _text("Reconnection test completed successfully")
 
     def test_trigger_tool_change(self, args: TestTriggerToolChangeInput, ctx: Context) -> ToolResult:

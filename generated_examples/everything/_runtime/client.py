@@ -7,7 +7,8 @@ The generated ``client.py`` subclasses both and adds one typed method per tool, 
 
 Connecting
     ``Client.stdio(command, args, env=..., cwd=..., stderr="passthrough"|"capture"|"discard")``
-    spawns the server; ``Client.in_process(server)`` serves a server object in the same
+    spawns the server; ``Client.http(url, bearer_token=..., headers=...)`` speaks
+    Streamable HTTP (``client_http``); ``Client.in_process(server)`` serves a server object in the same
     event loop; ``Client(transport)`` takes any :class:`~.client_transports.ClientTransport`
     (HTTP plugs in there).  Use ``async with``; :meth:`ClientBase.aclose` shuts down
     cleanly (stdio: close stdin, wait, SIGTERM, SIGKILL).
@@ -316,6 +317,38 @@ class ClientBase:
         ``InProcessTransport`` accepts); ``principal`` is the identity it sees.
         """
         return cls(InProcessTransport(server, principal=principal), **options)
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        http_timeout: float = 30.0,
+        listen: bool = False,
+        http_client: Any = None,
+        **options: Any,
+    ) -> Self:
+        """Connect to a Streamable HTTP endpoint (needs ``httpx``; see :mod:`.client_http`).
+
+        ``headers`` go with every request, ``bearer_token`` as ``Authorization``;
+        ``http_timeout`` bounds connecting and writing; ``listen`` keeps the legacy GET
+        stream open (list_changed); ``http_client`` is an ``httpx.AsyncClient`` to reuse.
+        ``options`` are the constructor's keyword arguments.
+        """
+        from .client_http import HttpTransport
+
+        transport = HttpTransport(
+            url,
+            headers=headers,
+            bearer_token=bearer_token,
+            timeout=http_timeout,
+            tools=[td.wire for td in cls.tool_defs],
+            listen=listen or options.get("on_tools_changed") is not None or bool(options.get("watch_tools")),
+            client=http_client,
+        )
+        return cls(transport, **options)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -1139,6 +1172,11 @@ class SyncClientBase(Generic[_C]):
     def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
         """Blocking twin of ``ClientBase.in_process`` (the server runs on the private loop)."""
         return cls(cast(Any, cls.client_class.in_process(server, principal=principal, **options)))
+
+    @classmethod
+    def http(cls, url: str, **options: Any) -> Self:
+        """Blocking twin of ``ClientBase.http`` (same keyword arguments)."""
+        return cls(cast(Any, cls.client_class.http(url, **options)))
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)

@@ -77,8 +77,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
 
-#: Versions listed in ``-32022`` errors, newest first (legacy ones need ``initialize``).
+#: Every version served, newest first (legacy ones need ``initialize``; named in the
+#: ``-32022`` message).
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
+#: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
+#: same list ``server/discover`` advertises (a client must be able to pick one of them).
+MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
 _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
 _STRICT_ARG_ERRORS = frozenset({p.V2025_03_26, p.V2025_06_18})
 
@@ -297,7 +301,7 @@ class ServerBase:
         if not isinstance(version, str) or version not in p.MODERN_VERSIONS:
             raise UnsupportedProtocolVersionError(
                 f"Unsupported protocol version {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}",
-                data={"supported": list(SUPPORTED_VERSIONS), "requested": version},
+                data={"supported": list(MODERN_SUPPORTED), "requested": version},
             )
         caps = meta.get(p.META_CLIENT_CAPABILITIES)
         if not isinstance(caps, dict):
@@ -339,7 +343,7 @@ class ServerBase:
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {
-            "supportedVersions": list(p.MODERN_VERSIONS),
+            "supportedVersions": list(MODERN_SUPPORTED),
             "capabilities": {"tools": {"listChanged": True}, "logging": {}},
             "ttlMs": self.settings.list_ttl_ms,
             "cacheScope": self.settings.cache_scope,
