@@ -18,6 +18,7 @@ from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
 from .diagnostics import Level
+from .lockfile import version_drift
 from .starter import starter_spec
 
 app = typer.Typer(
@@ -93,6 +94,8 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None) -> None:
         for d in diffs:
             out_console.print(d, markup=False, end="")
         err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
+        for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
+            err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
         raise typer.Exit(1)
     out_console.print(f"{out} is up to date ({len(result.files)} files from {len(result.specs)} spec(s))", markup=False)
 
