@@ -351,3 +351,21 @@ def test_live_server_side_over_stdio(tmp_path: Path) -> None:
     assert {(c.tool, c.kind) for c in drift.changes} == {("get_weather", "input-required-added")}
     bad = diff(str(SPECS / "weather.yaml"), "stdio:", cwd=EXAMPLES)
     assert not bad.loaded and bad.diagnostics[0].code == "E070"
+
+
+def test_workflow_doc_lists_every_kind_and_hooks_name_real_commands() -> None:
+    import yaml  # noqa: PLC0415
+
+    repo = Path(__file__).resolve().parent.parent
+    doc = (repo / "docs" / "sync-workflow.md").read_text()
+    for kind, (severity, _) in KINDS.items():
+        assert f"| `{kind}` | {severity.value} |" in doc, kind
+    hooks = yaml.safe_load((repo / ".pre-commit-hooks.yaml").read_text())
+    assert {h["id"] for h in hooks} == {"mcp-codegen-check", "mcp-codegen-build", "mcp-codegen-diff", "mcp-codegen-docs"}
+    for hook in hooks:
+        words = hook["entry"].split()
+        assert words[0] == "mcp-codegen" and hook["pass_filenames"] is False
+        res = runner.invoke(app, [*words[1:], "--help"])
+        assert res.exit_code == 0, hook["id"]
+        for opt in [w for w in words[2:] + hook.get("args", []) if w.startswith("--")]:
+            assert opt in res.output, (hook["id"], opt)
