@@ -157,8 +157,8 @@ class _SchemaFixer:
         if isinstance(ref, str) and ref.startswith("#/"):
             ok, target = resolve_pointer(schema, ref[1:])
             if ok and isinstance(target, dict) and object_root(target) != "bad":
-                merged = {k: v for k, v in schema.items() if k != "$ref"}
-                merged.update({k: copy.deepcopy(v) for k, v in target.items() if k not in merged})
+                merged = {k: copy.deepcopy(v) for k, v in target.items() if k not in schema}
+                merged.update((k, v) for k, v in schema.items() if k != "$ref")  # $defs, $schema, description
                 merged.setdefault("type", "object")
                 self.note("", f"root $ref {ref!r} inlined so the root is an object schema", "W104")
                 return merged

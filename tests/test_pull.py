@@ -1,0 +1,144 @@
+"""``mcp-codegen pull`` against live servers: two real npm servers and our own weather server.
+
+Each: pull (CLI) -> build (API, into tmp) -> import the generated package -> typed calls over
+stdio through the generated client.  The npm servers are installed (cached, pinned) by
+``scripts/npm-servers`` into ``.tools/npm``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from codegen import build
+from pull_support import EXAMPLES, REPO, cli, imported, npm_servers
+
+
+def run(coro: Any, timeout: float = 30.0) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+@pytest.fixture(scope="module")
+def servers() -> dict[str, list[str]]:
+    return npm_servers()
+
+
+def pull_and_build(tmp: Path, argv: list[str], name: str, *extra: str, cwd: Path = REPO) -> tuple[Path, dict[str, Any], str]:
+    """Pull with the CLI, build with the API; (output root, spec data, pull stderr)."""
+    spec = tmp / "specs" / f"{name}.yaml"
+    proc = cli("pull", "--stdio", shlex.join(argv), "-o", str(spec), "--name", name, *extra, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {spec}" in proc.stdout
+    out = tmp / "out"
+    result, report = build([spec], out)
+    assert report is not None, "\n".join(d.render() for d in result.diagnostics)
+    return out, yaml.safe_load(spec.read_text("utf-8")), proc.stderr
+
+
+def test_everything_server(tmp_path: Path, servers: dict[str, list[str]]) -> None:
+    out, spec, _ = pull_and_build(tmp_path, servers["everything"], "npm_everything")
+    assert spec["server"]["name"] == "npm_everything"
+    assert spec["server"]["title"] == "Everything Reference Server" and spec["server"]["instructions"]
+    names = [t["name"] for t in spec["tools"]]
+    assert names == sorted(names) and {"echo", "get-sum", "get-structured-content"} <= set(names)
+
+    with imported(out, "npm_everything") as mods:
+        client_cls = mods["client"].NpmEverythingClient
+        sig = inspect.signature(client_cls.get_sum)
+        assert list(sig.parameters) == ["self", "a", "b"] and sig.parameters["a"].annotation == "float"
+
+        async def main() -> None:
+            async with client_cls.stdio(servers["everything"][0], servers["everything"][1:], stderr="capture") as c:
+                echoed = await c.echo(message="hello pull")
+                assert echoed.text() == "Echo: hello pull"
+                total = await c.get_sum(a=2, b=3.5)
+                assert "5.5" in total.text()
+                weather = await c.get_structured_content(location="Chicago")
+                assert isinstance(weather, mods["models"].GetStructuredContentOutput)
+                assert isinstance(weather.temperature, float) and isinstance(weather.conditions, str)
+                report = await c.check_compat()  # the pulled spec is the server's wire truth
+                assert report.compatible and not report.changed and not report.added, report
+
+        run(main())
+
+
+def test_filesystem_server(tmp_path: Path, servers: dict[str, list[str]]) -> None:
+    root = (tmp_path / "root").resolve()
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("first line\nsecond line\n", encoding="utf-8")
+    argv = [*servers["filesystem"], str(root)]
+    out, spec, _ = pull_and_build(tmp_path, argv, "npm_filesystem")
+    assert {"list_directory", "read_text_file", "write_file"} <= {t["name"] for t in spec["tools"]}
+
+    with imported(out, "npm_filesystem") as mods:
+        models = mods["models"]
+
+        async def main() -> None:
+            async with mods["client"].NpmFilesystemClient.stdio(argv[0], argv[1:], stderr="capture") as c:
+                listing = await c.list_directory(path=str(root))
+                assert isinstance(listing, models.ListDirectoryOutput)
+                assert sorted(listing.content.splitlines()) == ["[DIR] sub", "[FILE] a.txt"]
+                text = await c.read_text_file(path=str(root / "a.txt"), head=1)
+                assert isinstance(text, models.ReadTextFileOutput) and text.content == "first line"
+                await c.write_file(path=str(root / "sub" / "b.txt"), content="written by a typed client")
+                assert (root / "sub" / "b.txt").read_text("utf-8") == "written by a typed client"
+                allowed = await c.list_allowed_directories()
+                assert str(root) in allowed.content
+
+        run(main())
+
+
+def _tool_table(out: Path, package: str) -> tuple[dict[str, tuple[str, dict[str, Any]]], Any]:
+    with imported(out, package) as mods:
+        tools = {t.name: (t.fingerprint, dict(t.wire)) for t in mods["tools"].TOOLS}
+        return tools, mods["tools"].SERVER_INFO
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_weather_round_trip(tmp_path: Path, era: str) -> None:
+    """Pulling our own generated server gives a spec equivalent to specs/weather.yaml."""
+    argv = [sys.executable, "-m", "weather", "--stdio"]
+    out, spec, stderr = pull_and_build(tmp_path, argv, "pulled_weather", "--era", era, cwd=EXAMPLES)
+    assert "warning" not in stderr  # nothing loosened: our own output is clean
+    assert list(spec["$defs"]) == ["Unit"]  # shared again, as in the original spec
+
+    source = yaml.safe_load((REPO / "specs" / "weather.yaml").read_text("utf-8"))
+    source["server"]["package"] = "original_weather"  # `weather` itself is imported by other tests
+    (tmp_path / "original.yaml").write_text(yaml.safe_dump(source), encoding="utf-8")
+    assert build([tmp_path / "original.yaml"], tmp_path / "original")[1] is not None
+    pulled_tools, pulled_info = _tool_table(out, "pulled_weather")
+    original_tools, original_info = _tool_table(tmp_path / "original", "original_weather")
+    assert pulled_tools == original_tools  # same wire Tool objects, same fingerprints
+    for key in ("version", "title", "description", "instructions"):
+        assert getattr(pulled_info, key) == getattr(original_info, key)
+
+
+def test_pull_cli_contract(tmp_path: Path) -> None:
+    """Never overwrite without --force; '-' prints; exactly one transport; a dead server is E070."""
+    server = shlex.join([sys.executable, "-m", "weather", "--stdio"])
+    target = tmp_path / "weather.yaml"
+    target.write_text("hand-written\n", encoding="utf-8")
+    refused = cli("pull", "--stdio", server, "-o", str(target), cwd=EXAMPLES)
+    assert refused.returncode == 1 and "E071" in refused.stderr
+    assert target.read_text("utf-8") == "hand-written\n"
+
+    forced = cli("pull", "--stdio", server, "-o", str(target), "--force", "--no-check", cwd=EXAMPLES)
+    assert forced.returncode == 0, forced.stderr
+    assert yaml.safe_load(target.read_text("utf-8"))["server"]["name"] == "weather"
+
+    printed = cli("pull", "--stdio", server, "-o", "-", "--no-check", cwd=EXAMPLES)
+    assert printed.returncode == 0 and printed.stdout == target.read_text("utf-8")
+
+    assert cli("pull", "-o", "-").returncode == 2
+    assert cli("pull", "--stdio", server, "--http", "http://127.0.0.1:1/mcp", "-o", "-").returncode == 2
+    dead = cli("pull", "--stdio", shlex.join([sys.executable, "-c", "import sys; sys.stderr.write('boom')"]),
+               "-o", str(tmp_path / "dead.yaml"), "--timeout", "5")
+    assert dead.returncode == 1 and "E070" in dead.stderr and "boom" in dead.stderr
+    assert not (tmp_path / "dead.yaml").exists()
