@@ -75,13 +75,9 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
 
 def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str] | None = None,
                 timeout: float = 30.0) -> ClientBase:
-    """An untyped client of a Streamable HTTP endpoint (needs ``ClientBase.http`` and httpx)."""
-    connect = getattr(ClientBase, "http", None)
-    if connect is None:
-        raise PullError("this mcp-codegen has no HTTP client transport yet; use --stdio")
-    client: ClientBase = connect(url, headers=headers, era=None if era == "auto" else era, timeout=timeout,
-                                 max_timeout=max(timeout, 1.0), audit=None)
-    return client
+    """An untyped client of a Streamable HTTP endpoint (needs ``httpx``)."""
+    return ClientBase.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
+                           timeout=timeout, max_timeout=max(timeout, 1.0), audit=None)
 
 
 async def read_server(client: ClientBase) -> ServerSnapshot:

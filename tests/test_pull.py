@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import shlex
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +145,35 @@ def test_pull_cli_contract(tmp_path: Path) -> None:
                "-o", str(tmp_path / "dead.yaml"), "--timeout", "5")
     assert dead.returncode == 1 and "E070" in dead.stderr and "boom" in dead.stderr
     assert not (tmp_path / "dead.yaml").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_pull_over_http_matches_stdio(tmp_path: Path) -> None:
+    """--http (paged tools/list: one tool per page) gives the same spec as --stdio."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port), "--page-size", "1"],
+                              cwd=EXAMPLES, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "HTTP server did not start"
+                time.sleep(0.1)
+        for era in ("auto", "legacy"):
+            over_http = cli("pull", "--http", f"http://127.0.0.1:{port}/mcp", "-o", "-", "--no-check", "--era", era)
+            assert over_http.returncode == 0, over_http.stderr
+            over_stdio = cli("pull", "--stdio", shlex.join([sys.executable, "-m", "weather", "--stdio"]), "-o", "-",
+                             "--no-check", "--era", era, cwd=EXAMPLES)
+            assert over_stdio.returncode == 0, over_stdio.stderr
+            assert over_http.stdout == over_stdio.stdout and over_http.stdout.count("- name: ") == 2
+    finally:
+        server.terminate()
+        server.wait(10)
