@@ -21,6 +21,7 @@ CODES: dict[str, str] = {
     "E001": "spec file cannot be read",
     "E002": "YAML/JSON syntax error",
     "E003": "duplicate key in a mapping",
+    "E004": "string is not valid Unicode (lone surrogate)",
     "E010": "spec does not match the spec format",
     "E011": "unknown key",
     "E012": "unsupported spec format version",

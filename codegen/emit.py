@@ -14,6 +14,7 @@ import difflib
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +84,16 @@ def _safe_target(out: Path, rel: str) -> Path | None:
     return target if target.is_relative_to(out.resolve()) and not Path(rel).is_absolute() else None
 
 
+def _through_symlink(out: Path, rel: str) -> bool:
+    """True when the file or any folder between ``out`` and it is a symlink."""
+    probe = out
+    for part in Path(rel).parts:
+        probe = probe / part
+        if probe.is_symlink():
+            return True
+    return False
+
+
 def plan_writes(files: list[GeneratedFile], out: Path, spec_display: str) -> tuple[list[str], list[Diagnostic]]:
     """Check every target path; return stale owned files to delete, or diagnostics."""
     diags: list[Diagnostic] = []
@@ -101,7 +112,7 @@ def plan_writes(files: list[GeneratedFile], out: Path, spec_display: str) -> tup
             if text != f.content and HEADER_MARK not in text[:300]:
                 diags.append(Diagnostic(str(target), 1, 1, "E041", f"{f.path} exists and was not written by mcp-codegen",
                                         hint="move the hand-written file away or pick another package name (server.package)"))
-        if target.is_symlink():
+        if _through_symlink(out, f.path):
             diags.append(Diagnostic(spec_display, 0, 0, "E040", f"output path {f.path!r} is a symlink; refusing to write through it"))
     stale = sorted(owned - {f.path for f in files})
     return stale, diags
@@ -128,14 +139,52 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
         raise
     # manifests last, so an interrupted build never claims files it did not write
     staged.sort(key=lambda pair: pair[1].name == MANIFEST)
-    for tmp, target in staged:
-        os.replace(tmp, target)
+    _replace_all(staged)
     for rel in stale:
         path = out / rel
         if path.is_file() and not path.is_symlink():
             path.unlink()
             report.deleted.append(rel)
     return report
+
+
+def _replace_all(staged: list[tuple[Path, Path]]) -> None:
+    """Move staged files into place, all or nothing.
+
+    Each existing target is first hard-linked (or copied) to a backup; if anything fails or
+    interrupts the loop (an error, ``KeyboardInterrupt``), the targets already replaced are
+    restored from their backups (or removed, if they are new) before the exception goes on,
+    so the previous output is left exactly as it was.
+    """
+    backups: list[tuple[Path, Path | None]] = []
+    done: list[tuple[Path, Path | None]] = []
+    try:
+        for _, target in staged:
+            backup = None
+            if target.exists():
+                backup = target.with_name(f".{target.name}.mcp-codegen-bak")
+                backup.unlink(missing_ok=True)
+                try:
+                    os.link(target, backup)
+                except OSError:
+                    shutil.copy2(target, backup)
+            backups.append((target, backup))
+        for (tmp, target), entry in zip(staged, backups, strict=True):
+            os.replace(tmp, target)
+            done.append(entry)
+    except BaseException:
+        for target, backup in reversed(done):
+            if backup is not None:
+                os.replace(backup, target)
+            else:
+                target.unlink(missing_ok=True)
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        for _, backup in backups:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
 
 
 def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:

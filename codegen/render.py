@@ -65,15 +65,27 @@ def pyrepr(value: Any) -> str:
 def docstring(text: str) -> str:
     """Text safe inside a triple-double-quoted docstring."""
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\x00", "\\x00")
-    text = "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
-    if text.endswith('"'):
-        text += " "
-    return text.strip() or "(no description)"
+    text = "".join(c if c in "\n\t" or c.isprintable() else _escape_char(c) for c in text)
+    return _close_safely(text.strip()) or "(no description)"
+
+
+def _escape_char(c: str) -> str:
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _close_safely(text: str) -> str:
+    """A final ``"`` would merge with the closing triple quote: escape it."""
+    if not text.endswith('"'):
+        return text
+    body = text[:-1]
+    escaped = (len(body) - len(body.rstrip("\\"))) % 2 == 1
+    return text if escaped else body + '\\"'
 
 
 def docline(text: str) -> str:
     """A single docstring line (newlines folded)."""
-    return " ".join(docstring(str(text)).split())
+    return _close_safely(" ".join(docstring(str(text)).split()))
 
 
 def comment(text: str) -> str:

@@ -16,6 +16,12 @@ import yaml
 
 from ..diagnostics import Diagnostic
 
+#: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
+#: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.
+MAX_DOCUMENT_DEPTH = 256
+_OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
+_CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+
 
 def escape_pointer_token(token: str | int) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
@@ -106,26 +112,80 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
                                  hint="check the path and that the file is UTF-8 text")]
+    deep = _too_deep(text)
+    too_deep = [Diagnostic(shown, *(deep or (1, 1)), "E028", f"nested more than {MAX_DOCUMENT_DEPTH} levels deep",
+                           hint="flatten the schema with $defs and $ref")]
+    if deep is not None:
+        return None, too_deep
     if path.suffix == ".json":
         try:
-            json.loads(text)
+            json_data = json.loads(text)
         except json.JSONDecodeError as exc:
             return None, [Diagnostic(shown, exc.lineno, exc.colno, "E002", f"invalid JSON: {exc.msg}",
                                      hint="fix the JSON syntax at this position")]
+        except RecursionError:
+            return None, too_deep
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+    except yaml.YAMLError as exc:
+        if path.suffix == ".json":
+            # valid JSON that YAML cannot read (raw control characters): usable, without positions
+            doc = SourceDoc(path=path, display=shown, data=json_data)
+            return doc, _unicode_problems(doc)
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        problem = exc.problem or exc.context or "syntax error"
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "syntax error"
         return None, [Diagnostic(shown, line, col, "E002", f"invalid YAML: {problem}",
                                  hint="fix the YAML syntax at this position (indentation, quotes, colons)")]
-    except yaml.YAMLError as exc:
-        return None, [Diagnostic(shown, 0, 0, "E002", f"invalid YAML: {exc}")]
     doc = SourceDoc(path=path, display=shown, data=None)
     if node is None:
         return None, [Diagnostic(shown, 1, 1, "E010", "spec file is empty",
                                  hint="start from `mcp-codegen init NAME`")]
     builder = _Builder(doc)
     doc.data = builder.build(node, "")
-    return doc, builder.diagnostics
+    if path.suffix == ".json":
+        doc.data = json_data  # YAML reads some JSON differently (1e5, "\\ud83d\\ude00")
+    return doc, builder.diagnostics + _unicode_problems(doc)
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """(line, col) where nesting first exceeds ``MAX_DOCUMENT_DEPTH`` (the scanner does not recurse)."""
+    depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, _OPEN):
+                depth += 1
+                if depth > MAX_DOCUMENT_DEPTH:
+                    return token.start_mark.line + 1, token.start_mark.column + 1
+            elif isinstance(token, _CLOSE):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the parser reports it with its position
+    return None
+
+
+def _fix_surrogates(text: str) -> str:
+    """Join UTF-16 surrogate pairs (YAML ``\\ud83d\\ude00`` escapes); lone ones stay."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def _unicode_problems(doc: SourceDoc) -> list[Diagnostic]:
+    """Repair escaped surrogate pairs in place; report strings that are still not Unicode."""
+    out: list[Diagnostic] = []
+
+    def fix(value: Any, pointer: str) -> Any:
+        if isinstance(value, str):
+            if any("\ud800" <= c <= "\udfff" for c in value):
+                value = _fix_surrogates(value)
+                if any("\ud800" <= c <= "\udfff" for c in value):
+                    out.append(doc.diag("E004", "string contains a lone UTF-16 surrogate (not valid Unicode)", pointer,
+                                        hint="write the character itself, or a complete \\uD8xx\\uDCxx pair"))
+            return value
+        if isinstance(value, list):
+            return [fix(v, join_pointer(pointer, i)) for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {fix(k, join_pointer(pointer, k)): fix(v, join_pointer(pointer, k)) for k, v in value.items()}
+        return value
+
+    doc.data = fix(doc.data, "")
+    return out

@@ -203,11 +203,11 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     spec = parse_spec(doc)
     seen: dict[str, str] = {}
     for tool in spec.tools:
-        if not USABLE_TOOL_NAME.match(tool.name):
+        if not USABLE_TOOL_NAME.fullmatch(tool.name):
             diags.append(doc.diag("E020", f"tool name {tool.name!r} is not allowed",
                                   join_pointer(tool.pointer, "name"),
                                   hint="use 1-64 characters from A-Z a-z 0-9 _ - ."))
-        elif not TOOL_NAME.match(tool.name):
+        elif not TOOL_NAME.fullmatch(tool.name):
             diags.append(doc.diag("W103", f"tool name {tool.name!r} is outside the recommended 1-64 characters "
                                   "A-Z a-z 0-9 _ - .", join_pointer(tool.pointer, "name"),
                                   hint="some clients may refuse it; the Python name is derived safely",
