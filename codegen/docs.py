@@ -2,7 +2,7 @@
 
 The pages are built from the same IR as the code (bundled wire schemas), so they describe
 exactly what ``tools/list`` serves.  :func:`tool_page_data` turns schemas into plain rows;
-the templates ``templates/docs/*.jinja`` lay them out.  Spec text reaches Markdown only
+the templates ``templates/docs_*.jinja`` lay them out.  Spec text reaches Markdown only
 through the filters here: :func:`md_cell` (table cells: pipes, newlines, HTML),
 :func:`md_text` (prose: HTML neutralised, Markdown kept) and :func:`md_code` (code spans).
 """
@@ -302,11 +302,11 @@ def render_docs(projects: Sequence[ProjectIR]) -> list[GeneratedFile]:
         tools = [tool_page_data(t, types, seen) for t in ir.tools]
         page = f"{ir.server.package}.md"
         ctx = {"server": ir.server, "tools": tools, "types": [types[k] for k in sorted(types)], "page": page}
-        text = env.get_template("docs/server.md.jinja").render(ctx)
+        text = env.get_template("docs_server.md.jinja").render(ctx)
         files.append(GeneratedFile(page, HEADER.format(spec=ir.server.spec_display.replace("--", "- -")) + text))
         servers.append(ctx)
     if servers:
-        llms = env.get_template("docs/llms.txt.jinja").render(servers=servers)
+        llms = env.get_template("docs_llms.txt.jinja").render(servers=servers)
         files.append(GeneratedFile(LLMS_TXT, llms))
     owned = sorted(f.path for f in files)
     files.append(GeneratedFile(DOCS_MANIFEST, json.dumps({"generator": "mcp-codegen", "files": owned}, indent=2) + "\n"))

@@ -3,8 +3,10 @@
 The watcher polls the modification time and size of every ``.yaml``/``.yml``/``.json`` file
 under the watched paths.  When something changed (and stayed unchanged for one more poll, so
 half-written files are not built), only the affected specs are rebuilt: a spec is affected
-when it or one of the files it ``$ref`` s changed.  Each rebuild is the ordinary atomic
-:func:`codegen.api.build` of that one spec, so a failed build leaves the previous output.
+when it or one of the files it ``$ref`` s changed, or when its last build failed.  Each
+rebuild is the ordinary atomic :func:`codegen.api.build` of that one spec, so a failed build
+leaves the previous output and does not hold back the other specs.  (The initial build is
+one :func:`~codegen.api.build` of everything, with the cross-spec package-name check.)
 
 Ctrl-C (SIGINT) or SIGTERM stops the loop between builds, never in the middle of one.
 """
@@ -66,6 +68,7 @@ class Watcher:
         self.on_event = on_event
         self.stamps: dict[Path, Stamp] = {}
         self.deps: dict[Path, frozenset[Path]] = {}  # spec -> files it reads (itself included)
+        self.failed: set[Path] = set()  # specs whose last build failed
         self.stop = threading.Event()
 
     def _specs(self) -> dict[Path, str]:
@@ -83,23 +86,28 @@ class Watcher:
         specs = self._specs()
         result, report = build(self.paths, self.out)
         self._record_deps(specs)
+        self.failed = set(specs) if report is None else set()
         event = BuildEvent(sorted(specs.values()), result, report, initial=True)
         self.on_event(event)
         return event
 
     def affected(self, changed: set[Path], specs: dict[Path, str]) -> list[Path]:
-        """Specs to rebuild: new specs, and specs whose own file or a dependency changed."""
-        return sorted(s for s in specs if s not in self.deps or self.deps[s] & changed)
+        """Specs to rebuild: new specs, specs whose own file or a dependency changed, and
+        specs whose last build failed (a fix elsewhere may be what they waited for)."""
+        return sorted(s for s in specs if s not in self.deps or self.deps[s] & changed or s in self.failed)
 
-    def poll(self, settle: float = 0.0) -> BuildEvent | None:
-        """One poll: rebuild what changed since the last poll; None when nothing did.
+    def poll(self, settle: float = 0.0) -> list[BuildEvent]:
+        """One poll: rebuild, one spec at a time, what changed since the last poll.
 
         Args:
             settle: seconds to wait for the changed files to stop changing before building.
+
+        Returns:
+            One event per rebuilt spec (plus one listing removed specs); empty when nothing changed.
         """
         now = scan(self.paths)
         if now == self.stamps:
-            return None
+            return []
         while settle > 0 and not self.stop.is_set():
             time.sleep(settle)
             again = scan(self.paths)
@@ -109,18 +117,23 @@ class Watcher:
         changed = {p for p in set(now) | set(self.stamps) if now.get(p) != self.stamps.get(p)}
         self.stamps = now
         specs = self._specs()
+        events: list[BuildEvent] = []
         removed = sorted(str(s) for s in self.deps if s not in specs)
-        for s in list(self.deps):
-            if s not in specs:
-                del self.deps[s]
-        todo = self.affected(changed, specs)
-        if not todo and not removed:
-            return None
-        result, report = build(todo, self.out) if todo else (Result(), None)
-        self._record_deps({s: specs[s] for s in todo})
-        event = BuildEvent([specs[s] for s in todo], result, report, removed=removed)
-        self.on_event(event)
-        return event
+        for s in [s for s in self.deps if s not in specs]:
+            del self.deps[s]
+            self.failed.discard(s)
+        if removed:
+            events.append(BuildEvent([], Result(), None, removed=removed))
+            self.on_event(events[-1])
+        for spec in self.affected(changed, specs):
+            if self.stop.is_set():
+                break
+            result, report = build([spec], self.out)
+            self._record_deps({spec: specs[spec]})
+            (self.failed.add if report is None else self.failed.discard)(spec)
+            events.append(BuildEvent([specs[spec]], result, report))
+            self.on_event(events[-1])
+        return events
 
     def run(self, interval: float = 0.5) -> None:
         """Initial build, then poll every ``interval`` seconds until stopped (Ctrl-C / SIGTERM)."""

@@ -57,30 +57,44 @@ def test_watcher_rebuilds_only_affected_specs(tmp_path: Path) -> None:
     w = Watcher([specs], out, events.append)
     first = w.initial_build()
     assert first.report is not None and sorted(first.specs) == ["specs/alpha.yaml", "specs/beta.yaml"]
-    assert w.poll() is None  # nothing changed
+    assert w.poll() == []  # nothing changed
 
     (specs / "beta.yaml").write_text(PLAIN.format(name="beta", description="Beta two."))
-    event = w.poll()
-    assert event is not None and event.specs == ["specs/beta.yaml"]
+    [event] = w.poll()
+    assert event.specs == ["specs/beta.yaml"]
     assert event.report is not None and "beta/tools.py" in event.report.updated
 
     (specs / "shared" / "units.yaml").write_text("$defs:\n  Unit: {type: string, enum: [a, b, c]}\n")
-    event = w.poll()
-    assert event is not None and event.specs == ["specs/alpha.yaml"]  # beta does not read the shared file
+    assert [e.specs for e in w.poll()] == [["specs/alpha.yaml"]]  # beta does not read the shared file
 
     (specs / "alpha.yaml").write_text("mcp-codegen: 1\nserver: {name: alpha}\n")  # invalid
+    (specs / "beta.yaml").write_text(PLAIN.format(name="beta", description="Beta three."))
     before = (out / "alpha" / "tools.py").read_text()
-    event = w.poll()
-    assert event is not None and event.report is None and not event.result.ok
+    alpha, beta = w.poll()
+    assert alpha.report is None and not alpha.result.ok
     assert (out / "alpha" / "tools.py").read_text() == before  # previous output kept
+    assert beta.report is not None and "Beta three." in (out / "beta" / "tools.py").read_text()  # not held back
 
     (specs / "gamma.yaml").write_text(PLAIN.format(name="gamma", description="New."))
-    event = w.poll()
-    assert event is not None and "specs/gamma.yaml" in event.specs and (out / "gamma" / "tools.py").exists()
+    got = {e.specs[0]: e for e in w.poll()}
+    assert sorted(got) == ["specs/alpha.yaml", "specs/gamma.yaml"]  # alpha retried: it failed last time
+    assert (out / "gamma" / "tools.py").exists() and got["specs/alpha.yaml"].report is None
 
     (specs / "gamma.yaml").unlink()
-    event = w.poll()
-    assert event is not None and event.removed and (out / "gamma" / "tools.py").exists()
+    (specs / "alpha.yaml").write_text(SPEC.format(name="alpha", description="Alpha fixed."))
+    got_events = w.poll()
+    assert got_events[0].removed == [str((specs / "gamma.yaml").resolve())] and (out / "gamma" / "tools.py").exists()
+    assert got_events[1].specs == ["specs/alpha.yaml"] and got_events[1].report is not None
+    assert w.poll() == []
+
+
+def test_failed_initial_build_is_retried(tmp_path: Path) -> None:
+    specs = write_specs(tmp_path)
+    (specs / "alpha.yaml").write_text("mcp-codegen: 1\nserver: {name: alpha}\n")
+    w = Watcher([specs], tmp_path / "out", lambda e: None)
+    assert w.initial_build().report is None  # all or nothing: beta is not written either
+    (specs / "alpha.yaml").write_text(SPEC.format(name="alpha", description="Fixed."))
+    assert sorted(e.specs[0] for e in w.poll() if e.report is not None) == ["specs/alpha.yaml", "specs/beta.yaml"]
 
 
 def test_scan_sees_edits_and_new_files(tmp_path: Path) -> None:

@@ -56,7 +56,8 @@ def delta_kind(direction: str, delta: Delta) -> str:
 class _Differ:
     def __init__(self, old: ServerView | None, new: ServerView | None) -> None:
         self.old, self.new = old, new
-        self.server = (new or old).name if (new or old) else ""
+        either = new or old
+        self.server = either.name if either is not None else ""
         self.changes: list[Change] = []
 
     def add(self, tool: str, kind: str, path: str, message: str, old: Any = None, new: Any = None) -> None:

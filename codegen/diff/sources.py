@@ -175,8 +175,14 @@ def load_live(prefix: str, rest: str, cwd: Path) -> Side:
     return Side(label, [view_from_wire(snap.server_info, snap.tools, label, snap.instructions)])
 
 
+def _live_loader(prefix: str) -> SideLoader:
+    def loader(rest: str, cwd: Path) -> Side:
+        return load_live(prefix, rest, cwd)
+    return loader
+
+
 for _prefix in ("stdio", "http", "https"):
-    register_side_loader(_prefix, lambda rest, cwd, _p=_prefix: load_live(_p, rest, cwd))
+    register_side_loader(_prefix, _live_loader(_prefix))
 
 
 def load_side(spec: str, cwd: Path | None = None) -> Side:
@@ -195,5 +201,5 @@ def load_side(spec: str, cwd: Path | None = None) -> Side:
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in _LOADERS and not Path(spec).exists():
         return _LOADERS[prefix](rest, cwd)
-    path = Path(spec)
-    return load_paths([path if path.is_absolute() else cwd / path], cwd, label=spec)
+    local = Path(spec)
+    return load_paths([local if local.is_absolute() else cwd / local], cwd, label=spec)
