@@ -53,6 +53,7 @@ _SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_SINGLE = frozenset({"items", "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains",
                             "propertyNames", "unevaluatedItems", "unevaluatedProperties"})
 _MAX_FIX_ROUNDS = 50
+_BARE_REF_KEYS = frozenset({"$ref", "description", "title", "$comment"})
 
 
 #: Code of a note that is only written as a comment (no loss, no warning).
@@ -256,13 +257,16 @@ class _SchemaFixer:
 
     def _refs(self, schema: dict[str, Any]) -> None:
         for at, ref in list(iter_refs(schema)):
-            if _local_target(schema, ref) is not None:
-                continue
             ok, node = resolve_pointer(schema, at[: -len("/$ref")])
-            if ok and isinstance(node, dict):
+            if not ok or not isinstance(node, dict) or node.get("$ref") != ref:
+                continue
+            if not _resolves_locally(schema, ref):
                 del node["$ref"]
                 self.note(at, f"$ref {ref!r} cannot be resolved inside the tool's schema (build refuses network, "
                               "file and anchor refs); replaced by an unconstrained schema")
+            elif _pure_ref_cycle(schema, at[: -len("/$ref")]):
+                del node["$ref"]
+                self.note(at, f"$ref {ref!r} is part of a cycle of bare references; replaced by an unconstrained schema")
 
 
 def _is_subschema(schema: Any, path: list[Any]) -> bool:
@@ -287,12 +291,23 @@ def _is_subschema(schema: Any, path: list[Any]) -> bool:
     return False
 
 
-def _local_target(schema: dict[str, Any], ref: str) -> str | None:
-    """The pointer inside ``schema`` that ``ref`` names, if it resolves there."""
-    if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
-        return None
-    ok, _ = resolve_pointer(schema, ref[1:])
-    return ref[1:] if ok else None
+def _pure_ref_cycle(schema: dict[str, Any], start: str) -> bool:
+    """Whether the bare-``$ref`` chain starting at pointer ``start`` leads back to it."""
+    seen: set[str] = set()
+    ptr = start
+    while ptr not in seen:
+        seen.add(ptr)
+        ok, node = resolve_pointer(schema, ptr)
+        ref = node.get("$ref") if ok and isinstance(node, dict) else None
+        if not isinstance(ref, str) or set(node) - _BARE_REF_KEYS or not _resolves_locally(schema, ref):
+            return False
+        ptr = ref[1:]
+    return ptr == start
+
+
+def _resolves_locally(schema: dict[str, Any], ref: str) -> bool:
+    """Whether ``ref`` is a JSON-pointer fragment that exists inside ``schema``."""
+    return (ref == "#" or ref.startswith("#/")) and resolve_pointer(schema, ref[1:])[0]
 
 
 # -- tools --------------------------------------------------------------------------------
@@ -423,9 +438,10 @@ def _hoist_defs(tools: list[dict[str, Any]], notes: list[Note]) -> dict[str, Any
     """Move ``$defs`` entries that are identical wherever they appear to the spec's ``$defs``.
 
     Build bundles them back into each tool's wire schema under the same name, so the
-    wire (and its fingerprint) is unchanged.  An entry stays local when its bodies
-    differ, when a schema carries it without using it (dropping it would change that
-    wire), or when it refers to an entry that stays local.
+    wire (and its fingerprint) is unchanged.  Only entries found in several schemas move
+    (with the entries they refer to).  An entry stays local when its bodies differ, when a
+    schema carries it without using it (dropping it would change that wire), or when it
+    refers to an entry that stays local.
     """
     bodies: dict[str, set[str]] = {}
     first: dict[str, Any] = {}
@@ -446,16 +462,20 @@ def _hoist_defs(tools: list[dict[str, Any]], notes: list[Note]) -> dict[str, Any
             for _, ref in iter_refs(schema):
                 if ref.startswith("#/$defs/") and _defs_name(ref) is None:
                     blocked.update(defs)  # pointers into a def (#/$defs/X/properties/y): keep all local
-    hoist = {n for n, b in bodies.items() if len(b) == 1 and n not in blocked}
+    movable = {n for n, b in bodies.items() if len(b) == 1 and n not in blocked}
+    # refs of each movable body: other $defs names, or None for a ref that only resolves in the tool (#, #/properties/..)
+    deps = {n: {_defs_name(ref) for _, ref in iter_refs(first[n])} for n in movable}
+    hoist = {n for n in movable if len(sites[n]) > 1}  # only what several schemas share, plus what that needs
     changed = True
-    while changed:  # closed under references
+    while changed:
         changed = False
         for name in sorted(hoist):
-            body = first[name]
-            deps = {_defs_name(ref) for _, ref in iter_refs(body)}
-            if any(d is not None and d not in hoist for d in deps) or any(
-                    ref.startswith("#") and _defs_name(ref) is None for _, ref in iter_refs(body)):
+            missing = deps[name] - hoist
+            if None in missing or not missing <= movable:
                 hoist.discard(name)
+                changed = True
+            elif missing:
+                hoist |= {d for d in missing if d is not None}
                 changed = True
     shared: dict[str, Any] = {}
     for name in sorted(hoist):
@@ -465,7 +485,7 @@ def _hoist_defs(tools: list[dict[str, Any]], notes: list[Note]) -> dict[str, Any
             if not schema["$defs"]:
                 del schema["$defs"]
     if shared:
-        notes.append(Note("", "/$defs", INFO, f"$defs shared by several tools moved to the spec's $defs: {', '.join(shared)} "
+        notes.append(Note("", "/$defs", INFO, f"$defs shared by several schemas moved to the spec's $defs: {', '.join(shared)} "
                                               "(the wire schemas are unchanged)"))
     return shared
 

@@ -155,13 +155,18 @@ class ModelSchemaBuilder:
         #: (document, pointer, message) for every place the models loosen the schema (W102).
         self.loosened: list[tuple[SourceDoc, str, str]] = []
 
-    def name_target(self, target: Target, name: ClassName, what: str) -> ClassName:
-        """Give the schema at ``target`` the class name ``name`` (first assignment wins)."""
+    def name_target(self, target: Target, name: ClassName, what: str, scope: str | None = None) -> ClassName:
+        """Give the schema at ``target`` the class name ``name`` (first assignment wins).
+
+        ``scope`` is the tool schema its local refs resolve in (default: the target
+        itself for a tool's input/output schema, none for a ``$defs`` entry).
+        """
         if target not in self.names:
             doc = self.resolver.doc(target.file)
             self.registry.claim(name, Origin(doc.display, target.pointer, what))
             self.names[target] = name
-            scope = target.pointer if what.startswith("tool") else ""
+            if scope is None:
+                scope = target.pointer if what.startswith("tool") else ""
             self._queue.append((target, scope))
         return self.names[target]
 
@@ -205,7 +210,9 @@ class ModelSchemaBuilder:
             if target is None:
                 return ref
             if target not in self.names:
-                self.name_target(target, self._default_name(target), "$defs entry")
+                # a tool schema's own $defs entry keeps resolving its refs inside that tool schema
+                inner = scope if scope and _inside(target, str(doc.path.resolve()), scope) else ""
+                self.name_target(target, self._default_name(target), "$defs entry", inner)
             return "#/$defs/" + self.names[target]
 
         source = self._prepare(schema, doc, ptr, scope)

@@ -60,6 +60,11 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
         "net": {"$ref": "https://example.com/schema.json"}, "anchor": {"$ref": "#here"}, "gone": {"$ref": "#/$defs/Gone"}}}},
         {("W102", "/inputSchema/properties/net/$ref"), ("W102", "/inputSchema/properties/anchor/$ref"),
          ("W102", "/inputSchema/properties/gone/$ref")}),
+    "recursive_defs": ({"inputSchema": {"type": "object", "properties": {"tree": {"$ref": "#/$defs/Node"}}, "$defs": {
+        "Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}}, set()),
+    "ref_cycle": ({"inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+                                   "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}}},
+                  {("W102", "/inputSchema/$defs/A/$ref")}),
     "array_output": ({"inputSchema": OBJ, "outputSchema": {"type": "array", "items": {"type": "string"}}}, set()),
     "boolean_output": ({"inputSchema": OBJ, "outputSchema": True}, {("W102", "/outputSchema")}),
     "odd_fields": ({"inputSchema": OBJ, "vendorField": 1, "title": 5, "annotations": {"readOnlyHint": "yes", "destructiveHint": False}},
@@ -98,7 +103,7 @@ def test_written_entries(pulled: Any) -> None:
     assert data["server"] == {"name": "sloppy_server", "version": "0.1", "instructions": "Be careful."}
     assert [t["name"] for t in data["tools"]] == sorted(CASES)
     # tolerated by build: copied as written
-    for case in ("no_root_type", "default_null", "nullable_type", "draft07", "array_output"):
+    for case in ("no_root_type", "default_null", "nullable_type", "draft07", "array_output", "recursive_defs"):
         assert _entry(data, case) == {"name": case, **CASES[case][0]}
     assert _entry(data, "string_root")["inputSchema"] == {"description": "d", "type": "object"}
     ref_root = _entry(data, "ref_root")["inputSchema"]
@@ -176,6 +181,8 @@ def test_sloppy_spec_builds_imports_and_warns(pulled: Any, tmp_path: Path) -> No
         assert {"get_sum", "get_sum_2", "get_sum_3", "timeout_", "ns_slashed"} <= set(dir(client))
         assert models.NoRootTypeInput.model_validate({"x": "a"}).x == "a"
         assert models.ArrayOutputOutput.model_validate(["a", "b"]).root == ["a", "b"]
+        tree = models.RecursiveDefsInput.model_validate({"tree": {"kids": [{"kids": []}]}})
+        assert tree.tree is not None and tree.tree.kids is not None and len(tree.tree.kids) == 1
 
 
 def test_write_spec_never_overwrites(tmp_path: Path) -> None:
