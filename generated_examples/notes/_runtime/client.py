@@ -326,7 +326,7 @@ class ClientBase:
         headers: Mapping[str, str] | None = None,
         bearer_token: str | None = None,
         http_timeout: float = 30.0,
-        listen: bool = False,
+        listen: bool | None = None,
         http_client: Any = None,
         **options: Any,
     ) -> Self:
@@ -334,10 +334,17 @@ class ClientBase:
 
         ``headers`` go with every request, ``bearer_token`` as ``Authorization``;
         ``http_timeout`` bounds connecting and writing; ``listen`` keeps the legacy GET
-        stream open (list_changed); ``http_client`` is an ``httpx.AsyncClient`` to reuse.
-        ``options`` are the constructor's keyword arguments.
+        stream open for messages not tied to a request: ``tools/list_changed``, and server
+        requests that some servers send there (the TypeScript SDK sends ``elicitation/create``
+        there when the tool does not relate it to its call).  By default (None) it is open
+        when the client watches the tool list or has an elicitation, sampling or roots
+        handler.  ``http_client`` is an ``httpx.AsyncClient`` to reuse.  ``options`` are
+        the constructor's keyword arguments.
         """
         from .client_http import HttpTransport
+
+        watches = options.get("on_tools_changed") is not None or bool(options.get("watch_tools"))
+        answers = any(options.get(k) is not None for k in ("elicitation", "sampling", "roots"))
 
         transport = HttpTransport(
             url,
@@ -345,7 +352,7 @@ class ClientBase:
             bearer_token=bearer_token,
             timeout=http_timeout,
             tools=[td.wire for td in cls.tool_defs],
-            listen=listen or options.get("on_tools_changed") is not None or bool(options.get("watch_tools")),
+            listen=bool(listen) or watches or (listen is None and answers),
             client=http_client,
         )
         return cls(transport, **options)

@@ -1,0 +1,200 @@
+"""Client driver for the official MCP conformance suite, built on the generated client runtime.
+
+The harness runs ``python client_driver.py <mock server URL>`` once per client scenario,
+with ``MCP_CONFORMANCE_SCENARIO`` (the scenario), ``MCP_CONFORMANCE_PROTOCOL_VERSION``
+(``2025-11-25`` or ``2026-07-28``) and, for some scenarios, ``MCP_CONFORMANCE_CONTEXT``
+(JSON) in the environment.  The driver connects with ``ClientBase.http`` (the runtime
+copied into every generated package: era negotiation, ``_meta``, HTTP headers, MRTR
+rounds, SSE resumption) at that protocol version, does what the scenario asks, and exits
+0; any exception exits 1.  An unknown scenario exits 2, so a new scenario cannot pass by
+accident.
+
+Run by ``scripts/conformance`` (see docs/conformance.md); by hand::
+
+    MCP_CONFORMANCE_SCENARIO=tools_call MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 \\
+        .venv/bin/python tests/conformance/client_driver.py http://localhost:PORT/mcp
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "generated_examples"))
+
+# The generic client of the runtime copy in the generated conformance package (any
+# generated package carries the same runtime; ClientBase is its untyped client).
+from everything._runtime.client import ClientBase  # noqa: E402
+from everything._runtime.client_types import (  # noqa: E402
+    ElicitationRequest,
+    ElicitationResponse,
+    Root,
+    SamplingRequest,
+    SamplingResponse,
+)
+
+logger = logging.getLogger("conformance-driver")
+Scenario = Callable[[ClientBase, dict[str, Any]], Awaitable[None]]
+
+
+# --------------------------------------------------------------------------- client input
+def default_for(schema: dict[str, Any]) -> Any:
+    """A value for one elicitation form field: its default, else something valid."""
+    if "default" in schema:
+        return schema["default"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("oneOf", "anyOf"):
+        options = schema.get(key)
+        if isinstance(options, list) and options and isinstance(options[0], dict) and "const" in options[0]:
+            return options[0]["const"]
+    kind = schema.get("type")
+    return {"boolean": True, "integer": 0, "number": 0, "array": [], "object": {}}.get(str(kind), "conformance")
+
+
+def on_elicitation(request: ElicitationRequest) -> ElicitationResponse:
+    """Accept every form, filling each field with its default (SEP-1034) or a valid value."""
+    if request.mode == "url":
+        return ElicitationResponse(action="decline")
+    properties = (request.requestedSchema or {}).get("properties") or {}
+    content = {name: default_for(field) for name, field in properties.items() if isinstance(field, dict)}
+    return ElicitationResponse(action="accept", content=content)
+
+
+def on_sampling(request: SamplingRequest) -> SamplingResponse:
+    return SamplingResponse(
+        content={"type": "text", "text": "A reply from the conformance driver."},
+        model="conformance-driver",
+        stopReason="endTurn",
+    )
+
+
+ROOTS = [Root(uri="file:///tmp/conformance-root", name="Conformance root")]
+
+
+# --------------------------------------------------------------------------- scenarios
+async def list_only(client: ClientBase, context: dict[str, Any]) -> None:
+    await client.list_tools()
+
+
+async def tools_call(client: ClientBase, context: dict[str, Any]) -> None:
+    tools = {t["name"] for t in await client.list_tools()}
+    if "add_numbers" not in tools:
+        raise SystemExit(f"add_numbers not listed: {sorted(tools)}")
+    result = await client.call_raw("add_numbers", {"a": 5, "b": 3})
+    print(result.text())
+
+
+async def elicitation_defaults(client: ClientBase, context: dict[str, Any]) -> None:
+    await client.list_tools()
+    result = await client.call_raw("test_client_elicitation_defaults", {})
+    print(result.text())
+
+
+async def sse_retry(client: ClientBase, context: dict[str, Any]) -> None:
+    await client.list_tools()
+    result = await client.call_raw("test_reconnection", {})
+    print(result.text())
+
+
+async def request_state(client: ClientBase, context: dict[str, Any]) -> None:
+    tools = {t["name"] for t in await client.list_tools()}
+    for name in ("test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"):
+        if name in tools:
+            print(name, (await client.call_raw(name, {})).text())
+    # Two MRTR flows and an unrelated call at once: input state must not leak across them.
+    calls = [client.call_raw(n, {}) for n in ("test_mrtr_echo_state", "test_mrtr_unrelated") if n in tools]
+    await asyncio.gather(*calls)
+
+
+async def standard_headers(client: ClientBase, context: dict[str, Any]) -> None:
+    for tool in await client.list_tools():
+        await client.call_raw(tool["name"], {})
+    # Also exercise Mcp-Method / Mcp-Name on the other methods the scenario checks.
+    resources = await client.request("resources/list")
+    for resource in (resources or {}).get("resources") or []:
+        await client.request("resources/read", {"uri": resource["uri"]})
+    prompts = await client.request("prompts/list")
+    for prompt in (prompts or {}).get("prompts") or []:
+        await client.request("prompts/get", {"name": prompt["name"]})
+
+
+async def context_tool_calls(client: ClientBase, context: dict[str, Any]) -> None:
+    """Call the tools the scenario's context names, with its arguments (x-mcp-header tests)."""
+    await client.list_tools()
+    calls = context.get("toolCalls") or []
+    if not calls:
+        raise SystemExit(f"no toolCalls in MCP_CONFORMANCE_CONTEXT: {context}")
+    for call in calls:
+        print(call["name"], (await client.call_raw(call["name"], call.get("arguments") or {})).text())
+
+
+async def invalid_tool_headers(client: ClientBase, context: dict[str, Any]) -> None:
+    """Call every tool the client kept (the transport drops invalid x-mcp-header tools)."""
+    for tool in await client.list_tools():
+        properties = tool.get("inputSchema", {}).get("properties") or {}
+        arguments = {name: default_for(schema) for name, schema in properties.items() if isinstance(schema, dict)}
+        await client.call_raw(tool["name"], arguments)
+
+
+async def schema_preservation(client: ClientBase, context: dict[str, Any]) -> None:
+    tools = {t["name"]: t for t in await client.list_tools()}
+    focal = tools["json_schema_2020_12_tool"]
+    await client.call_raw("json_schema_echo", {"schema": focal["inputSchema"]})
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "initialize": list_only,
+    "tools_call": tools_call,
+    "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "sse-retry": sse_retry,
+    "request-metadata": list_only,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": context_tool_calls,
+    "http-invalid-tool-headers": invalid_tool_headers,
+    "json-schema-ref-no-deref": list_only,
+    "json-schema-2020-12-preservation": schema_preservation,
+}
+
+
+async def run(scenario: str, version: str, url: str, context: dict[str, Any]) -> None:
+    client = ClientBase.http(
+        url,
+        protocol_version=version,
+        client_info={"name": "mcp-codegen-conformance-driver", "version": "1.0.0"},
+        elicitation=on_elicitation,
+        sampling=on_sampling,
+        roots=ROOTS,
+        audit=None,
+        timeout=30.0,
+        max_timeout=60.0,
+    )
+    async with client:
+        await SCENARIOS[scenario](client, context)
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("CONFORMANCE_DRIVER_LOG", "WARNING"))
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if len(argv) < 2:
+        print("usage: client_driver.py <server URL> (scenario from MCP_CONFORMANCE_SCENARIO)", file=sys.stderr)
+        return 2
+    if scenario not in SCENARIOS:
+        print(f"client_driver: unsupported scenario {scenario!r}", file=sys.stderr)
+        return 2
+    asyncio.run(run(scenario, version, argv[-1], context))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
