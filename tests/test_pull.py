@@ -177,3 +177,23 @@ def test_pull_over_http_matches_stdio(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.mark.parametrize("mode", ["dual-era", "legacy-only"])
+def test_official_python_sdk_server(tmp_path: Path, mode: str) -> None:
+    """A server written with the official ``mcp`` SDK (titles everywhere, anyOf-null, wrapped results)."""
+    argv = [sys.executable, str(REPO / "tests" / "sdk_weather_server.py")] + (["--legacy-only"] if mode == "legacy-only" else [])
+    out, spec, _ = pull_and_build(tmp_path, argv, "sdk_weather")
+    assert spec["$defs"] == {"Unit": {"enum": ["celsius", "fahrenheit"], "title": "Unit", "type": "string"}}
+    with imported(out, "sdk_weather") as mods:
+
+        async def main() -> None:
+            async with mods["client"].SdkWeatherClient.stdio(argv[0], argv[1:], stderr="capture") as c:
+                out = await c.get_weather(location="Paris", unit=mods["models"].Unit.celsius)
+                assert (out.temperature, out.conditions) == (18.0, "sunny")
+                counted = await c.count(n=3)
+                assert counted.result == [1, 2, 3]
+                report = await c.check_compat()
+                assert report.compatible and not report.changed, report
+
+        run(main())
