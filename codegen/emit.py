@@ -131,8 +131,8 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
             (report.updated if target.exists() else report.created).append(f.path)
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f".{target.name}.mcp-codegen-tmp")
+            staged.append((tmp, target))  # before writing: an interrupt mid-write still cleans it up
             tmp.write_bytes(f.content.encode("utf-8"))
-            staged.append((tmp, target))
     except BaseException:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

@@ -1,0 +1,157 @@
+"""Failed and interrupted builds leave the previous output and hand-written files as they were.
+
+* an error or ``KeyboardInterrupt`` while staging files, or between any two ``os.replace``
+  calls of the commit loop (monkeypatched, every position tried);
+* SIGINT sent to a real ``mcp-codegen build`` subprocess at random moments (a large spec):
+  afterwards the output is exactly the old tree or exactly the new one, never a mix, and no
+  temp or backup files remain;
+* a spec that fails validation writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adversarial_support import LONG, snapshot, write_spec
+from codegen import emit
+from codegen.api import build
+
+HAND_WRITTEN = {"adv_impl.py": b"# mine\n", "adv/custom.py": b"# also mine\n"}
+
+
+def _spec(version: str, tools: int = 3) -> dict[str, Any]:
+    return {
+        "mcp-codegen": 1,
+        "server": {"name": "adv", "version": version},
+        "tools": [{"name": f"tool_{i}", "description": f"v{version} tool {i}",
+                   "inputSchema": {"type": "object", "properties": {f"p{version.replace('.', '')}_{i}": {"type": "string"}}}}
+                  for i in range(tools)],
+    }
+
+
+def _prepare(tmp: Path, tools: int = 3) -> tuple[Path, Path, dict[str, bytes | str]]:
+    """Build v1 into tmp/out, add hand-written files; return (v2 spec path, out, snapshot)."""
+    out = tmp / "out"
+    result, report = build([write_spec(tmp / "v1", _spec("1.0", tools))], out)
+    assert report is not None, [d.render() for d in result.diagnostics]
+    for rel, data in HAND_WRITTEN.items():
+        (out / rel).write_bytes(data)
+    return write_spec(tmp / "v2", _spec("2.0", tools + 1)), out, snapshot(out)
+
+
+def _leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in out.rglob("*") if "mcp-codegen-tmp" in p.name or "mcp-codegen-bak" in p.name)
+
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, OSError])
+def test_interrupt_in_the_replace_loop_restores_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: type[BaseException]) -> None:
+    v2, out, before = _prepare(tmp_path)
+    real_replace = os.replace
+    pristine = tmp_path / "pristine"
+    shutil.copytree(out, pristine, symlinks=True)
+    positions = range(200) if LONG else (0, 1, 2, 5, 10, 20, 30, 35, 36, 37, 38, 40, 60)
+    raised = 0
+    for stop_at in positions:
+        count = [0]
+
+        def failing(src: Any, dst: Any, stop_at: int = stop_at) -> None:
+            if ".mcp-codegen-tmp" in str(src):  # only the commit loop (not the build cache)
+                if count[0] == stop_at:
+                    raise exc("interrupted")
+                count[0] += 1
+            real_replace(src, dst)
+
+        monkeypatch.setattr(emit.os, "replace", failing)
+        try:
+            build([v2], out)
+        except exc:
+            raised += 1
+            assert snapshot(out) == before, f"output changed after an interrupt at replace #{stop_at}"
+            assert _leftovers(out) == []
+            continue
+        finally:
+            monkeypatch.setattr(emit.os, "replace", real_replace)
+        # the build got past every replace: put the old tree back and stop
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out, symlinks=True)
+        break
+    assert raised >= 3
+    result, report = build([v2], out)
+    assert report is not None
+    after = snapshot(out)
+    assert all(after[rel] == data for rel, data in HAND_WRITTEN.items())
+    assert after != before
+
+
+def test_error_while_staging_leaves_output_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    v2, out, before = _prepare(tmp_path)
+    real = Path.write_bytes
+    count = [0]
+
+    def failing(self: Path, data: bytes) -> int:
+        count[0] += 1
+        if count[0] == 5:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OSError):
+        build([v2], out)
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert snapshot(out) == before and _leftovers(out) == []
+
+
+def test_invalid_spec_writes_nothing(tmp_path: Path) -> None:
+    _, out, before = _prepare(tmp_path)
+    bad = _spec("3.0")
+    bad["tools"][0]["inputSchema"]["properties"] = {"x": {"$ref": "https://example.com/x.json"}}
+    result, report = build([write_spec(tmp_path / "bad", bad)], out)
+    assert report is None and not result.ok
+    assert snapshot(out) == before
+
+
+def test_sigint_during_a_real_build_leaves_old_or_new_tree(tmp_path: Path) -> None:
+    tools = 120 if LONG else 40
+    v2, out, before = _prepare(tmp_path, tools)
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    for rel, data in HAND_WRITTEN.items():
+        (reference / rel).parent.mkdir(parents=True, exist_ok=True)
+        (reference / rel).write_bytes(data)  # type: ignore[arg-type]
+    assert build([v2], reference)[1] is not None
+    new = snapshot(reference)
+    # how long a full build takes, to spread the signals over it
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "codegen", "build", str(v2), "-o", str(tmp_path / "timing"), "-q"], check=True,
+                   capture_output=True)
+    full = time.monotonic() - start
+    rng = random.Random(8)
+    outcomes = {"old": 0, "new": 0}
+    for _ in range(12 if LONG else 4):
+        if snapshot(out) != before:  # reset to the old tree
+            shutil.rmtree(out)
+            assert build([tmp_path / "v1" / "spec.json"], out)[1] is not None
+            for rel, data in HAND_WRITTEN.items():
+                (out / rel).write_bytes(data)  # type: ignore[arg-type]
+            before = snapshot(out)
+        proc = subprocess.Popen([sys.executable, "-m", "codegen", "build", str(v2), "-o", str(out), "-q"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.0) * full)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+        now = snapshot(out)
+        assert now in (before, new), ("a mix of old and new files after SIGINT", sorted(k for k in set(now) | set(new) if now.get(k) != new.get(k)), sorted(k for k in set(now) | set(before) if now.get(k) != before.get(k)))
+        assert _leftovers(out) == []
+        outcomes["old" if now == before else "new"] += 1
+    print(f"\nSIGINT outcomes over a {full:.1f}s build: {outcomes}")
