@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "generated_examples"))
@@ -29,19 +30,9 @@ from everything._runtime.client_types import (  # noqa: E402
 from everything.client import EverythingClient  # noqa: E402
 from everything_impl import EverythingService  # noqa: E402
 
-#: Tool names the conformance scenarios call (CONFORMANCE.md); the server must list them all.
-FIXTURE_TOOLS = {
-    "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
-    "test_multiple_content_types", "test_error_handling", "test_tool_with_logging",
-    "test_tool_with_progress", "test_sampling", "test_elicitation",
-    "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "test_reconnection",
-    "json_schema_2020_12_tool", "test_x_mcp_header", "test_missing_capability",
-    "test_trigger_tool_change", "test_input_required_result_elicitation",
-    "test_input_required_result_sampling", "test_input_required_result_list_roots",
-    "test_input_required_result_request_state", "test_input_required_result_multiple_inputs",
-    "test_input_required_result_multi_round", "test_input_required_result_tampered_state",
-    "test_input_required_result_capabilities",
-}  # fmt: skip
+#: Tool names the conformance scenarios call (tests/conformance/scope.yml); all must be listed.
+with (ROOT / "tests" / "conformance" / "scope.yml").open(encoding="utf-8") as _f:
+    FIXTURE_TOOLS = set(yaml.safe_load(_f)["fixture_tools"])
 
 asked: list[str] = []
 
