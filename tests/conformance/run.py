@@ -51,6 +51,7 @@ EXPECTED_FILE = HERE / "expected-failures.yml"
 DRIVER = HERE / "client_driver.py"
 LEGS = ("2025-11-25", "2026-07-28")
 MODERN = "2026-07-28"
+SIMPLE_TEXT = "This is a simple text response for testing."
 
 
 # ----------------------------------------------------------------------------- data
@@ -184,6 +185,16 @@ def listed_tools(url: str) -> dict[str, set[str]]:
             urllib.request.urlopen(urllib.request.Request(url, headers=session, method="DELETE"), timeout=5)
         except OSError:
             pass
+    # tools-call-simple-text also accepts an isError result with any text: demand the real one.
+    call, _ = _post(
+        url,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta}},
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "test_simple_text"},
+    )  # fmt: skip
+    result = (call or {}).get("result") or {}
+    if result.get("isError") or result.get("content") != [{"type": "text", "text": SIMPLE_TEXT}]:
+        raise SystemExit(f"test_simple_text answered {call!r}: the fixture server is broken")
     out: dict[str, set[str]] = {}
     for era, answer in (("2026-07-28", modern), ("2025-11-25", legacy)):
         tools = (answer or {}).get("result", {}).get("tools", [])
