@@ -93,7 +93,9 @@ def kind(message: Any) -> MessageKind:
             return "notification"
         return "request" if is_valid_id(message["id"]) else "invalid"
     if "id" in message and ("result" in message) != ("error" in message):
-        return "response"
+        rid = message["id"]
+        if is_valid_id(rid) or (rid is None and "error" in message):
+            return "response"
     return "invalid"
 
 

@@ -115,7 +115,8 @@ class Connection:
 
     def receive_response(self, message: jsonrpc.JsonObject) -> None:
         """Resolve the pending server->client request ``message`` answers (else ignore)."""
-        fut = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        rid = message.get("id")
+        fut = self._pending.get(rid) if isinstance(rid, (str, int)) else None
         if fut is None or fut.done():
             return
         if "error" in message:
