@@ -8,10 +8,27 @@ Public API::
 
 from __future__ import annotations
 
-from .api import Result, build, check, generate
+from typing import TYPE_CHECKING, Any
+
 from .diagnostics import CodegenError, Diagnostic, Level
-from .render import GeneratedFile
+
+if TYPE_CHECKING:
+    from .api import Result, build, check, generate
+    from .render import GeneratedFile
 
 __version__ = "0.1.0"
+
+_LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "GeneratedFile": "render"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the API on first use (keeps ``mcp-codegen`` start-up, and no-op builds, fast)."""
+    if name in _LAZY:
+        import importlib  # noqa: PLC0415
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["CodegenError", "Diagnostic", "GeneratedFile", "Level", "Result", "__version__", "build", "check", "generate"]

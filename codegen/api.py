@@ -2,23 +2,36 @@
 
 ``generate()`` never touches the output folder; ``build()`` and ``check()`` add the
 write / compare step from :mod:`codegen.emit`.  The CLI only wraps these functions.
+
+Speed (see :mod:`codegen.cache` and ``bench/README.md``): each spec's finished result is
+cached by content hash, specs that miss the cache are generated in parallel worker
+processes, and ``build`` returns at once when a build stamp shows that neither the
+inputs, the generator nor the output files changed.  The pipeline's heavy modules
+(black, jinja2, jsonschema, datamodel-code-generator) are imported only when a spec is
+actually generated.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from . import cache
 from .diagnostics import Diagnostic, Level, sort_key
-from .emit import WriteReport, diff_tree, finalize, plan_writes, write_tree
-from .ir import ProjectIR
-from .lockfile import lock_file
-from .lower import lower
-from .models import ModelsModule, build_models
-from .render import GeneratedFile, environment, render_package
-from .spec.load import SourceDoc, load_spec_file
-from .spec.validate import validate
+
+if TYPE_CHECKING:
+    from .emit import WriteReport
+    from .ir import ProjectIR
+    from .models import ModelsModule
+    from .render import GeneratedFile
+    from .spec.load import SourceDoc
+
+JOBS_ENV = "MCP_CODEGEN_JOBS"
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -30,6 +43,8 @@ class Result:
     files: list[GeneratedFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     specs: list[str] = field(default_factory=list)
+    #: every file the run read: spec files and their ``$ref`` targets
+    inputs: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -93,6 +108,11 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     Returns:
         The IR (None on errors) with its source document, dependencies and diagnostics.
     """
+    from .lower import lower  # noqa: PLC0415 (heavy imports only when generating)
+    from .models import build_models  # noqa: PLC0415
+    from .spec.load import load_spec_file  # noqa: PLC0415
+    from .spec.validate import validate  # noqa: PLC0415
+
     doc, diags = load_spec_file(path, display)
     if doc is None or any(d.is_error for d in diags):
         return Lowered(None, doc, diagnostics=diags, deps=(path,))
@@ -113,16 +133,96 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
 
 
 def generate_one(path: Path, display: str) -> Result:
-    """Run the whole pipeline for one spec file, in memory."""
+    """Run the whole pipeline for one spec file, in memory (no cache)."""
+    from .emit import finalize  # noqa: PLC0415
+    from .lockfile import lock_file  # noqa: PLC0415
+    from .render import environment, render_package  # noqa: PLC0415
+
     low = lower_one(path, display)
     diags = low.diagnostics
+    inputs = list(low.deps)
     if low.ir is None or low.models is None:
-        return Result(diagnostics=diags, specs=[display])
+        return Result(diagnostics=diags, specs=[display], inputs=inputs)
     files, more = finalize([*render_package(low.ir, low.models, environment()), lock_file(low.ir)], display)
     diags += more
     if any(d.is_error for d in diags):
-        return Result(diagnostics=diags, specs=[display])
-    return Result(files=files, diagnostics=diags, specs=[display])
+        return Result(diagnostics=diags, specs=[display], inputs=inputs)
+    return Result(files=files, diagnostics=diags, specs=[display], inputs=inputs)
+
+
+def _diag_to_json(d: Diagnostic) -> dict[str, Any]:
+    return {"file": d.file, "line": d.line, "col": d.col, "code": d.code, "message": d.message,
+            "pointer": d.pointer, "hint": d.hint, "level": d.level.value}
+
+
+def _diag_from_json(d: dict[str, Any]) -> Diagnostic:
+    return Diagnostic(**{**d, "level": Level(d["level"])})
+
+
+def _cached_one(path: Path, display: str) -> Result | None:
+    """The spec's result from the cache (identical to generating it), or None."""
+    hit = cache.load_result(path, display)
+    if hit is None:
+        return None
+    from .render import GeneratedFile  # noqa: PLC0415
+
+    files, diags, deps = hit
+    return Result(files=[GeneratedFile(p, c) for p, c in files], diagnostics=[_diag_from_json(d) for d in diags],
+                  specs=[display], inputs=[Path(d) for d in deps])
+
+
+def _generate_and_store(spec: tuple[Path, str]) -> Result:
+    """:func:`generate_one`, then remember an error-free result (runs in worker processes)."""
+    path, display = spec
+    try:
+        before = path.read_bytes()
+    except OSError:
+        before = None
+    one = generate_one(path, display)
+    if before is not None and one.ok and one.files and cache.file_sha(path) == cache.sha256(before):
+        cache.store_result(path, display, before, one.inputs, [(f.path, f.content) for f in one.files],
+                           [_diag_to_json(d) for d in one.diagnostics])
+    return one
+
+
+def _jobs(work: int) -> int:
+    """Worker processes for ``work`` uncached specs (``$MCP_CODEGEN_JOBS``, default: CPUs).
+
+    Workers are forked, so only when fork is available and safe: no other thread running.
+    """
+    try:
+        wanted = int(os.environ.get(JOBS_ENV, "0")) or (os.cpu_count() or 1)
+    except ValueError:
+        wanted = 1
+    if sys.platform == "win32" or threading.active_count() > 1:
+        return 1
+    return max(1, min(wanted, work))
+
+
+def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None) -> list[Result]:
+    """Results of ``specs`` in order: cache hits first, the rest in parallel when it pays."""
+    results: list[Result | None] = [_cached_one(path, display) for path, display in specs]
+    misses = [i for i, r in enumerate(results) if r is None]
+    if progress:
+        for path, display in specs:
+            progress(display)
+    jobs = _jobs(len(misses))
+    if jobs > 1:
+        import multiprocessing  # noqa: PLC0415
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        import datamodel_code_generator  # noqa: F401, PLC0415 (import once; workers inherit it)
+
+        from . import emit, lockfile, lower, render  # noqa: F401, PLC0415
+        from .spec import validate  # noqa: F401, PLC0415
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            for i, one in zip(misses, pool.map(_generate_and_store, [specs[i] for i in misses])):
+                results[i] = one
+    else:
+        for i in misses:
+            results[i] = _generate_and_store(specs[i])
+    return [r for r in results if r is not None]
 
 
 def _with_params(ir, models):  # type: ignore[no-untyped-def]
@@ -137,12 +237,10 @@ def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = Non
     specs, diags = discover(paths)
     result = Result(diagnostics=list(diags))
     packages: dict[str, str] = {}
-    for path, display in specs:
-        if progress:
-            progress(display)
-        one = generate_one(path, display)
+    for (path, display), one in zip(specs, _generate_all(specs, progress), strict=True):
         result.specs += one.specs
         result.diagnostics += one.diagnostics
+        result.inputs += one.inputs
         for f in one.files:
             pkg = f.path.split("/", 1)[0]
             if packages.setdefault(pkg, display) != display:
@@ -157,8 +255,20 @@ def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = Non
     return result
 
 
-def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | None = None) -> tuple[Result, WriteReport | None]:
-    """Generate and write into ``out``; nothing is written unless every spec succeeded."""
+def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | None = None,
+          *, load_files: bool = True) -> tuple[Result, WriteReport | None]:
+    """Generate and write into ``out``; nothing is written unless every spec succeeded.
+
+    Returns at once, without generating, when the build stamp of the last build of the same
+    ``paths`` into ``out`` shows that nothing changed (:func:`codegen.cache.stamp_matches`);
+    ``result.files`` is then read back from ``out``, or left empty with ``load_files=False``
+    (for callers that only need the report, like the CLI).
+    """
+    specs, _ = discover(paths)
+    if specs and (stamp := cache.stamp_matches(out, paths, specs)) is not None:
+        return _unchanged(out, stamp, load_files)
+    from .emit import plan_writes, write_tree  # noqa: PLC0415
+
     result = generate(paths, progress)
     if not result.ok:
         return result, None
@@ -167,11 +277,31 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
         result.diagnostics += diags
         return result, None
     out.mkdir(parents=True, exist_ok=True)
-    return result, write_tree(result.files, out, stale)
+    report = write_tree(result.files, out, stale)
+    cache.write_stamp(out, paths, specs, result.inputs, [f.path for f in result.files],
+                      [_diag_to_json(d) for d in result.diagnostics], result.specs)
+    return result, report
+
+
+def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Result, WriteReport]:
+    """What ``build`` returns when the stamp matched: the files as they are on disk."""
+    from .emit import WriteReport  # noqa: PLC0415
+
+    rels = [entry[0] for entry in stamp["outputs"]]
+    files = []
+    if load_files:
+        from .render import GeneratedFile  # noqa: PLC0415
+
+        files = [GeneratedFile(rel, (out / rel).read_bytes().decode("utf-8")) for rel in rels]
+    result = Result(files=files, diagnostics=[_diag_from_json(d) for d in stamp["diagnostics"]],
+                    specs=list(stamp["names"]), inputs=[Path(p) for p in stamp["deps"]])
+    return result, WriteReport(unchanged=rels)
 
 
 def check(paths: Sequence[Path], out: Path) -> tuple[Result, list[str]]:
     """Compare what ``build`` would write with ``out``; returns unified diffs."""
+    from .emit import diff_tree  # noqa: PLC0415
+
     result = generate(paths)
     if not result.ok:
         return result, []

@@ -12,13 +12,11 @@ import typer
 from rich.console import Console
 
 from . import __version__
-from . import pull as pull_mod
 from .api import Result, build, check, generate
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
 from .diagnostics import Level
-from .lockfile import version_drift
 from .starter import starter_spec
 
 app = typer.Typer(
@@ -68,7 +66,7 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     paths, out = _config(specs, output)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console))
-    result, report = build(paths, out, None if quiet else _progress(0))  # type: ignore[arg-type]
+    result, report = build(paths, out, None if quiet else _progress(0), load_files=False)  # type: ignore[arg-type]
     _print_diagnostics(result)
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
@@ -94,6 +92,8 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None) -> None:
         for d in diffs:
             out_console.print(d, markup=False, end="")
         err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
+        from .lockfile import version_drift  # noqa: PLC0415 (keeps start-up light)
+
         for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
             err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
         raise typer.Exit(1)
@@ -159,6 +159,8 @@ def pull_cmd(
     no_check: Annotated[bool, typer.Option("--no-check", help="Do not build the pulled spec to check it.")] = False,
 ) -> None:
     """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
+    from . import pull as pull_mod  # noqa: PLC0415 (heavy; imported only by this command)
+
     if (stdio is None) == (http is None):
         err_console.print("error: give exactly one of --stdio COMMAND or --http URL", style="red", markup=False)
         raise typer.Exit(2)
