@@ -85,6 +85,8 @@ class Signer:
             raw, mac = _unb64(body_b64), _unb64(mac_b64)
         except (binascii.Error, ValueError):
             raise bad from None
+        if _b64(raw) != body_b64 or _b64(mac) != mac_b64:
+            raise bad  # non-canonical base64 (spare bits set): one token, one spelling
         if not any(
             hmac.compare_digest(hmac.new(k, raw, hashlib.sha256).digest(), mac) for k in self._keys
         ):
