@@ -9,8 +9,8 @@ every tool's input schema:
 * instances that break the schema (mutated from valid ones) are rejected by that path.
   Where the Pydantic model alone accepts them, the runtime's jsonschema check must catch
   it; such cases are counted and printed as the "model gap" (not a failure).  One known
-  gap is tolerated and counted: an explicit ``null`` for an optional property whose schema
-  type excludes null is accepted (optional fields are generated as ``X | None = None``).
+  explicit ``null`` for an optional property whose schema type excludes null is rejected by
+  the runtime's null check (the models alone type optional fields as ``X | None = None``).
 """
 
 from __future__ import annotations
@@ -130,13 +130,6 @@ def test_invalid_instances_rejected(tool_defs: list[Any], data: st.DataObject) -
         except ArgumentsInvalid:
             pass
         else:
-            optional_null = [k for k, v in bad.items() if v is None and k not in (schema.get("required") or [])]
-            if optional_null and validator.is_valid({k: v for k, v in bad.items() if k not in optional_null}):
-                # known gap (reported): optional fields are `X | None = None`, so an explicit
-                # null passes although the schema's type excludes it
-                GAPS["explicit null for an optional field (server accepts)"] = GAPS.get(
-                    "explicit null for an optional field (server accepts)", 0) + 1
-                continue
             errors = [e.message for e in validator.iter_errors(bad)]
             pytest.fail(f"{tool.name}: schema-invalid {bad!r} accepted ({errors})")
         try:

@@ -122,8 +122,27 @@ class TokenBucket:
         return False
 
 
+def _within_limits(item: Any, max_string: int, depth_left: int) -> bool:
+    """Fast recursive check used by :func:`exceeds_limits` (True: no limit broken)."""
+    if depth_left < 0:
+        return False
+    if isinstance(item, str):
+        return len(item) <= max_string
+    if isinstance(item, dict):
+        for k, v in item.items():
+            if len(k) > max_string or not _within_limits(v, max_string, depth_left - 1):
+                return False
+    elif isinstance(item, list):
+        for v in item:
+            if not _within_limits(v, max_string, depth_left - 1):
+                return False
+    return True
+
+
 def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:
     """Why ``value`` breaks the string-length or nesting limit, or None if it does not."""
+    if max_depth <= 256 and _within_limits(value, max_string, max_depth):
+        return None  # the common case, without the walk below (which names the violation)
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()

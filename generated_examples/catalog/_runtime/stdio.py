@@ -9,8 +9,12 @@
 * On stdin EOF, pending server->client requests fail at once, running requests get
   ``settings.shutdown_grace`` seconds, then the coroutine returns.
 
-Reading happens in a daemon thread (``os.read`` on the file descriptor), writing in a
-single worker thread, so neither blocks the event loop and output order is preserved.
+When stdin and stdout are pipes or sockets (the normal case: a client spawned the server),
+both are driven by the event loop itself (``connect_read_pipe`` / ``connect_write_pipe``),
+which avoids two thread hand-offs per message.  Otherwise (a file, a terminal, an object
+without a file descriptor) reading happens in a daemon thread (``os.read`` on the file
+descriptor) and writing in a single worker thread.  Either way nothing blocks the event
+loop and output order is preserved.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -48,6 +53,37 @@ def _reader(stream: IO[bytes]) -> Callable[[], bytes]:
     return lambda: os.read(fd, _CHUNK)
 
 
+def _pipe_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` if the event loop can drive it (a pipe or a socket)."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, AttributeError, ValueError):
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+
+class _LoopPipes:
+    """stdin/stdout as event-loop pipes (see the module docstring)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, in_fd: int, out_fd: int) -> _LoopPipes | None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=_CHUNK, loop=loop)
+        read_pipe = os.fdopen(in_fd, "rb", buffering=0, closefd=False)
+        write_pipe = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), read_pipe)
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, write_pipe)
+        except (OSError, ValueError, NotImplementedError):
+            return None
+        return cls(reader, asyncio.StreamWriter(transport, protocol, None, loop))
+
+
 async def serve_stdio(
     server: ServerBase, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
 ) -> None:
@@ -55,6 +91,8 @@ async def serve_stdio(
     loop = asyncio.get_running_loop()
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
+    in_fd, out_fd = _pipe_fd(inp), _pipe_fd(out)
+    pipes = await _LoopPipes.open(in_fd, out_fd) if in_fd is not None and out_fd is not None else None
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-stdout")
     broken = threading.Event()
 
@@ -75,7 +113,16 @@ async def serve_stdio(
             if not isinstance(message, dict) or "id" not in message or "method" in message:
                 return
             data = jsonrpc.encode(jsonrpc.error(message["id"], p.INTERNAL_ERROR, "Internal error"))
-        await loop.run_in_executor(writer, write, data)
+        if pipes is None:
+            await loop.run_in_executor(writer, write, data)
+            return
+        if broken.is_set():
+            return
+        try:
+            pipes.writer.write(data)
+            await pipes.writer.drain()
+        except (OSError, RuntimeError, ValueError):
+            broken.set()
 
     conn = Connection(sink)
     session = ServerSession(server, conn)
@@ -95,11 +142,20 @@ async def serve_stdio(
             if not chunk:
                 return
 
-    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+    async def next_chunk() -> bytes:
+        if pipes is None:
+            return await chunks.get()
+        try:
+            return await pipes.reader.read(_CHUNK)
+        except (OSError, ValueError):
+            return b""
+
+    if pipes is None:
+        threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
     lines = jsonrpc.LineBuffer(server.settings.max_message_bytes)
     try:
         while True:
-            chunk = await chunks.get()
+            chunk = await next_chunk()
             batch = lines.feed(chunk) if chunk else lines.flush()
             for line in batch:
                 if isinstance(line, bytes):
@@ -117,6 +173,8 @@ async def serve_stdio(
         server.close_subscriptions()
         await session.aclose(server.settings.shutdown_grace)
         writer.shutdown(wait=True)
+        if pipes is not None:
+            pipes.writer.close()
 
 
 def run_stdio(server: ServerBase) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .nulls import drop_invalid_nulls, null_violations
 from .tools import ToolDef
 
 _VALIDATORS: dict[int, Any] = {}
@@ -69,6 +70,20 @@ def schema_errors(schema: Mapping[str, Any], value: Any) -> list[dict[str, str]]
     return [{"path": _path(list(e.absolute_path)), "message": e.message} for e in errors[:10]]
 
 
+def _has_null(value: Any) -> bool:
+    """Whether a JSON value contains ``null`` anywhere (cheap pre-check)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
     """The validated input model of ``arguments``.
 
@@ -77,6 +92,10 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
     """
     if tool.schema_checked:
         errs = schema_errors(tool.wire.get("inputSchema", {}), arguments)
+        if errs:
+            raise ArgumentsInvalid(tool.name, errs)
+    elif _has_null(arguments):
+        errs = null_violations(tool.wire.get("inputSchema", {}), arguments)
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
     try:
@@ -108,6 +127,8 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
             data = value
         checked = model.model_validate_json(json.dumps(data, allow_nan=False), strict=True)
         data = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if "outputSchema" in tool.wire and _has_null(data):
+            data = drop_invalid_nulls(tool.wire["outputSchema"], data)
     except (ValidationError, ValueError, TypeError) as exc:
         raise OutputInvalid(str(exc)) from None
     if tool.schema_checked and "outputSchema" in tool.wire:
