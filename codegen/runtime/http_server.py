@@ -34,7 +34,10 @@ localhost, 127.0.0.1 and [::1], on the bound port when known), else 403 (DNS reb
 With bearer tokens configured (``HttpSettings.tokens`` / ``verify_token``, or the
 environment variable ``MCP_CODEGEN_HTTP_TOKENS`` = ``principal=token,...``), a request
 without a valid ``Authorization: Bearer`` gets 401 + ``WWW-Authenticate``; the principal
-reaches ``ServerBase.authorize`` and ``ctx.principal``.  Bodies larger than
+reaches ``ServerBase.authorize`` and ``ctx.principal``; without tokens the rate limit is per
+client address (:func:`run` believes ``X-Forwarded-For`` only from the proxies listed in
+``FORWARDED_ALLOW_IPS``).  A repeated header counts as its values joined by commas, so
+copies that disagree fail the checks.  Bodies larger than
 ``ServerSettings.max_message_bytes`` get 413 (from ``Content-Length`` before reading, or
 as soon as the streamed body passes the limit); a body not received within
 ``body_timeout`` seconds gets 408.  Every request runs in its own task and writes through a
@@ -288,7 +291,11 @@ class _Request:
 
     def get(self, name: str) -> str | None:
         values = self.headers.get(name)
-        return values[0] if values else None
+        if not values:
+            return None
+        # A repeated header is its values joined (RFC 9110 5.3): copies that disagree then match
+        # nothing, so no check passes on one copy while an intermediary acts on another.
+        return values[0] if len(values) == 1 or all(v == values[0] for v in values) else ", ".join(values)
 
     def accepts(self, mime: str) -> bool:
         accept = self.get("accept")
@@ -334,6 +341,11 @@ def _meta_problem(params: Any) -> bool:
         or not isinstance(meta.get(p.META_CLIENT_CAPABILITIES), dict)
         or (level is not None and level not in p.LOG_LEVELS)
     )
+
+
+def _event_number(text: str) -> int | None:
+    """A part of an SSE event id: ASCII digits only (``"\xb2".isdigit()`` is true), bounded."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
 def _bad_chars(value: str) -> bool:
@@ -759,11 +771,11 @@ class HttpApp:
         session = self._session(req, principal)
         last = req.get("last-event-id")
         if last is not None:
-            number, _, seq = last.strip().partition("-")
-            stream = session.find(int(number)) if number.isdigit() else None
-            if stream is None or not seq.isdigit():
+            number, _, seq = (_event_number(part) for part in last.strip().partition("-"))
+            stream = session.find(number) if number is not None else None
+            if stream is None or seq is None:
                 raise _HttpError(404, p.INVALID_REQUEST, "Unknown Last-Event-ID")
-            await self._pump(req, receive, send, stream, legacy=True, sse_ok=True, status=lambda m: 200, resume_from=int(seq))
+            await self._pump(req, receive, send, stream, legacy=True, sse_ok=True, status=lambda m: 200, resume_from=seq)
             return
         if session.standalone.attached:
             raise _HttpError(409, p.INVALID_REQUEST, "Conflict: a GET stream is already open for this session")
@@ -942,6 +954,9 @@ def run(server: ServerBase, args: argparse.Namespace) -> None:
         "ws": "none",
         "server_header": False,
         "timeout_graceful_shutdown": 3,
+        # X-Forwarded-* only from the proxies named in FORWARDED_ALLOW_IPS: uvicorn trusts
+        # 127.0.0.1 by default, letting any local client choose the address it is rate-limited by
+        "proxy_headers": bool(os.environ.get("FORWARDED_ALLOW_IPS")),
     }
     workers = int(getattr(args, "workers", 1) or 1)
     if workers > 1:
