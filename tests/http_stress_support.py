@@ -97,6 +97,12 @@ class HttpServer:
         with open(f"/proc/{self.proc.pid}/status") as fh:
             return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process used so far."""
+        with open(f"/proc/{self.proc.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def log(self) -> str:
         return Path(self._log.name).read_text(errors="replace")
 
