@@ -1,0 +1,122 @@
+"""Generator speed: ``mcp-codegen build`` against datamodel-code-generator alone.
+
+For each size (10, 100, 1000 tools; ``make_specs.py`` spec sets of 10 tools per spec file)
+this measures, every command a fresh process:
+
+* **reference**: DCG alone turning the same schemas into models, with its default
+  formatting (black + isort), see ``dcg_reference.py``;
+* **cold build**: ``mcp-codegen build`` into an empty folder with an empty cache;
+* **fresh output, warm cache**: the same into another empty folder, with the cache the cold
+  build filled (a new checkout or CI job that restores the cache folder);
+* **no-op rebuild**: the same command again, nothing changed (median of 5);
+* **one tool changed**: one tool's schema and description edited, then rebuild (median
+  of 3, a different tool each time).
+
+It prints wall time, CPU time (user + system, worker processes included), peak RSS (the
+largest process, and the sampled sum over the process tree), lines of code written, and the
+ratios against the reference and against the cold build.
+
+Usage::
+
+    .venv/bin/python bench/bench_generator.py [--quick] [--sizes 10,100,1000] [--per-spec 10]
+
+``--quick`` runs only the 10- and 100-tool sets.  Everything happens under a temporary folder
+and nothing else is touched (the cache goes there too, through ``MCP_CODEGEN_CACHE_DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _measure import Run, run_measured, table  # noqa: E402
+from make_specs import write_spec_set  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+def _lines(folder: Path) -> int:
+    """Lines of generated Python, the verbatim runtime copy excluded."""
+    return sum(p.read_text("utf-8").count("\n") for p in folder.rglob("*.py") if "_runtime" not in p.parts)
+
+
+def _build(specs: Path, out: Path, cache: Path) -> Run:
+    """``mcp-codegen build`` of this checkout (``python -m codegen``, this repo first on the path)."""
+    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+    env.pop("MCP_CODEGEN_NO_CACHE", None)
+    return run_measured([sys.executable, "-m", "codegen", "build", str(specs), "-o", str(out), "-q"], env=env)
+
+
+def _edit_tool(specs: Path, k: int) -> None:
+    """Change one tool of the middle spec file: a new description and one more property."""
+    files = sorted(specs.glob("*.json"))
+    path = files[len(files) // 2]
+    doc = json.loads(path.read_text("utf-8"))
+    tool = doc["tools"][k % len(doc["tools"])]
+    tool["description"] += f" Edited {k}."
+    tool["inputSchema"]["properties"][f"edited_{k}"] = {"type": "boolean", "description": "Added by the benchmark."}
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def bench_size(root: Path, tools: int, per_spec: int) -> list[list[object]]:
+    specs = root / f"specs{tools}"
+    write_spec_set(specs, tools, per_spec)
+    ref_out = root / f"dcg{tools}"
+    ref = run_measured([sys.executable, str(HERE / "dcg_reference.py"), str(specs), str(ref_out)])
+    ref_lines = int(ref.stdout.strip().splitlines()[-1])
+
+    cache = root / f"cache{tools}"
+    out = root / f"out{tools}"
+    cold = _build(specs, out, cache)
+    our_lines = _lines(out)
+    warm = _build(specs, root / f"out{tools}-fresh", cache)
+    noops = [_build(specs, out, cache) for _ in range(5)]
+    edits = []
+    for k in range(3):
+        _edit_tool(specs, k)
+        edits.append(_build(specs, out, cache))
+    noop = min(noops, key=lambda r: abs(r.wall - statistics.median(x.wall for x in noops)))
+    edit = min(edits, key=lambda r: abs(r.wall - statistics.median(x.wall for x in edits)))
+
+    def row(label: str, run: Run, lines: int | str, note: str) -> list[object]:
+        return [tools, label, f"{run.wall:.2f}", f"{run.cpu:.2f}", f"{run.peak_rss_mb:.0f} / {run.peak_tree_mb:.0f}", lines, note]
+
+    return [
+        row("reference: DCG alone (+black, isort)", ref, ref_lines, ""),
+        row("cold build (empty cache)", cold, our_lines, f"{cold.wall / ref.wall:.2f}x reference"),
+        row("fresh output, warm cache", warm, our_lines, f"{warm.wall / ref.wall:.2f}x reference"),
+        row("no-op rebuild (median of 5)", noop, "-", f"{noop.wall:.3f} s"),
+        row("one tool changed (median of 3)", edit, "-", f"{100 * edit.wall / cold.wall:.1f}% of cold"),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="mcp-codegen build vs datamodel-code-generator alone")
+    parser.add_argument("--quick", action="store_true", help="only the 10- and 100-tool sets")
+    parser.add_argument("--sizes", default="10,100,1000", help="comma-separated tool counts")
+    parser.add_argument("--per-spec", type=int, default=10, help="tools per spec file")
+    args = parser.parse_args()
+    sizes = [10, 100] if args.quick else [int(s) for s in args.sizes.split(",")]
+    print(f"# generator benchmark: {platform.python_version()}, {os.cpu_count()} CPUs, "
+          f"{args.per_spec} tools per spec file", flush=True)
+    rows: list[list[object]] = []
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-bench-") as tmp:
+        for n in sizes:
+            rows += bench_size(Path(tmp), n, args.per_spec)
+            print(table(["tools", "run", "wall s", "cpu s", "peak RSS MB (largest / tree)", "lines", "ratio"], rows[-5:]),
+                  flush=True)
+            print(flush=True)
+    print("## all sizes")
+    print(table(["tools", "run", "wall s", "cpu s", "peak RSS MB (largest / tree)", "lines", "ratio"], rows))
+
+
+if __name__ == "__main__":
+    main()
