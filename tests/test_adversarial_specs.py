@@ -143,7 +143,10 @@ def test_json_surrogate_pairs_are_joined_and_lone_ones_refused(tmp_path: Path) -
     result, report = build([good], tmp_path / "good" / "out")
     assert result.ok and report is not None
     tools = (tmp_path / "good" / "out" / "adv" / "tools.py").read_text("utf-8")
-    assert "emoji 😀 𝔘" in tools
+    # the wire JSON is ASCII-escaped in tools.py: one escaped pair per astral character
+    assert "emoji \\ud83d\\ude00 \\ud835\\udd18" in tools
+    wire = json.loads(tools.split('wire=json.loads(r"""', 1)[1].split('"""', 1)[0])
+    assert wire["description"] == "emoji 😀 𝔘"
     bad = tmp_path / "bad" / "spec.json"
     bad.parent.mkdir()
     bad.write_text(good.read_text().replace("\\ud83d\\ude00", "\\ud83d"), encoding="utf-8")

@@ -52,7 +52,10 @@ def _wire_of(tools_py: str, tool: str) -> dict[str, object]:
         if isinstance(node, ast.Call) and any(k.arg == "wire" for k in node.keywords):
             name = next((k.value for k in node.keywords if k.arg == "name"), None)
             if isinstance(name, ast.Constant) and name.value == tool:
-                return dict(ast.literal_eval(next(k.value for k in node.keywords if k.arg == "wire")))
+                wire = next(k.value for k in node.keywords if k.arg == "wire")
+                if isinstance(wire, ast.Call):  # json.loads(r"""...""")
+                    return dict(json.loads(ast.literal_eval(wire.args[0])))
+                return dict(ast.literal_eval(wire))
     raise AssertionError(f"no ToolDef for {tool}")
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import ServerInfo, ToolDef
 from .errors import UnknownSkuError
 from .models import (
@@ -27,101 +29,214 @@ SERVER_INFO = ServerInfo(
 SEARCH_PRODUCTS_TOOL = ToolDef(
     name="search_products",
     method="search_products",
-    wire={
-        "name": "search_products",
-        "title": "Search products",
-        "description": "Full-text search with filters; returns one page of products.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 200},
-                "status": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": ["active", "discontinued", "draft"]},
-                    "uniqueItems": True,
-                },
-                "max_price": {"$ref": "#/$defs/Money"},
-                "sort": {
-                    "type": "string",
-                    "enum": ["relevance", "price_asc", "price_desc"],
-                    "default": "relevance",
-                },
-                "page": {"type": "integer", "minimum": 1, "default": 1},
-            },
-            "required": ["query"],
-            "$defs": {
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
-                },
-            },
+    wire=json.loads(r"""{
+  "name": "search_products",
+  "title": "Search products",
+  "description": "Full-text search with filters; returns one page of products.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      },
+      "status": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "enum": [
+            "active",
+            "discontinued",
+            "draft"
+          ]
         },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "items": {"type": "array", "items": {"$ref": "#/$defs/Product"}},
-                "next_page": {"type": ["integer", "null"]},
-            },
-            "required": ["items", "next_page"],
-            "$defs": {
-                "Dimensions": {
-                    "type": "object",
-                    "properties": {
-                        "width_cm": {"type": "number", "exclusiveMinimum": 0},
-                        "height_cm": {"type": "number", "exclusiveMinimum": 0},
-                        "depth_cm": {"type": "number", "exclusiveMinimum": 0},
-                    },
-                    "required": ["width_cm", "height_cm", "depth_cm"],
-                },
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
-                },
-                "Product": {
-                    "type": "object",
-                    "properties": {
-                        "sku": {"type": "string", "pattern": "^[A-Z0-9-]{4,20}$"},
-                        "name": {"type": "string"},
-                        "price": {"$ref": "#/$defs/Money"},
-                        "status": {"type": "string", "enum": ["active", "discontinued", "draft"]},
-                        "dimensions": {"$ref": "#/$defs/Dimensions"},
-                        "attributes": {
-                            "type": "object",
-                            "additionalProperties": {"type": "string"},
-                            "description": "Free-form attributes (color, material ...).",
-                        },
-                        "released": {"type": ["string", "null"], "format": "date"},
-                        "variants": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "sku": {"type": "string"},
-                                    "label": {"type": "string"},
-                                    "stock": {"type": "integer", "minimum": 0},
-                                },
-                                "required": ["sku", "label"],
-                            },
-                        },
-                    },
-                    "required": ["sku", "name", "price", "status"],
-                },
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+        "uniqueItems": true
+      },
+      "max_price": {
+        "$ref": "#/$defs/Money"
+      },
+      "sort": {
+        "type": "string",
+        "enum": [
+          "relevance",
+          "price_asc",
+          "price_desc"
+        ],
+        "default": "relevance"
+      },
+      "page": {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1
+      }
     },
+    "required": [
+      "query"
+    ],
+    "$defs": {
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "items": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Product"
+        }
+      },
+      "next_page": {
+        "type": [
+          "integer",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "items",
+      "next_page"
+    ],
+    "$defs": {
+      "Dimensions": {
+        "type": "object",
+        "properties": {
+          "width_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          "height_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          "depth_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          }
+        },
+        "required": [
+          "width_cm",
+          "height_cm",
+          "depth_cm"
+        ]
+      },
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      },
+      "Product": {
+        "type": "object",
+        "properties": {
+          "sku": {
+            "type": "string",
+            "pattern": "^[A-Z0-9-]{4,20}$"
+          },
+          "name": {
+            "type": "string"
+          },
+          "price": {
+            "$ref": "#/$defs/Money"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "active",
+              "discontinued",
+              "draft"
+            ]
+          },
+          "dimensions": {
+            "$ref": "#/$defs/Dimensions"
+          },
+          "attributes": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            },
+            "description": "Free-form attributes (color, material ...)."
+          },
+          "released": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "sku": {
+                  "type": "string"
+                },
+                "label": {
+                  "type": "string"
+                },
+                "stock": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "sku",
+                "label"
+              ]
+            }
+          }
+        },
+        "required": [
+          "sku",
+          "name",
+          "price",
+          "status"
+        ]
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=SearchProductsInput,
     output_model=SearchProductsOutput,
     schema_checked=True,
@@ -131,77 +246,141 @@ SEARCH_PRODUCTS_TOOL = ToolDef(
 QUOTE_TOOL = ToolDef(
     name="quote",
     method="quote",
-    wire={
-        "name": "quote",
-        "title": "Price quote",
-        "description": "Price a basket; each line is a product or a custom item.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "lines": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {
-                        "oneOf": [
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "kind": {"const": "product"},
-                                    "sku": {"type": "string"},
-                                    "quantity": {"type": "integer", "minimum": 1, "default": 1},
-                                },
-                                "required": ["kind", "sku"],
-                            },
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "kind": {"const": "custom"},
-                                    "description": {"type": "string"},
-                                    "price": {"$ref": "#/$defs/Money"},
-                                },
-                                "required": ["kind", "description", "price"],
-                            },
-                        ]
-                    },
+    wire=json.loads(r"""{
+  "name": "quote",
+  "title": "Price quote",
+  "description": "Price a basket; each line is a product or a custom item.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "lines": {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+          "oneOf": [
+            {
+              "type": "object",
+              "properties": {
+                "kind": {
+                  "const": "product"
                 },
-                "coupon": {"type": ["string", "null"], "default": None},
-            },
-            "required": ["lines"],
-            "$defs": {
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
+                "sku": {
+                  "type": "string"
                 },
+                "quantity": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "default": 1
+                }
+              },
+              "required": [
+                "kind",
+                "sku"
+              ]
             },
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "total": {"$ref": "#/$defs/Money"},
-                "lines": {"type": "array", "items": {"$ref": "#/$defs/Money"}},
-            },
-            "required": ["total", "lines"],
-            "$defs": {
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
+            {
+              "type": "object",
+              "properties": {
+                "kind": {
+                  "const": "custom"
                 },
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+                "description": {
+                  "type": "string"
+                },
+                "price": {
+                  "$ref": "#/$defs/Money"
+                }
+              },
+              "required": [
+                "kind",
+                "description",
+                "price"
+              ]
+            }
+          ]
+        }
+      },
+      "coupon": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "default": null
+      }
     },
+    "required": [
+      "lines"
+    ],
+    "$defs": {
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "total": {
+        "$ref": "#/$defs/Money"
+      },
+      "lines": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Money"
+        }
+      }
+    },
+    "required": [
+      "total",
+      "lines"
+    ],
+    "$defs": {
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=QuoteInput,
     output_model=QuoteOutput,
     errors={
@@ -213,27 +392,41 @@ QUOTE_TOOL = ToolDef(
 CATEGORY_TREE_TOOL = ToolDef(
     name="category_tree",
     method="category_tree",
-    wire={
-        "name": "category_tree",
-        "title": "Category tree",
-        "description": "The whole category tree (recursive).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "outputSchema": {
-            "$ref": "#/$defs/Category",
-            "$defs": {
-                "Category": {
-                    "type": "object",
-                    "description": "A node of the category tree.",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "children": {"type": "array", "items": {"$ref": "#/$defs/Category"}},
-                    },
-                    "required": ["name"],
-                }
-            },
+    wire=json.loads(r"""{
+  "name": "category_tree",
+  "title": "Category tree",
+  "description": "The whole category tree (recursive).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$ref": "#/$defs/Category",
+    "$defs": {
+      "Category": {
+        "type": "object",
+        "description": "A node of the category tree.",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Category"
+            }
+          }
         },
-        "annotations": {"readOnlyHint": True},
-    },
+        "required": [
+          "name"
+        ]
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"""),
     input_model=CategoryTreeInput,
     output_model=Category,
     fingerprint="85b4db85e8505cf37e9b7aebf9d34faa8ecbf5f0c6132702a27429de95585588",
@@ -242,87 +435,186 @@ CATEGORY_TREE_TOOL = ToolDef(
 SET_PRICE_TOOL = ToolDef(
     name="set_price",
     method="set_price",
-    wire={
-        "name": "set_price",
-        "title": "Set price",
-        "description": "Change a product's price. Either an absolute price or a percentage change.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "sku": {"type": "string"},
-                "price": {"$ref": "#/$defs/Money"},
-                "percent": {"type": "number", "minimum": -90, "maximum": 500},
-            },
-            "required": ["sku"],
-            "oneOf": [{"required": ["price"]}, {"required": ["percent"]}],
-            "$defs": {
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
-                },
-            },
-        },
-        "outputSchema": {
-            "$ref": "#/$defs/Product",
-            "$defs": {
-                "Dimensions": {
-                    "type": "object",
-                    "properties": {
-                        "width_cm": {"type": "number", "exclusiveMinimum": 0},
-                        "height_cm": {"type": "number", "exclusiveMinimum": 0},
-                        "depth_cm": {"type": "number", "exclusiveMinimum": 0},
-                    },
-                    "required": ["width_cm", "height_cm", "depth_cm"],
-                },
-                "Money": {"$ref": "#/$defs/Money2"},
-                "Money2": {
-                    "type": "object",
-                    "description": "An amount of money in minor units.",
-                    "properties": {
-                        "amount": {"type": "integer", "description": "Amount in cents."},
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "EUR"},
-                    },
-                    "required": ["amount"],
-                },
-                "Product": {
-                    "type": "object",
-                    "properties": {
-                        "sku": {"type": "string", "pattern": "^[A-Z0-9-]{4,20}$"},
-                        "name": {"type": "string"},
-                        "price": {"$ref": "#/$defs/Money"},
-                        "status": {"type": "string", "enum": ["active", "discontinued", "draft"]},
-                        "dimensions": {"$ref": "#/$defs/Dimensions"},
-                        "attributes": {
-                            "type": "object",
-                            "additionalProperties": {"type": "string"},
-                            "description": "Free-form attributes (color, material ...).",
-                        },
-                        "released": {"type": ["string", "null"], "format": "date"},
-                        "variants": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "sku": {"type": "string"},
-                                    "label": {"type": "string"},
-                                    "stock": {"type": "integer", "minimum": 0},
-                                },
-                                "required": ["sku", "label"],
-                            },
-                        },
-                    },
-                    "required": ["sku", "name", "price", "status"],
-                },
-            },
-        },
-        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True},
+    wire=json.loads(r"""{
+  "name": "set_price",
+  "title": "Set price",
+  "description": "Change a product's price. Either an absolute price or a percentage change.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "sku": {
+        "type": "string"
+      },
+      "price": {
+        "$ref": "#/$defs/Money"
+      },
+      "percent": {
+        "type": "number",
+        "minimum": -90,
+        "maximum": 500
+      }
     },
+    "required": [
+      "sku"
+    ],
+    "oneOf": [
+      {
+        "required": [
+          "price"
+        ]
+      },
+      {
+        "required": [
+          "percent"
+        ]
+      }
+    ],
+    "$defs": {
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "$ref": "#/$defs/Product",
+    "$defs": {
+      "Dimensions": {
+        "type": "object",
+        "properties": {
+          "width_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          "height_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          "depth_cm": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          }
+        },
+        "required": [
+          "width_cm",
+          "height_cm",
+          "depth_cm"
+        ]
+      },
+      "Money": {
+        "$ref": "#/$defs/Money2"
+      },
+      "Money2": {
+        "type": "object",
+        "description": "An amount of money in minor units.",
+        "properties": {
+          "amount": {
+            "type": "integer",
+            "description": "Amount in cents."
+          },
+          "currency": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "default": "EUR"
+          }
+        },
+        "required": [
+          "amount"
+        ]
+      },
+      "Product": {
+        "type": "object",
+        "properties": {
+          "sku": {
+            "type": "string",
+            "pattern": "^[A-Z0-9-]{4,20}$"
+          },
+          "name": {
+            "type": "string"
+          },
+          "price": {
+            "$ref": "#/$defs/Money"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "active",
+              "discontinued",
+              "draft"
+            ]
+          },
+          "dimensions": {
+            "$ref": "#/$defs/Dimensions"
+          },
+          "attributes": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            },
+            "description": "Free-form attributes (color, material ...)."
+          },
+          "released": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "sku": {
+                  "type": "string"
+                },
+                "label": {
+                  "type": "string"
+                },
+                "stock": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "sku",
+                "label"
+              ]
+            }
+          }
+        },
+        "required": [
+          "sku",
+          "name",
+          "price",
+          "status"
+        ]
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true
+  }
+}"""),
     input_model=SetPriceInput,
     output_model=Product,
     schema_checked=True,

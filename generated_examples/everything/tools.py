@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import InputDef, ServerInfo, ToolDef
 from .errors import IntentionalError
 from .models import (
@@ -54,12 +56,18 @@ SERVER_INFO = ServerInfo(
 TEST_SIMPLE_TEXT_TOOL = ToolDef(
     name="test_simple_text",
     method="test_simple_text",
-    wire={
-        "name": "test_simple_text",
-        "description": "Returns one text block.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_simple_text",
+  "description": "Returns one text block.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestSimpleTextInput,
     fingerprint="74cf320f33523b746e6bfb6e5879a353191cd5541f1ab579d22256ef83d55f91",
 )
@@ -67,12 +75,18 @@ TEST_SIMPLE_TEXT_TOOL = ToolDef(
 TEST_IMAGE_CONTENT_TOOL = ToolDef(
     name="test_image_content",
     method="test_image_content",
-    wire={
-        "name": "test_image_content",
-        "description": "Returns one image block (a 1x1 red PNG).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_image_content",
+  "description": "Returns one image block (a 1x1 red PNG).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestImageContentInput,
     fingerprint="f5428ede2335a7643ced5a5f103b52ffc91c581bea332a2dd795d8a9e0ad32f7",
 )
@@ -80,12 +94,18 @@ TEST_IMAGE_CONTENT_TOOL = ToolDef(
 TEST_AUDIO_CONTENT_TOOL = ToolDef(
     name="test_audio_content",
     method="test_audio_content",
-    wire={
-        "name": "test_audio_content",
-        "description": "Returns one audio block (a short silent WAV).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_audio_content",
+  "description": "Returns one audio block (a short silent WAV).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestAudioContentInput,
     fingerprint="93700bfe7d65b0e63342c0368bbf03bfce5966bda30eedbf6ad3c729cc355454",
 )
@@ -93,12 +113,18 @@ TEST_AUDIO_CONTENT_TOOL = ToolDef(
 TEST_EMBEDDED_RESOURCE_TOOL = ToolDef(
     name="test_embedded_resource",
     method="test_embedded_resource",
-    wire={
-        "name": "test_embedded_resource",
-        "description": "Returns one embedded text resource.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_embedded_resource",
+  "description": "Returns one embedded text resource.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestEmbeddedResourceInput,
     fingerprint="f7fb4d444642752e3b6966f185b2f86f6a16a7a30b771ea2f3fdb8da85c4fbcd",
 )
@@ -106,12 +132,18 @@ TEST_EMBEDDED_RESOURCE_TOOL = ToolDef(
 TEST_MULTIPLE_CONTENT_TYPES_TOOL = ToolDef(
     name="test_multiple_content_types",
     method="test_multiple_content_types",
-    wire={
-        "name": "test_multiple_content_types",
-        "description": "Returns a text, an image and an embedded JSON resource.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_multiple_content_types",
+  "description": "Returns a text, an image and an embedded JSON resource.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestMultipleContentTypesInput,
     fingerprint="139fb10902b5da6d4724a81175c4b9141d2b8b501a0b413baba9194e87ab83e4",
 )
@@ -119,12 +151,18 @@ TEST_MULTIPLE_CONTENT_TYPES_TOOL = ToolDef(
 TEST_ERROR_HANDLING_TOOL = ToolDef(
     name="test_error_handling",
     method="test_error_handling",
-    wire={
-        "name": "test_error_handling",
-        "description": "Always fails with a tool execution error (isError true).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_error_handling",
+  "description": "Always fails with a tool execution error (isError true).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestErrorHandlingInput,
     errors={
         "intentional": IntentionalError,
@@ -135,12 +173,18 @@ TEST_ERROR_HANDLING_TOOL = ToolDef(
 TEST_TOOL_WITH_LOGGING_TOOL = ToolDef(
     name="test_tool_with_logging",
     method="test_tool_with_logging",
-    wire={
-        "name": "test_tool_with_logging",
-        "description": "Sends three info log messages, about 50 ms apart, then returns.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_tool_with_logging",
+  "description": "Sends three info log messages, about 50 ms apart, then returns.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestToolWithLoggingInput,
     fingerprint="b929290a6b015720d4dc04313058b5bdd889118d2d4efd917678794d74e547ac",
 )
@@ -148,12 +192,18 @@ TEST_TOOL_WITH_LOGGING_TOOL = ToolDef(
 TEST_LOGGING_TOOL_TOOL = ToolDef(
     name="test_logging_tool",
     method="test_logging_tool",
-    wire={
-        "name": "test_logging_tool",
-        "description": "Logs one info message (sent only if the request asked for logs), then returns.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_logging_tool",
+  "description": "Logs one info message (sent only if the request asked for logs), then returns.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestLoggingToolInput,
     fingerprint="cfe141167c5ecf699525e0d3a4f504714ee3661569f8112d636ddbac1924ef48",
 )
@@ -161,12 +211,18 @@ TEST_LOGGING_TOOL_TOOL = ToolDef(
 TEST_TOOL_WITH_PROGRESS_TOOL = ToolDef(
     name="test_tool_with_progress",
     method="test_tool_with_progress",
-    wire={
-        "name": "test_tool_with_progress",
-        "description": "Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_tool_with_progress",
+  "description": "Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestToolWithProgressInput,
     fingerprint="b7b7718a2f40c1f71ff73e96589ca29d6b18e008327d1b2532409b60660acb37",
 )
@@ -174,18 +230,26 @@ TEST_TOOL_WITH_PROGRESS_TOOL = ToolDef(
 TEST_SAMPLING_TOOL = ToolDef(
     name="test_sampling",
     method="test_sampling",
-    wire={
-        "name": "test_sampling",
-        "description": "Asks the client's LLM (sampling/createMessage) and returns its answer.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "prompt": {"type": "string", "description": "The prompt to send to the LLM."}
-            },
-            "required": ["prompt"],
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
+    wire=json.loads(r"""{
+  "name": "test_sampling",
+  "description": "Asks the client's LLM (sampling/createMessage) and returns its answer.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "prompt": {
+        "type": "string",
+        "description": "The prompt to send to the LLM."
+      }
     },
+    "required": [
+      "prompt"
+    ]
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=TestSamplingInput,
     fingerprint="4b0a5dcc217a5b2bacf16b107a5d91b5229f3b988b9c5406e7c4b583503e76c0",
 )
@@ -193,18 +257,26 @@ TEST_SAMPLING_TOOL = ToolDef(
 TEST_ELICITATION_TOOL = ToolDef(
     name="test_elicitation",
     method="test_elicitation",
-    wire={
-        "name": "test_elicitation",
-        "description": "Asks the user for a username and an email address (elicitation/create).",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "message": {"type": "string", "description": "The message to show the user."}
-            },
-            "required": ["message"],
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    wire=json.loads(r"""{
+  "name": "test_elicitation",
+  "description": "Asks the user for a username and an email address (elicitation/create).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "message": {
+        "type": "string",
+        "description": "The message to show the user."
+      }
     },
+    "required": [
+      "message"
+    ]
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestElicitationInput,
     fingerprint="c2337eaa9f241a374518bb47d2ce51f064a379abcaf7a9dd8920f0abb8daf689",
 )
@@ -212,12 +284,18 @@ TEST_ELICITATION_TOOL = ToolDef(
 TEST_ELICITATION_SEP1034_DEFAULTS_TOOL = ToolDef(
     name="test_elicitation_sep1034_defaults",
     method="test_elicitation_sep1034_defaults",
-    wire={
-        "name": "test_elicitation_sep1034_defaults",
-        "description": "Elicits a form whose fields of every primitive type carry a default (SEP-1034).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_elicitation_sep1034_defaults",
+  "description": "Elicits a form whose fields of every primitive type carry a default (SEP-1034).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestElicitationSep1034DefaultsInput,
     inputs={
         "profile": InputDef(
@@ -258,12 +336,18 @@ TEST_ELICITATION_SEP1034_DEFAULTS_TOOL = ToolDef(
 TEST_ELICITATION_SEP1330_ENUMS_TOOL = ToolDef(
     name="test_elicitation_sep1330_enums",
     method="test_elicitation_sep1330_enums",
-    wire={
-        "name": "test_elicitation_sep1330_enums",
-        "description": "Elicits a form with the five enum variants of SEP-1330.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_elicitation_sep1330_enums",
+  "description": "Elicits a form with the five enum variants of SEP-1330.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestElicitationSep1330EnumsInput,
     fingerprint="ce1324fc9ea9adf6a6ff3dbccf587adc385252cfeec9abf20494cedd82a1e06f",
 )
@@ -271,12 +355,18 @@ TEST_ELICITATION_SEP1330_ENUMS_TOOL = ToolDef(
 TEST_MISSING_CAPABILITY_TOOL = ToolDef(
     name="test_missing_capability",
     method="test_missing_capability",
-    wire={
-        "name": "test_missing_capability",
-        "description": "Needs the client's sampling capability; without it the call is refused (2026 -32021).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
-    },
+    wire=json.loads(r"""{
+  "name": "test_missing_capability",
+  "description": "Needs the client's sampling capability; without it the call is refused (2026 -32021).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=TestMissingCapabilityInput,
     fingerprint="b9ed47bb8f2c8a4b32a0842fbd839e9115cbff090f36d06c280b9701f35e6108",
 )
@@ -284,12 +374,18 @@ TEST_MISSING_CAPABILITY_TOOL = ToolDef(
 TEST_STREAMING_ELICITATION_TOOL = ToolDef(
     name="test_streaming_elicitation",
     method="test_streaming_elicitation",
-    wire={
-        "name": "test_streaming_elicitation",
-        "description": "Asks the user a question; in 2026 the answer arrives through an input_required round.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_streaming_elicitation",
+  "description": "Asks the user a question; in 2026 the answer arrives through an input_required round.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestStreamingElicitationInput,
     fingerprint="b520a1e0f4e4ca9b3f3658be9e95ac197d50eb4ef1fa426cc1b7b0d61e27801e",
 )
@@ -297,12 +393,18 @@ TEST_STREAMING_ELICITATION_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL = ToolDef(
     name="test_input_required_result_elicitation",
     method="test_input_required_result_elicitation",
-    wire={
-        "name": "test_input_required_result_elicitation",
-        "description": "Asks for the user's name, then greets them.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_elicitation",
+  "description": "Asks for the user's name, then greets them.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestInputRequiredResultElicitationInput,
     inputs={
         "user_name": InputDef(
@@ -325,12 +427,18 @@ TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL = ToolDef(
     name="test_input_required_result_sampling",
     method="test_input_required_result_sampling",
-    wire={
-        "name": "test_input_required_result_sampling",
-        "description": "Asks the client's LLM for the capital of France and returns the answer.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_sampling",
+  "description": "Asks the client's LLM for the capital of France and returns the answer.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=TestInputRequiredResultSamplingInput,
     inputs={
         "capital_question": InputDef(
@@ -353,12 +461,18 @@ TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL = ToolDef(
     name="test_input_required_result_list_roots",
     method="test_input_required_result_list_roots",
-    wire={
-        "name": "test_input_required_result_list_roots",
-        "description": "Asks for the client's roots and lists them.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_list_roots",
+  "description": "Asks for the client's roots and lists them.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestInputRequiredResultListRootsInput,
     inputs={
         "client_roots": InputDef(
@@ -373,12 +487,18 @@ TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL = ToolDef(
     name="test_input_required_result_request_state",
     method="test_input_required_result_request_state",
-    wire={
-        "name": "test_input_required_result_request_state",
-        "description": 'Asks for a confirmation; the answer round carries signed requestState ("state-ok").',
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_request_state",
+  "description": "Asks for a confirmation; the answer round carries signed requestState (\"state-ok\").",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestInputRequiredResultRequestStateInput,
     inputs={
         "confirm": InputDef(
@@ -401,12 +521,18 @@ TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL = ToolDef(
     name="test_input_required_result_multiple_inputs",
     method="test_input_required_result_multiple_inputs",
-    wire={
-        "name": "test_input_required_result_multiple_inputs",
-        "description": "Asks for a name, a generated greeting and the roots in one round.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_multiple_inputs",
+  "description": "Asks for a name, a generated greeting and the roots in one round.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=TestInputRequiredResultMultipleInputsInput,
     inputs={
         "client_roots": InputDef(
@@ -444,12 +570,18 @@ TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL = ToolDef(
     name="test_input_required_result_multi_round",
     method="test_input_required_result_multi_round",
-    wire={
-        "name": "test_input_required_result_multi_round",
-        "description": "Asks for a name, then (next round) for a favourite colour.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_multi_round",
+  "description": "Asks for a name, then (next round) for a favourite colour.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestInputRequiredResultMultiRoundInput,
     inputs={
         "step1": InputDef(
@@ -485,12 +617,18 @@ TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL = ToolDef(
     name="test_input_required_result_tampered_state",
     method="test_input_required_result_tampered_state",
-    wire={
-        "name": "test_input_required_result_tampered_state",
-        "description": "Asks for a confirmation; a retry whose requestState was altered is rejected (-32602).",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_tampered_state",
+  "description": "Asks for a confirmation; a retry whose requestState was altered is rejected (-32602).",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestInputRequiredResultTamperedStateInput,
     inputs={
         "confirm": InputDef(
@@ -513,12 +651,18 @@ TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL = ToolDef(
 TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL = ToolDef(
     name="test_input_required_result_capabilities",
     method="test_input_required_result_capabilities",
-    wire={
-        "name": "test_input_required_result_capabilities",
-        "description": "Asks only for the inputs the client declared capabilities for.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
-    },
+    wire=json.loads(r"""{
+  "name": "test_input_required_result_capabilities",
+  "description": "Asks only for the inputs the client declared capabilities for.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=TestInputRequiredResultCapabilitiesInput,
     fingerprint="3efb8e9031a8795361f39a553978ed5b6ac89dd355cf6a3d97ae9a7b11a596e2",
 )
@@ -526,37 +670,90 @@ TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL = ToolDef(
 JSON_SCHEMA_2020_12_TOOL_TOOL = ToolDef(
     name="json_schema_2020_12_tool",
     method="json_schema_2020_12_tool",
-    wire={
-        "name": "json_schema_2020_12_tool",
-        "description": "Tool with JSON Schema 2020-12 features",
-        "inputSchema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "$defs": {
-                "address": {
-                    "$anchor": "addressDef",
-                    "type": "object",
-                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
-                }
-            },
-            "properties": {
-                "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"},
-                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-                "phone": {"type": "string"},
-                "email": {"type": "string"},
-            },
-            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-            "if": {
-                "properties": {"contactMethod": {"const": "phone"}},
-                "required": ["contactMethod"],
-            },
-            "then": {"required": ["phone"]},
-            "else": {"required": ["email"]},
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    wire=json.loads(r"""{
+  "name": "json_schema_2020_12_tool",
+  "description": "Tool with JSON Schema 2020-12 features",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+      "address": {
+        "$anchor": "addressDef",
+        "type": "object",
+        "properties": {
+          "street": {
+            "type": "string"
+          },
+          "city": {
+            "type": "string"
+          }
+        }
+      }
     },
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "address": {
+        "$ref": "#/$defs/address"
+      },
+      "contactMethod": {
+        "type": "string",
+        "enum": [
+          "phone",
+          "email"
+        ]
+      },
+      "phone": {
+        "type": "string"
+      },
+      "email": {
+        "type": "string"
+      }
+    },
+    "allOf": [
+      {
+        "anyOf": [
+          {
+            "required": [
+              "phone"
+            ]
+          },
+          {
+            "required": [
+              "email"
+            ]
+          }
+        ]
+      }
+    ],
+    "if": {
+      "properties": {
+        "contactMethod": {
+          "const": "phone"
+        }
+      },
+      "required": [
+        "contactMethod"
+      ]
+    },
+    "then": {
+      "required": [
+        "phone"
+      ]
+    },
+    "else": {
+      "required": [
+        "email"
+      ]
+    },
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=JsonSchema202012ToolInput,
     schema_checked=True,
     fingerprint="ca6ec8c8b11937242179a8ce18721ffa3306b41bf88dcb3e962aa61dc6064690",
@@ -565,22 +762,27 @@ JSON_SCHEMA_2020_12_TOOL_TOOL = ToolDef(
 TEST_X_MCP_HEADER_TOOL = ToolDef(
     name="test_x_mcp_header",
     method="test_x_mcp_header",
-    wire={
-        "name": "test_x_mcp_header",
-        "description": "Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "region": {
-                    "type": "string",
-                    "description": "A region name, sent as the Mcp-Param-Region header too.",
-                    "x-mcp-header": "Region",
-                }
-            },
-            "required": ["region"],
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    wire=json.loads(r"""{
+  "name": "test_x_mcp_header",
+  "description": "Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "region": {
+        "type": "string",
+        "description": "A region name, sent as the Mcp-Param-Region header too.",
+        "x-mcp-header": "Region"
+      }
     },
+    "required": [
+      "region"
+    ]
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestXMcpHeaderInput,
     fingerprint="d7ceb1bad96b400f8a6dab67a27b3b7ac82577d84697b29042279f99c5304f53",
 )
@@ -588,12 +790,18 @@ TEST_X_MCP_HEADER_TOOL = ToolDef(
 TEST_RECONNECTION_TOOL = ToolDef(
     name="test_reconnection",
     method="test_reconnection",
-    wire={
-        "name": "test_reconnection",
-        "description": "Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_reconnection",
+  "description": "Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestReconnectionInput,
     fingerprint="83e5d2ebca964989e19e210ffeb8ccb4a607254a64feb702bccbf61c08d4f635",
 )
@@ -601,17 +809,20 @@ TEST_RECONNECTION_TOOL = ToolDef(
 TEST_TRIGGER_TOOL_CHANGE_TOOL = ToolDef(
     name="test_trigger_tool_change",
     method="test_trigger_tool_change",
-    wire={
-        "name": "test_trigger_tool_change",
-        "description": "Changes the tool list (hides and restores test_changing_tool), so list_changed is sent.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
-    },
+    wire=json.loads(r"""{
+  "name": "test_trigger_tool_change",
+  "description": "Changes the tool list (hides and restores test_changing_tool), so list_changed is sent.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestTriggerToolChangeInput,
     fingerprint="118509b77edaff9da94263d750ad6b019d9d067c8ac8488c19dc3c22ba4126ff",
 )
@@ -619,12 +830,18 @@ TEST_TRIGGER_TOOL_CHANGE_TOOL = ToolDef(
 TEST_CHANGING_TOOL_TOOL = ToolDef(
     name="test_changing_tool",
     method="test_changing_tool",
-    wire={
-        "name": "test_changing_tool",
-        "description": "A tool that test_trigger_tool_change hides and restores.",
-        "inputSchema": {"type": "object", "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    wire=json.loads(r"""{
+  "name": "test_changing_tool",
+  "description": "A tool that test_trigger_tool_change hides and restores.",
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=TestChangingToolInput,
     fingerprint="1214a068beb9d74d8b6750db7a109b973e16b6704cfee17453bc15dd15addaca",
 )

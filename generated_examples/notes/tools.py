@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import InputDef, ServerInfo, ToolDef
 from .errors import ConfirmationDeclinedError, NotFoundError
 from .models import (
@@ -27,46 +29,89 @@ SERVER_INFO = ServerInfo(
 LIST_NOTES_TOOL = ToolDef(
     name="list_notes",
     method="list_notes",
-    wire={
-        "name": "list_notes",
-        "title": "List notes",
-        "description": "List notes, optionally only those with a tag.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "tag": {"type": "string", "description": "Only notes with this tag."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-            },
-            "additionalProperties": False,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "notes": {"type": "array", "items": {"$ref": "#/$defs/Note"}},
-                "total": {"type": "integer", "minimum": 0},
-            },
-            "required": ["notes", "total"],
-            "$defs": {
-                "Note": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"$ref": "#/$defs/NoteId"},
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "body": {"type": "string"},
-                        "tags": {"type": "array", "items": {"type": "string"}, "default": []},
-                        "pinned": {"type": "boolean", "default": False},
-                    },
-                    "required": ["id", "title", "body"],
-                },
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                },
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    wire=json.loads(r"""{
+  "name": "list_notes",
+  "title": "List notes",
+  "description": "List notes, optionally only those with a tag.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "tag": {
+        "type": "string",
+        "description": "Only notes with this tag."
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100,
+        "default": 20
+      }
     },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "notes": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Note"
+        }
+      },
+      "total": {
+        "type": "integer",
+        "minimum": 0
+      }
+    },
+    "required": [
+      "notes",
+      "total"
+    ],
+    "$defs": {
+      "Note": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "$ref": "#/$defs/NoteId"
+          },
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "body": {
+            "type": "string"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "default": []
+          },
+          "pinned": {
+            "type": "boolean",
+            "default": false
+          }
+        },
+        "required": [
+          "id",
+          "title",
+          "body"
+        ]
+      },
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=ListNotesInput,
     output_model=ListNotesOutput,
     fingerprint="5f967246b8a8f6711e887cb9ea7d01b47837665c4f6cc07b20b38a8491391685",
@@ -75,45 +120,75 @@ LIST_NOTES_TOOL = ToolDef(
 GET_NOTE_TOOL = ToolDef(
     name="get_note",
     method="get_note",
-    wire={
-        "name": "get_note",
-        "title": "Read a note",
-        "description": "Read one note by id.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"id": {"$ref": "#/$defs/NoteId"}},
-            "required": ["id"],
-            "$defs": {
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                }
-            },
-        },
-        "outputSchema": {
-            "$ref": "#/$defs/Note",
-            "$defs": {
-                "Note": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"$ref": "#/$defs/NoteId"},
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "body": {"type": "string"},
-                        "tags": {"type": "array", "items": {"type": "string"}, "default": []},
-                        "pinned": {"type": "boolean", "default": False},
-                    },
-                    "required": ["id", "title", "body"],
-                },
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                },
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    wire=json.loads(r"""{
+  "name": "get_note",
+  "title": "Read a note",
+  "description": "Read one note by id.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "$ref": "#/$defs/NoteId"
+      }
     },
+    "required": [
+      "id"
+    ],
+    "$defs": {
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "outputSchema": {
+    "$ref": "#/$defs/Note",
+    "$defs": {
+      "Note": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "$ref": "#/$defs/NoteId"
+          },
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "body": {
+            "type": "string"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "default": []
+          },
+          "pinned": {
+            "type": "boolean",
+            "default": false
+          }
+        },
+        "required": [
+          "id",
+          "title",
+          "body"
+        ]
+      },
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=GetNoteInput,
     output_model=Note,
     errors={
@@ -125,51 +200,84 @@ GET_NOTE_TOOL = ToolDef(
 CREATE_NOTE_TOOL = ToolDef(
     name="create_note",
     method="create_note",
-    wire={
-        "name": "create_note",
-        "title": "Create a note",
-        "description": "Store a new note and return it.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                "body": {"type": "string", "default": ""},
-                "tags": {
-                    "type": "array",
-                    "items": {"type": "string", "minLength": 1},
-                    "maxItems": 10,
-                },
-            },
-            "required": ["title"],
+    wire=json.loads(r"""{
+  "name": "create_note",
+  "title": "Create a note",
+  "description": "Store a new note and return it.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "title": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      },
+      "body": {
+        "type": "string",
+        "default": ""
+      },
+      "tags": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "minLength": 1
         },
-        "outputSchema": {
-            "$ref": "#/$defs/Note",
-            "$defs": {
-                "Note": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"$ref": "#/$defs/NoteId"},
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "body": {"type": "string"},
-                        "tags": {"type": "array", "items": {"type": "string"}, "default": []},
-                        "pinned": {"type": "boolean", "default": False},
-                    },
-                    "required": ["id", "title", "body"],
-                },
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                },
-            },
-        },
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": False,
-            "openWorldHint": False,
-        },
+        "maxItems": 10
+      }
     },
+    "required": [
+      "title"
+    ]
+  },
+  "outputSchema": {
+    "$ref": "#/$defs/Note",
+    "$defs": {
+      "Note": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "$ref": "#/$defs/NoteId"
+          },
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "body": {
+            "type": "string"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "default": []
+          },
+          "pinned": {
+            "type": "boolean",
+            "default": false
+          }
+        },
+        "required": [
+          "id",
+          "title",
+          "body"
+        ]
+      },
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": false
+  }
+}"""),
     input_model=CreateNoteInput,
     output_model=Note,
     fingerprint="b7853fc30657ee8aab8cf487c9e51c0a45486e94e764b85ca31d5f4bbd1c2ae5",
@@ -178,56 +286,94 @@ CREATE_NOTE_TOOL = ToolDef(
 UPDATE_NOTE_TOOL = ToolDef(
     name="update_note",
     method="update_note",
-    wire={
-        "name": "update_note",
-        "title": "Update a note",
-        "description": "Change the title, body or tags of a note.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"$ref": "#/$defs/NoteId"},
-                "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                "body": {"type": "string"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "pinned": {"type": "boolean"},
-            },
-            "required": ["id"],
-            "$defs": {
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                }
-            },
-        },
-        "outputSchema": {
-            "$ref": "#/$defs/Note",
-            "$defs": {
-                "Note": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"$ref": "#/$defs/NoteId"},
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "body": {"type": "string"},
-                        "tags": {"type": "array", "items": {"type": "string"}, "default": []},
-                        "pinned": {"type": "boolean", "default": False},
-                    },
-                    "required": ["id", "title", "body"],
-                },
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                },
-            },
-        },
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
+    wire=json.loads(r"""{
+  "name": "update_note",
+  "title": "Update a note",
+  "description": "Change the title, body or tags of a note.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "$ref": "#/$defs/NoteId"
+      },
+      "title": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      },
+      "body": {
+        "type": "string"
+      },
+      "tags": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "pinned": {
+        "type": "boolean"
+      }
     },
+    "required": [
+      "id"
+    ],
+    "$defs": {
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "outputSchema": {
+    "$ref": "#/$defs/Note",
+    "$defs": {
+      "Note": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "$ref": "#/$defs/NoteId"
+          },
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "body": {
+            "type": "string"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "default": []
+          },
+          "pinned": {
+            "type": "boolean",
+            "default": false
+          }
+        },
+        "required": [
+          "id",
+          "title",
+          "body"
+        ]
+      },
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=UpdateNoteInput,
     output_model=Note,
     errors={
@@ -239,29 +385,35 @@ UPDATE_NOTE_TOOL = ToolDef(
 DELETE_NOTE_TOOL = ToolDef(
     name="delete_note",
     method="delete_note",
-    wire={
-        "name": "delete_note",
-        "title": "Delete a note",
-        "description": "Delete a note for good.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"id": {"$ref": "#/$defs/NoteId"}},
-            "required": ["id"],
-            "$defs": {
-                "NoteId": {
-                    "type": "string",
-                    "pattern": "^n[0-9]+$",
-                    "description": "Note identifier, e.g. n1.",
-                }
-            },
-        },
-        "annotations": {
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
+    wire=json.loads(r"""{
+  "name": "delete_note",
+  "title": "Delete a note",
+  "description": "Delete a note for good.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "$ref": "#/$defs/NoteId"
+      }
     },
+    "required": [
+      "id"
+    ],
+    "$defs": {
+      "NoteId": {
+        "type": "string",
+        "pattern": "^n[0-9]+$",
+        "description": "Note identifier, e.g. n1."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  }
+}"""),
     input_model=DeleteNoteInput,
     errors={
         "confirmation_declined": ConfirmationDeclinedError,

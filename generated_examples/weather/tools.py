@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import InputDef, ServerInfo, ToolDef
 from .errors import UnknownLocationError
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, GetWeatherUnitAnswer
@@ -18,47 +20,70 @@ SERVER_INFO = ServerInfo(
 GET_WEATHER_TOOL = ToolDef(
     name="get_weather",
     method="get_weather",
-    wire={
-        "name": "get_weather",
-        "title": "Get weather",
-        "description": "Current weather for a location.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "location": {
-                    "type": "string",
-                    "description": "City name or zip code",
-                    "minLength": 1,
-                },
-                "unit": {"$ref": "#/$defs/Unit"},
-            },
-            "required": ["location"],
-            "$defs": {
-                "Unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "Temperature unit.",
-                }
-            },
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "temperature": {"type": "number"},
-                "conditions": {"type": "string"},
-                "unit": {"$ref": "#/$defs/Unit"},
-            },
-            "required": ["temperature", "conditions", "unit"],
-            "$defs": {
-                "Unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "Temperature unit.",
-                }
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
+    wire=json.loads(r"""{
+  "name": "get_weather",
+  "title": "Get weather",
+  "description": "Current weather for a location.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "location": {
+        "type": "string",
+        "description": "City name or zip code",
+        "minLength": 1
+      },
+      "unit": {
+        "$ref": "#/$defs/Unit"
+      }
     },
+    "required": [
+      "location"
+    ],
+    "$defs": {
+      "Unit": {
+        "type": "string",
+        "enum": [
+          "celsius",
+          "fahrenheit"
+        ],
+        "description": "Temperature unit."
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "temperature": {
+        "type": "number"
+      },
+      "conditions": {
+        "type": "string"
+      },
+      "unit": {
+        "$ref": "#/$defs/Unit"
+      }
+    },
+    "required": [
+      "temperature",
+      "conditions",
+      "unit"
+    ],
+    "$defs": {
+      "Unit": {
+        "type": "string",
+        "enum": [
+          "celsius",
+          "fahrenheit"
+        ],
+        "description": "Temperature unit."
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=GetWeatherInput,
     output_model=GetWeatherOutput,
     errors={
@@ -85,20 +110,33 @@ GET_WEATHER_TOOL = ToolDef(
 GET_FORECAST_TOOL = ToolDef(
     name="get_forecast",
     method="get_forecast",
-    wire={
-        "name": "get_forecast",
-        "title": "Forecast",
-        "description": "A plain-text forecast for the next days.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "minLength": 1},
-                "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 3},
-            },
-            "required": ["location"],
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": True},
+    wire=json.loads(r"""{
+  "name": "get_forecast",
+  "title": "Forecast",
+  "description": "A plain-text forecast for the next days.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "location": {
+        "type": "string",
+        "minLength": 1
+      },
+      "days": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 7,
+        "default": 3
+      }
     },
+    "required": [
+      "location"
+    ]
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  }
+}"""),
     input_model=GetForecastInput,
     errors={
         "unknown_location": UnknownLocationError,

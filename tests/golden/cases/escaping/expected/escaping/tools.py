@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import ServerInfo, ToolDef
 from .errors import WeirdErrorError
 from .models import TrickyInput, TrickyOutput
@@ -17,29 +19,42 @@ SERVER_INFO = ServerInfo(
 TRICKY_TOOL = ToolDef(
     name="tricky",
     method="tricky",
-    wire={
-        "name": "tricky",
-        "title": 'Ends with a quote"',
-        "description": '"""); import os; os.system("touch CANARY") #\nBackslash at the end \\\nUnicode: héllo \u202e rtl mark, tab\there, emoji 🎉, null \\0 escaped\n',
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "text": {
-                    "type": "string",
-                    "description": "'''single''' and \"\"\"double\"\"\"",
-                    "default": '}}{{ \\n """ \'',
-                },
-                "mode": {"type": "string", "enum": ['a"b', "c'd", "e\\f", "__import__('os')"]},
-            },
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "echo": {"type": "string", "description": "</script><script>alert(1)</script>"}
-            },
-            "required": ["echo"],
-        },
+    wire=json.loads(r"""{
+  "name": "tricky",
+  "title": "Ends with a quote\"",
+  "description": "\"\"\"); import os; os.system(\"touch CANARY\") #\nBackslash at the end \\\nUnicode: h\u00e9llo \u202e rtl mark, tab\there, emoji \ud83c\udf89, null \\0 escaped\n",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "text": {
+        "type": "string",
+        "description": "'''single''' and \"\"\"double\"\"\"",
+        "default": "}}{{ \\n \"\"\" '"
+      },
+      "mode": {
+        "type": "string",
+        "enum": [
+          "a\"b",
+          "c'd",
+          "e\\f",
+          "__import__('os')"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "echo": {
+        "type": "string",
+        "description": "</script><script>alert(1)</script>"
+      }
     },
+    "required": [
+      "echo"
+    ]
+  }
+}"""),
     input_model=TrickyInput,
     output_model=TrickyOutput,
     errors={

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import InputDef, ServerInfo, ToolDef
 from .errors import LockedError, TooManyError
 from .models import (
@@ -26,59 +28,124 @@ SERVER_INFO = ServerInfo(
 LIST_ITEMS_TOOL = ToolDef(
     name="list_items",
     method="list_items",
-    wire={
-        "name": "list_items",
-        "title": "List items",
-        "description": "Page through items.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"page": {"$ref": "#/$defs/Page"}, "tag": {"$ref": "#/$defs/Tag"}},
-            "additionalProperties": False,
-            "$defs": {
-                "Page": {"$ref": "#/$defs/Page2"},
-                "Page2": {
-                    "type": "object",
-                    "properties": {
-                        "cursor": {"type": ["string", "null"]},
-                        "size": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
-                    },
-                },
-                "Tag": {"$ref": "#/$defs/Tag2"},
-                "Tag2": {"type": "string", "minLength": 1, "maxLength": 30},
-            },
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
-                "next": {"type": ["string", "null"]},
-            },
-            "required": ["items"],
-            "$defs": {
-                "Item": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "integer"},
-                        "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}},
-                        "when": {"type": "string", "format": "date-time"},
-                        "contact": {"type": "string", "format": "email"},
-                    },
-                    "required": ["id"],
-                },
-                "Tag": {"$ref": "#/$defs/Tag2"},
-                "Tag2": {"type": "string", "minLength": 1, "maxLength": 30},
-            },
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-        "icons": [
-            {
-                "src": "data:image/png;base64,iVBORw0KGgo=",
-                "mimeType": "image/png",
-                "sizes": ["16x16"],
-            }
-        ],
-        "_meta": {"example.com/tier": "gold"},
+    wire=json.loads(r"""{
+  "name": "list_items",
+  "title": "List items",
+  "description": "Page through items.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "page": {
+        "$ref": "#/$defs/Page"
+      },
+      "tag": {
+        "$ref": "#/$defs/Tag"
+      }
     },
+    "additionalProperties": false,
+    "$defs": {
+      "Page": {
+        "$ref": "#/$defs/Page2"
+      },
+      "Page2": {
+        "type": "object",
+        "properties": {
+          "cursor": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 10
+          }
+        }
+      },
+      "Tag": {
+        "$ref": "#/$defs/Tag2"
+      },
+      "Tag2": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 30
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "items": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Item"
+        }
+      },
+      "next": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "$defs": {
+      "Item": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "integer"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Tag"
+            }
+          },
+          "when": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "contact": {
+            "type": "string",
+            "format": "email"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "Tag": {
+        "$ref": "#/$defs/Tag2"
+      },
+      "Tag2": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 30
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "icons": [
+    {
+      "src": "data:image/png;base64,iVBORw0KGgo=",
+      "mimeType": "image/png",
+      "sizes": [
+        "16x16"
+      ]
+    }
+  ],
+  "_meta": {
+    "example.com/tier": "gold"
+  }
+}"""),
     input_model=ListItemsInput,
     output_model=ListItemsOutput,
     fingerprint="bad83e927f6989b1e52e69d9cf24b0b51c6d4c1c2fcc6a6e8538c28c2cb9e786",
@@ -87,23 +154,45 @@ LIST_ITEMS_TOOL = ToolDef(
 PURGE_TOOL = ToolDef(
     name="purge",
     method="purge",
-    wire={
-        "name": "purge",
-        "title": "Purge",
-        "description": "Delete everything older than a date.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "before": {"type": "string", "format": "date"},
-                "dry_run": {"type": "boolean", "default": True},
-                "reason": {"type": "string"},
-            },
-            "required": ["before"],
-            "if": {"properties": {"dry_run": {"const": False}}},
-            "then": {"required": ["reason"]},
-        },
-        "annotations": {"destructiveHint": True},
+    wire=json.loads(r"""{
+  "name": "purge",
+  "title": "Purge",
+  "description": "Delete everything older than a date.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "before": {
+        "type": "string",
+        "format": "date"
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": true
+      },
+      "reason": {
+        "type": "string"
+      }
     },
+    "required": [
+      "before"
+    ],
+    "if": {
+      "properties": {
+        "dry_run": {
+          "const": false
+        }
+      }
+    },
+    "then": {
+      "required": [
+        "reason"
+      ]
+    }
+  },
+  "annotations": {
+    "destructiveHint": true
+  }
+}"""),
     input_model=PurgeInput,
     schema_checked=True,
     errors={
@@ -146,16 +235,29 @@ PURGE_TOOL = ToolDef(
 NUMBERS_TOOL = ToolDef(
     name="numbers",
     method="numbers",
-    wire={
-        "name": "numbers",
-        "description": "A list of numbers (non-object output, 2026 style).",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 100}},
-            "required": ["n"],
-        },
-        "outputSchema": {"type": "array", "items": {"type": "integer"}},
+    wire=json.loads(r"""{
+  "name": "numbers",
+  "description": "A list of numbers (non-object output, 2026 style).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "n": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 100
+      }
     },
+    "required": [
+      "n"
+    ]
+  },
+  "outputSchema": {
+    "type": "array",
+    "items": {
+      "type": "integer"
+    }
+  }
+}"""),
     input_model=NumbersInput,
     output_model=NumbersOutput,
     fingerprint="74fcb9509c45ab0e8d8bc5f10c1a18a016560ea318bb8b5eed4cb66b426a0176",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import PingHostInput
 
@@ -14,15 +16,21 @@ SERVER_INFO = ServerInfo(
 PING_HOST_TOOL = ToolDef(
     name="ping_host",
     method="ping_host",
-    wire={
-        "name": "ping_host",
-        "description": "Check that a host answers.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"host": {"type": "string"}},
-            "required": ["host"],
-        },
+    wire=json.loads(r"""{
+  "name": "ping_host",
+  "description": "Check that a host answers.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "host": {
+        "type": "string"
+      }
     },
+    "required": [
+      "host"
+    ]
+  }
+}"""),
     input_model=PingHostInput,
     fingerprint="7eb29144330ef4ef8f880cc208410ad5e723617d3ba8d55ea0f4e81d61ba41b5",
 )

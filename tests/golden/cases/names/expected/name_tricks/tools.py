@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import CallRawInput, ClassInput, FetchDataV2Input, ListInput, UserProfileInput
 
@@ -14,21 +16,36 @@ SERVER_INFO = ServerInfo(
 CLASS_TOOL = ToolDef(
     name="class",
     method="class_",
-    wire={
-        "name": "class",
-        "description": "A tool named like a keyword.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "import": {"type": "string"},
-                "self": {"type": "integer"},
-                "list": {"type": "array", "items": {"type": "string"}},
-                "with space": {"type": "boolean"},
-                "1st": {"type": "string"},
-            },
-            "required": ["import"],
-        },
+    wire=json.loads(r"""{
+  "name": "class",
+  "description": "A tool named like a keyword.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "import": {
+        "type": "string"
+      },
+      "self": {
+        "type": "integer"
+      },
+      "list": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "with space": {
+        "type": "boolean"
+      },
+      "1st": {
+        "type": "string"
+      }
     },
+    "required": [
+      "import"
+    ]
+  }
+}"""),
     input_model=ClassInput,
     fingerprint="146359297c2dfe5c860fccc3cc8bb216a93e2b6cc05ba745a6ecd9cf9f88fff5",
 )
@@ -36,11 +53,13 @@ CLASS_TOOL = ToolDef(
 LIST_TOOL = ToolDef(
     name="list",
     method="list_",
-    wire={
-        "name": "list",
-        "description": "A tool named like a builtin.",
-        "inputSchema": {"type": "object"},
-    },
+    wire=json.loads(r"""{
+  "name": "list",
+  "description": "A tool named like a builtin.",
+  "inputSchema": {
+    "type": "object"
+  }
+}"""),
     input_model=ListInput,
     fingerprint="6099f7d70f8a6da1e94fdbb2fdc56072d332943ce44195140c6d7cc3a09f79be",
 )
@@ -48,11 +67,13 @@ LIST_TOOL = ToolDef(
 CALL_RAW_TOOL = ToolDef(
     name="call_raw",
     method="call_raw_",
-    wire={
-        "name": "call_raw",
-        "description": "A tool named like a client method.",
-        "inputSchema": {"type": "object"},
-    },
+    wire=json.loads(r"""{
+  "name": "call_raw",
+  "description": "A tool named like a client method.",
+  "inputSchema": {
+    "type": "object"
+  }
+}"""),
     input_model=CallRawInput,
     fingerprint="aff899ecec0773afeaaf301b2b440d4d888795a68fd3cf1b3c44558e3c886ecc",
 )
@@ -60,11 +81,18 @@ CALL_RAW_TOOL = ToolDef(
 FETCH_DATA_V2_TOOL = ToolDef(
     name="fetch.data-v2",
     method="fetch_data_v2",
-    wire={
-        "name": "fetch.data-v2",
-        "description": "Dots and dashes in the name.",
-        "inputSchema": {"type": "object", "properties": {"x": {"type": "number"}}},
-    },
+    wire=json.loads(r"""{
+  "name": "fetch.data-v2",
+  "description": "Dots and dashes in the name.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "x": {
+        "type": "number"
+      }
+    }
+  }
+}"""),
     input_model=FetchDataV2Input,
     fingerprint="215d84b61464589200b09ef87f49c46355785d25e9c303a6e72f56d5ac957428",
 )
@@ -72,11 +100,18 @@ FETCH_DATA_V2_TOOL = ToolDef(
 USER_PROFILE_TOOL = ToolDef(
     name="getUserProfile",
     method="user_profile",
-    wire={
-        "name": "getUserProfile",
-        "description": "camelCase.",
-        "inputSchema": {"type": "object", "properties": {"userId": {"type": "string"}}},
-    },
+    wire=json.loads(r"""{
+  "name": "getUserProfile",
+  "description": "camelCase.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "userId": {
+        "type": "string"
+      }
+    }
+  }
+}"""),
     input_model=UserProfileInput,
     fingerprint="a85a5af016315adddeeaaf413d72ac7c48453f030e06890516cc46d143e06f6c",
 )

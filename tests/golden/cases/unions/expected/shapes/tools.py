@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import AreaInput, AreaOutput
 
@@ -14,64 +16,143 @@ SERVER_INFO = ServerInfo(
 AREA_TOOL = ToolDef(
     name="area",
     method="area",
-    wire={
-        "name": "area",
-        "description": "Total area of a group of shapes.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "group": {"$ref": "#/$defs/Group"},
-                "unit": {"type": "string", "enum": ["cm", "m", "in"], "default": "cm"},
-                "scale": {"type": ["number", "null"], "default": None},
-                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-            },
-            "required": ["group"],
-            "$defs": {
-                "Circle": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"const": "circle"},
-                        "radius": {"type": "number", "exclusiveMinimum": 0},
-                    },
-                    "required": ["kind", "radius"],
-                },
-                "Group": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "shapes": {"type": "array", "items": {"$ref": "#/$defs/Shape"}},
-                        "groups": {"type": "array", "items": {"$ref": "#/$defs/Group"}},
-                    },
-                    "required": ["name"],
-                },
-                "Rect": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"const": "rect"},
-                        "width": {"type": "number"},
-                        "height": {"type": "number"},
-                    },
-                    "required": ["kind", "width", "height"],
-                },
-                "Shape": {"oneOf": [{"$ref": "#/$defs/Circle"}, {"$ref": "#/$defs/Rect"}]},
-            },
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "area": {"type": "number"},
-                "per_shape": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {"kind": {"type": "string"}, "area": {"type": "number"}},
-                        "required": ["kind", "area"],
-                    },
-                },
-            },
-            "required": ["area", "per_shape"],
-        },
+    wire=json.loads(r"""{
+  "name": "area",
+  "description": "Total area of a group of shapes.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "group": {
+        "$ref": "#/$defs/Group"
+      },
+      "unit": {
+        "type": "string",
+        "enum": [
+          "cm",
+          "m",
+          "in"
+        ],
+        "default": "cm"
+      },
+      "scale": {
+        "type": [
+          "number",
+          "null"
+        ],
+        "default": null
+      },
+      "labels": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "string"
+        }
+      }
     },
+    "required": [
+      "group"
+    ],
+    "$defs": {
+      "Circle": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "const": "circle"
+          },
+          "radius": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          }
+        },
+        "required": [
+          "kind",
+          "radius"
+        ]
+      },
+      "Group": {
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "shapes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Shape"
+            }
+          },
+          "groups": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Group"
+            }
+          }
+        },
+        "required": [
+          "name"
+        ]
+      },
+      "Rect": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "const": "rect"
+          },
+          "width": {
+            "type": "number"
+          },
+          "height": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "kind",
+          "width",
+          "height"
+        ]
+      },
+      "Shape": {
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Circle"
+          },
+          {
+            "$ref": "#/$defs/Rect"
+          }
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "area": {
+        "type": "number"
+      },
+      "per_shape": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "kind": {
+              "type": "string"
+            },
+            "area": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "kind",
+            "area"
+          ]
+        }
+      }
+    },
+    "required": [
+      "area",
+      "per_shape"
+    ]
+  }
+}"""),
     input_model=AreaInput,
     output_model=AreaOutput,
     fingerprint="e2fc9ce97a64d925afd69755ebdde39b4da885d3f6326165e4f98531e1849b0a",
