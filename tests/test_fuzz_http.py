@@ -668,6 +668,40 @@ def test_concurrent_cancellations(env: Env) -> None:
     env.healthy()
 
 
+def test_delete_session_mid_flight(env: Env) -> None:
+    """DELETE while calls (SSE and JSON) and the GET stream are open: all end, nothing runs on."""
+    before = env.stats()
+    sid = env._session(V_LEGACY)
+    answers: dict[Any, RawAnswer | None] = {}
+
+    def call(rid: int) -> None:
+        answers[rid] = raw_exchange(env.port, http_request(env.port, "POST", legacy_headers(sid, sse=rid % 2 == 0),
+                                                           _dump(legacy_call(rid, "sleep:20"))), timeout=15)
+
+    def listen() -> None:
+        answers["get"] = raw_exchange(env.port, http_request(env.port, "GET", {**legacy_headers(sid),
+                                                                               "accept": "text/event-stream"}), timeout=15)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)] + [threading.Thread(target=listen)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    while env.stats()["running"] - before["running"] < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert httpx.delete(env.srv.url, headers=legacy_headers(sid), timeout=10).status_code == 200
+    for t in threads:
+        t.join(15)
+    for rid, answer in answers.items():
+        assert answer is not None, rid
+        msgs = check_answer(answer.status, answer.content_type, answer.body, what=rid)
+        assert not [m for m in msgs if "method" not in m], (rid, msgs)  # cancelled: no response
+    after = env.stats()
+    assert after["running"] == 0 and after["cancelled"] - before["cancelled"] == 8
+    answer = env.send(legacy_headers(sid, sse=False), _dump(legacy_call(1)))
+    assert answer.status == 404
+    env.healthy()
+
+
 def test_memory_stays_bounded(env: Env) -> None:
     """Runs last: RSS growth over the whole module (every test above) is bounded."""
     for _ in range(20):

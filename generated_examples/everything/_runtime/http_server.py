@@ -504,8 +504,8 @@ class HttpApp:
         if s.resource_metadata:
             challenge += f', resource_metadata="{s.resource_metadata}"'
         auth = req.get("authorization") or ""
-        scheme, _, token = auth.strip().partition(" ")
-        token = token.strip()
+        scheme, _, token = auth.strip(" \t").partition(" ")
+        token = token.strip(" \t")  # HTTP whitespace only: str.strip() also eats NBSP and NEL
         if scheme.lower() != "bearer" or not token:
             raise _HttpError(401, p.INVALID_REQUEST, "Unauthorized: bearer token required", headers=[("www-authenticate", challenge)])
         principal: Any = None
