@@ -128,6 +128,20 @@ async def _one_client(index: int, url: str, tally: Tally) -> None:
             assert bye.status_code == 200
 
 
+def test_unloaded_latency(server: HttpServer) -> None:
+    """One client, one call at a time: the baseline for the figures below (printed only)."""
+    latencies: list[float] = []
+    with httpx.Client(timeout=30) as client:
+        for k in range(400 if LONG else 100):
+            body, headers = forecast(k, "Paris", 3, token=TOKENS["client0"])
+            start = time.monotonic()
+            res = client.post(server.url, json=body, headers=headers)
+            latencies.append(time.monotonic() - start)
+            assert res.json()["result"]["content"][0]["text"] == forecast_text("Paris", 3)
+    p50, p99, worst = percentiles(latencies)
+    print(f"\nHTTP unloaded: {len(latencies)} sequential 2026 calls, p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+
+
 def test_many_clients_every_id_answered_once(server: HttpServer) -> None:
     tally = Tally()
     rss_before = server.rss_kb()
