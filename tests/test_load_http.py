@@ -45,7 +45,6 @@ from http_stress_support import (
     legacy_call,
     legacy_headers,
     legacy_init,
-    messages_of,
     modern,
     modern_headers,
     percentiles,

@@ -61,7 +61,7 @@ from http_stress_support import (
 )
 
 TOKENS = {"alice": "tok-alice-0123456789", "bob": "tok-bob-9876543210"}
-ELICIT = {"elicitation": {}}
+ELICIT: dict[str, Any] = {"elicitation": {}}
 SEEN: list[int] = [0]  # answers scanned for leaks
 
 
@@ -150,8 +150,8 @@ def test_request_state_forgeries_are_rejected(main_server: HttpServer) -> None:
     for i, token in enumerate(sorted(forged)):
         msg = present(url, f"f{i}", token)
         assert msg.get("error", {}).get("code") == INVALID_PARAMS, (token, msg)
-    for i, token in enumerate([5, [state], {"s": state}, True]):
-        msg = present(url, f"t{i}", token)
+    for i, bad in enumerate([5, [state], {"s": state}, True]):
+        msg = present(url, f"t{i}", bad)
         assert msg["error"]["code"] == INVALID_PARAMS, msg
     print(f"\n{len(forged) + 4} forged requestState values refused over HTTP")
 
