@@ -371,42 +371,39 @@ class InProcessTransport(ClientTransport):
             if not isinstance(peer, InProcessPeerLike):
                 raise TypeError("connect_in_process() did not return a peer with send/receive/aclose")
             self._peer = peer
-            self._task = asyncio.create_task(self._pump_peer(peer), name="mcp-in-process-reader")
+            self._task = asyncio.create_task(
+                self._until_closed(lambda: self._pump_peer(peer), "peer", "server closed the connection"),
+                name="mcp-in-process-reader",
+            )
         else:
             self._inbox = asyncio.Queue()
-            self._task = asyncio.create_task(self._serve(), name="mcp-in-process-server")
+            self._task = asyncio.create_task(
+                self._until_closed(self._serve, "server", "server stopped"), name="mcp-in-process-server"
+            )
+
+    async def _until_closed(self, work: Callable[[], Awaitable[None]], what: str, ended: str) -> None:
+        """Run ``work``, which feeds the client (``what`` names it in errors); then report the channel closed."""
+        reason = ended
+        try:
+            await work()
+        except asyncio.CancelledError:
+            reason = "transport closed"
+            raise
+        except Exception as exc:  # noqa: BLE001 - the peer or server failed: the channel is gone
+            logger.exception("in-process %s failed", what)
+            reason = f"{what} failed: {exc!r}"
+        finally:
+            self._report_closed(reason)
 
     async def _pump_peer(self, peer: InProcessPeerLike) -> None:
-        reason = "server closed the connection"
-        try:
+        with contextlib.suppress(TransportClosedError):  # the peer's way to say the connection closed
             while True:
                 message = await peer.receive()
                 if isinstance(message, (dict, list)):
                     await self._deliver(message)
-        except TransportClosedError:
-            pass
-        except asyncio.CancelledError:
-            reason = "transport closed"
-            raise
-        except Exception as exc:  # noqa: BLE001 - the peer failed: the channel is gone
-            logger.exception("in-process peer failed")
-            reason = f"peer failed: {exc!r}"
-        finally:
-            self._report_closed(reason)
 
-    async def _serve(self) -> None:
-        reason = "server stopped"
-        server = cast(InMemoryServer, self.server)
-        try:
-            await server.serve_messages(self._receive, self._send_to_client)
-        except asyncio.CancelledError:
-            reason = "transport closed"
-            raise
-        except Exception as exc:  # noqa: BLE001 - the server crashed: the channel is gone
-            logger.exception("in-process server failed")
-            reason = f"server failed: {exc!r}"
-        finally:
-            self._report_closed(reason)
+    def _serve(self) -> Awaitable[None]:
+        return cast(InMemoryServer, self.server).serve_messages(self._receive, self._send_to_client)
 
     async def _receive(self) -> JsonMessage | None:
         assert self._inbox is not None

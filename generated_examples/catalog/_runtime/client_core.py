@@ -91,6 +91,30 @@ class ClientCore:
         max_input_rounds: int = 8,
         validate_output: bool = True,
     ) -> None:
+        """Bind the client to ``transport`` (nothing is sent before :meth:`connect`).
+
+        Args:
+            transport: the channel to the server.
+            era: force ``"modern"`` (2026-07-28) or ``"legacy"``; ``None`` probes.
+            protocol_version: force one protocol version (implies its era).
+            client_info: the ``clientInfo`` sent to the server.
+            elicitation: answers ``elicitation/create`` (declares the capability).
+            sampling: answers ``sampling/createMessage`` (declares the capability).
+            roots: answers ``roots/list``: a handler or a fixed list (declares the capability).
+            confirm: asked before a tool call that may change something.
+            audit: receives an :class:`~.client_types.AuditRecord` per tool call (``None``: off).
+            progress: receives the progress of every tool call.
+            on_tools_changed: called on ``notifications/tools/list_changed``.
+            watch_tools: keep the 2026 ``subscriptions/listen`` open (default: with ``on_tools_changed``).
+            timeout: idle timeout of a request in seconds, restarted by progress.
+            max_timeout: hard maximum of a request in seconds.
+            probe_timeout: how long the unforced ``server/discover`` probe may take.
+            max_input_rounds: the most ``input_required`` rounds of one tool call.
+            validate_output: check typed outputs against the wire ``outputSchema`` too.
+
+        Raises:
+            ValueError: a bad era or version, or ``timeout`` above ``max_timeout``.
+        """
         era = requested_era(era, protocol_version)
         if timeout is not None and max_timeout is not None and timeout > max_timeout:
             raise ValueError("timeout must not exceed max_timeout")
@@ -245,6 +269,7 @@ class ClientCore:
                 self._listen_task = asyncio.create_task(self._listen(), name="mcp-client-listen")
 
     async def _negotiate(self) -> None:
+        """Run the handshake, keep its outcome, and tell the transport the era."""
         agreed = await self._handshake().negotiate(
             era=self.requested_era,
             version=self.requested_version,

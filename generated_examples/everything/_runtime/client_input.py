@@ -15,7 +15,7 @@ them in both eras:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,6 +33,8 @@ from .client_types import (
 )
 from .errors import InputRequiredLoopError, InvalidParamsError, MethodNotFoundError, ProtocolError
 from .tools import ToolDef
+
+R = TypeVar("R", bound=BaseModel)
 
 #: Sends one ``tools/call`` round: its params -> the raw result.
 RoundSender = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -80,27 +82,15 @@ async def answer_input(
                 if cand.method == method and cand.params.get("message") == params.get("message"):
                     input_def, key = cand, cand.key
                     break
-        try:
-            request = ElicitationRequest.model_validate(params)
-        except ValidationError as exc:
-            raise InvalidParamsError("malformed elicitation/create params", data=str(exc)) from None
+        request = _parse_params(ElicitationRequest, method, params)
         request.tool, request.key, request.input_def = tool, key, input_def
-        answer = await call_user(elicitation, request)
-        if isinstance(answer, Mapping):
-            answer = ElicitationResponse.model_validate(answer)
-        return dump_model(answer)
+        return await _respond(elicitation, request, ElicitationResponse)
     if method == "sampling/createMessage":
         if sampling is None:
             raise MethodNotFoundError("sampling is not supported by this client", data=method)
-        try:
-            sreq = SamplingRequest.model_validate(params)
-        except ValidationError as exc:
-            raise InvalidParamsError("malformed sampling/createMessage params", data=str(exc)) from None
+        sreq = _parse_params(SamplingRequest, method, params)
         sreq.tool, sreq.key = tool, key
-        sanswer = await call_user(sampling, sreq)
-        if isinstance(sanswer, Mapping):
-            sanswer = SamplingResponse.model_validate(sanswer)
-        return dump_model(sanswer)
+        return await _respond(sampling, sreq, SamplingResponse)
     if method == "roots/list":
         if roots is None:
             raise MethodNotFoundError("roots are not supported by this client", data=method)
@@ -110,6 +100,21 @@ async def answer_input(
             listed = list(roots)
         return {"roots": [dump_model(r) for r in listed]}
     raise MethodNotFoundError(f"unsupported client request {method}", data=method)
+
+
+def _parse_params(model: type[R], method: str, params: dict[str, Any]) -> R:
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise InvalidParamsError(f"malformed {method} params", data=str(exc)) from None
+
+
+async def _respond(handler: Callable[..., Any], request: BaseModel, response_model: type[BaseModel]) -> dict[str, Any]:
+    """The handler's answer to ``request`` (a mapping is read as ``response_model`` first)."""
+    answer = await call_user(handler, request)
+    if isinstance(answer, Mapping):
+        answer = response_model.model_validate(answer)
+    return dump_model(answer)
 
 
 def dump_model(value: Any) -> dict[str, Any]:
