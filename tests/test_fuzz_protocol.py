@@ -41,7 +41,7 @@ json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max
                           max_leaves=20)
 ids = st.one_of(st.integers(min_value=-(2**63), max_value=2**63), st.text(max_size=20),
                 st.just(10**300), st.just(""), st.just(0))
-bad_ids = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False), st.lists(st.integers(), max_size=2),
+bad_ids = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=2),
                     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
 
 
