@@ -7,6 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property and fuzz tests are derandomized by default so CI is repeatable (a fixed sequence of
+# examples per test); MCP_CODEGEN_FUZZ=long explores new random examples on every run.
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile("explore" if os.environ.get("MCP_CODEGEN_FUZZ") == "long" else "repeatable")
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "generated_examples"
