@@ -109,7 +109,7 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
         The IR (None on errors) with its source document, dependencies and diagnostics.
     """
     from .lower import lower  # noqa: PLC0415 (heavy imports only when generating)
-    from .models import build_models  # noqa: PLC0415
+    from .models import build_models, with_params  # noqa: PLC0415
     from .spec.load import load_spec_file  # noqa: PLC0415
     from .spec.validate import validate  # noqa: PLC0415
 
@@ -129,7 +129,7 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     diags += more
     if models is None:
         return Lowered(None, doc, diagnostics=diags, deps=deps)
-    return Lowered(_with_params(ir, models), doc, models, deps, diags)
+    return Lowered(with_params(ir, models), doc, models, deps, diags)
 
 
 def generate_one(path: Path, display: str) -> Result:
@@ -223,13 +223,6 @@ def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None]
         for i in misses:
             results[i] = _generate_and_store(specs[i])
     return [r for r in results if r is not None]
-
-
-def _with_params(ir, models):  # type: ignore[no-untyped-def]
-    from dataclasses import replace  # noqa: PLC0415
-
-    tools = tuple(replace(t, params=models.fields.get(t.input_class, ())) for t in ir.tools)
-    return replace(ir, tools=tools)
 
 
 def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = None) -> Result:

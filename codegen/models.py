@@ -12,7 +12,7 @@ import ast
 import copy
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .diagnostics import Diagnostic
 from .ir import ParamIR, ProjectIR
@@ -197,3 +197,9 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation did not produce classes {', '.join(missing)}",
                                  hint="this is a generator bug; please report it with the spec attached")]
     return ModelsModule(source=source, classes=frozenset(classes), fields=fields, imports=imports), []
+
+
+def with_params(ir: ProjectIR, models: ModelsModule) -> ProjectIR:
+    """The IR with each tool's client keyword arguments read from its generated input model."""
+    tools = tuple(replace(t, params=models.fields.get(t.input_class, ())) for t in ir.tools)
+    return replace(ir, tools=tools)
