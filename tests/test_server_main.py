@@ -25,12 +25,6 @@ def test_bad_impl_is_a_usage_error() -> None:
         assert needle in proc.stderr and proc.stdout == ""
 
 
-@pytest.mark.skipif((EXAMPLES / "weather/_runtime/http_server.py").exists(), reason="HTTP transport present")
-def test_http_without_transport_module_is_an_error() -> None:
-    proc = _run("--http")
-    assert proc.returncode == 2 and "HTTP transport is not available" in proc.stderr
-
-
 def test_eof_exits_zero_and_stdout_stays_clean() -> None:
     proc = _run("--stdio")
     assert proc.returncode == 0 and proc.stdout == ""
