@@ -20,18 +20,10 @@ SDK_SERVER = ROOT / "tests" / "sdk_weather_server.py"
 if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
 
+from common_support import run_async as run  # noqa: E402, F401  (re-exported for the client tests)
 from weather._runtime import protocol as p  # noqa: E402
 
 MODERN_KEYS = (p.META_PROTOCOL_VERSION, p.META_CLIENT_CAPABILITIES, p.META_CLIENT_INFO)
-
-
-def run(coro: Awaitable[Any], timeout: float = 30.0) -> Any:
-    """Run a coroutine on a fresh event loop with a safety timeout."""
-
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
 
 
 class RpcError(Exception):

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common_support import free_port, stop_pid, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "generated_examples"
 TESTS = ROOT / "tests"
@@ -48,12 +50,6 @@ TIMED_OUT = "mcp-codegen.timeout"
 
 
 # ------------------------------------------------------------------ the server process
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class HttpServer:
     """``python -m weather --http --impl http_stress_impl:StressWeather`` on 127.0.0.1.
 
@@ -78,16 +74,11 @@ class HttpServer:
              "--impl", "http_stress_impl:StressWeather", *args],
             cwd=EXAMPLES, env=full_env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
         )
-        deadline = time.monotonic() + 20
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log()[-2000:]}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
-                break
-            if time.monotonic() > deadline:
-                self.stop()
-                raise TimeoutError("the HTTP server did not start")
-            time.sleep(0.05)
+        try:
+            wait_port(self.port, 20, self.proc, detail=lambda: self.log()[-2000:])
+        except Exception:
+            self.stop()
+            raise
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -106,13 +97,7 @@ class HttpServer:
         return Path(self._log.name).read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, 15)
-            try:
-                self.proc.wait(8)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, 9)
-                self.proc.wait(5)
+        stop_pid(self.proc, 8)
         self._log.close()
 
     def __enter__(self) -> HttpServer:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -33,26 +32,10 @@ from codegen.runtime.context import Context
 from codegen.runtime.http_server import close_sse_stream
 from codegen.runtime.server import ServerBase
 from codegen.runtime.tools import ServerInfo, ToolDef
+from common_support import free_port, stop_pid, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "generated_examples"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 15.0, proc: subprocess.Popen[bytes] | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on port {port}")
 
 
 class ServerProcess:
@@ -82,13 +65,7 @@ class ServerProcess:
         return self.proc.poll() is None
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, 15)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, 9)
-                self.proc.wait(5)
+        stop_pid(self.proc, 5)
         if self.proc.stderr is not None:
             self.proc.stderr.close()
 

@@ -23,7 +23,8 @@ from codegen.runtime import protocol as p
 from codegen.runtime.client import ClientBase
 from codegen.runtime.client_http import HttpTransport
 from codegen.runtime.http_server import HttpApp
-from http_support import EXAMPLES, ROOT, DemoHttpServer, Recorder, ServerProcess, free_port, serve_app
+from common_support import free_port, run_async as _run
+from http_support import EXAMPLES, ROOT, DemoHttpServer, Recorder, ServerProcess, serve_app
 
 sys.path.insert(0, str(EXAMPLES))
 
@@ -43,10 +44,6 @@ def sdk_server() -> Iterator[ServerProcess]:
         yield server
     finally:
         server.stop()
-
-
-def _run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 30))
 
 
 @pytest.mark.parametrize("era", ERAS)

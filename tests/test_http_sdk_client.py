@@ -7,7 +7,6 @@ POST's SSE stream, answered by a new POST), ``mode="2026-07-28"`` (stateless, el
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from codegen.runtime import protocol as p
+from common_support import list_tool_pages, run_sdk_client
 from http_support import ServerProcess
 
 MODES = ["legacy", "2026-07-28"]
@@ -32,25 +32,14 @@ def weather() -> Iterator[ServerProcess]:
 
 
 def _run(url: str, mode: str, body: Any, *, elicit: Any = None) -> None:
-    async def main() -> None:
-        async with Client(url, mode=mode, elicitation_callback=elicit, read_timeout_seconds=15) as client:
-            await body(client)
-
-    asyncio.run(asyncio.wait_for(main(), 30))
+    run_sdk_client(url, mode, body, elicit=elicit, read_timeout=15, timeout=30)
 
 
 @pytest.mark.parametrize("mode", MODES + ["auto"])
 def test_list_calls_and_errors(weather: ServerProcess, mode: str) -> None:
     async def body(client: Client) -> None:
         assert client.protocol_version == (p.LATEST_LEGACY if mode == "legacy" else p.V2026_07_28)
-        pages: list[list[str]] = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
-            pages.append([t.name for t in page.tools])
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        pages = await list_tool_pages(client)
         assert pages == [["get_weather"], ["get_forecast"]]
         res = await client.call_tool("get_weather", {"location": "London", "unit": "fahrenheit"})
         assert not res.is_error

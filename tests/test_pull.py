@@ -7,13 +7,10 @@ stdio through the generated client.  The npm servers are installed (cached, pinn
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import shlex
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +18,8 @@ import pytest
 import yaml
 
 from codegen import build
+from common_support import free_port, run_async as run, stop_pid, wait_port
 from pull_support import EXAMPLES, REPO, cli, imported, npm_servers
-
-
-def run(coro: Any, timeout: float = 30.0) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 @pytest.fixture(scope="module")
@@ -147,26 +141,13 @@ def test_pull_cli_contract(tmp_path: Path) -> None:
     assert not (tmp_path / "dead.yaml").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_pull_over_http_matches_stdio(tmp_path: Path) -> None:
     """--http (paged tools/list: one tool per page) gives the same spec as --stdio."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port), "--page-size", "1"],
                               cwd=EXAMPLES, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "HTTP server did not start"
-                time.sleep(0.1)
+        wait_port(port, 20, server)
         for era in ("auto", "legacy"):
             over_http = cli("pull", "--http", f"http://127.0.0.1:{port}/mcp", "-o", "-", "--no-check", "--era", era)
             assert over_http.returncode == 0, over_http.stderr
@@ -175,8 +156,7 @@ def test_pull_over_http_matches_stdio(tmp_path: Path) -> None:
             assert over_stdio.returncode == 0, over_stdio.stderr
             assert over_http.stdout == over_stdio.stdout and over_http.stdout.count("- name: ") == 2
     finally:
-        server.terminate()
-        server.wait(10)
+        stop_pid(server, 10)
 
 
 @pytest.mark.parametrize("mode", ["dual-era", "legacy-only"])

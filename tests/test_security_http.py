@@ -38,6 +38,7 @@ import httpx
 import pytest
 
 from codegen.runtime.security import Signer
+from common_support import flip_char as _flip
 from http_stress_support import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -127,10 +128,6 @@ def present(url: str, rid: Any, state: Any, who: str | None = "alice", location:
     msg = final(res)
     assert msg["id"] == rid
     return msg
-
-
-def _flip(token: str, pos: int) -> str:
-    return token[:pos] + ("A" if token[pos] != "A" else "B") + token[pos + 1:]
 
 
 # ------------------------------------------------------------------ requestState

@@ -22,6 +22,7 @@ import pytest
 from codegen.runtime import protocol as p
 from codegen.runtime.security import Signer
 from codegen.runtime.settings import ServerSettings
+from common_support import flip_char as _flip
 from support_server import DemoServer, modern, req
 
 ELICIT = {"elicitation": {}}
@@ -43,11 +44,6 @@ async def _state(peer: Any, name: str = "greet") -> str:
 
 
 ANSWER = {"name": {"action": "accept", "content": {"name": "Ada"}}}
-
-
-def _flip(token: str, pos: int) -> str:
-    ch = token[pos]
-    return token[:pos] + ("A" if ch != "A" else "B") + token[pos + 1:]
 
 
 def test_request_state_tampering_is_rejected() -> None:

@@ -7,7 +7,6 @@ an ``input_required`` result and a retry); ``mode="auto"`` probes ``server/disco
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Any
 
@@ -18,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from codegen.runtime import protocol as p
+from common_support import list_tool_pages, run_sdk_client
 from support_server import EXAMPLES, server_env
 
 MODES = ["legacy", "2026-07-28"]
@@ -30,13 +30,7 @@ def _params(*args: str) -> StdioServerParameters:
 
 
 def _run(mode: str, body: Any, *, elicit: Any = None, page_size: int = 1) -> None:
-    async def main() -> None:
-        async with Client(
-            _params("--page-size", str(page_size)), mode=mode, elicitation_callback=elicit, read_timeout_seconds=20
-        ) as client:
-            await body(client)
-
-    asyncio.run(asyncio.wait_for(main(), 60))
+    run_sdk_client(_params("--page-size", str(page_size)), mode, body, elicit=elicit, read_timeout=20, timeout=60)
 
 
 @pytest.mark.parametrize("mode", MODES + ["auto"])
@@ -44,14 +38,7 @@ def test_list_and_call_every_tool(mode: str) -> None:
     async def body(client: Client) -> None:
         expected = p.LATEST_LEGACY if mode == "legacy" else p.V2026_07_28
         assert client.protocol_version == expected
-        pages = []
-        cursor = None
-        while True:
-            page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
-            pages.append([t.name for t in page.tools])
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        pages = await list_tool_pages(client)
         assert pages == [["get_weather"], ["get_forecast"]]
         weather = await client.call_tool("get_weather", {"location": "Paris", "unit": "celsius"})
         assert not weather.is_error
