@@ -859,3 +859,51 @@ def test_watch_tools_opens_and_closes_a_listen_stream() -> None:
     assert all(k in listen[0]["params"]["_meta"] for k in MODERN_KEYS)
     cancels = server.notifications("notifications/cancelled")
     assert [n["params"]["requestId"] for n in cancels] == [listen[0]["id"]]
+
+
+def _http_era_probe(discover_status: int) -> tuple[str, list[str]]:
+    """Era seen by an HTTP client whose server answers server/discover with ``discover_status``
+    and JSON-RPC -32601 (then answers initialize and tools/call either way)."""
+    import httpx
+
+    methods: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        msg = json.loads(request.content)
+        method = msg.get("method")
+        methods.append(method)
+        if "id" not in msg:
+            return httpx.Response(202)
+        if method == "server/discover":
+            error = {"code": p.METHOD_NOT_FOUND, "message": "Method not found"}
+            return httpx.Response(discover_status, json={"jsonrpc": "2.0", "id": msg["id"], "error": error})
+        if method == "initialize":
+            result: dict[str, Any] = {"protocolVersion": p.LATEST_LEGACY, "capabilities": {"tools": {}},
+                                      "serverInfo": {"name": "legacy", "version": "1"}}
+        else:
+            result = {**ok(PARIS), "resultType": "complete"}
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+    async def main() -> str:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        try:
+            async with WeatherClient.http("http://127.0.0.1:1/mcp", http_client=http, audit=None) as c:
+                assert await c.get_weather(location="Paris") == GetWeatherOutput.model_validate(PARIS)
+                return c.era
+        finally:
+            await http.aclose()
+
+    return run(main()), methods
+
+
+def test_http_404_method_not_found_probe_means_modern() -> None:
+    # TOOLS-PROTOCOL §2.3: over HTTP, 404 + -32601 to the probe is a 2026 server: no initialize.
+    era, methods = _http_era_probe(404)
+    assert era == "modern"
+    assert methods == ["server/discover", "tools/call"]
+
+
+def test_http_method_not_found_probe_without_404_means_legacy() -> None:
+    era, methods = _http_era_probe(200)
+    assert era == "legacy"
+    assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]

@@ -3,8 +3,9 @@
 
 By default the client probes ``server/discover`` (2026-07-28).  A DiscoverResult
 means the modern era; a recognised modern error (-32022 with a common version:
-retry; -32020/-32021: raise) keeps it modern; any other error or a timeout falls
-back to the legacy ``initialize`` handshake.  ``era="modern"|"legacy"`` or
+retry; -32020/-32021: raise; over HTTP, -32601 with status 404) keeps it modern; any
+other error (-32601 on stdio) or a timeout falls back to the legacy ``initialize``
+handshake.  ``era="modern"|"legacy"`` or
 ``protocol_version="2025-06-18"`` (etc.) force one.  In the modern era every
 request carries ``_meta`` (:func:`modern_meta`: protocolVersion, clientCapabilities,
 clientInfo); capabilities are declared only for the handlers given.
@@ -25,6 +26,7 @@ from .errors import (
     HeaderMismatchError,
     McpError,
     McpTimeoutError,
+    MethodNotFoundError,
     MissingCapabilityError,
     ProtocolError,
     TransportClosedError,
@@ -136,6 +138,16 @@ class Handshake:
             raise  # recognised modern errors: never fall back
         except TransportClosedError:
             raise
+        except MethodNotFoundError as exc:
+            if era == "modern":
+                raise
+            if _http_status(exc) == 404:
+                # HTTP 404 + -32601 comes from a 2026 server (TOOLS-PROTOCOL §2.3); on stdio,
+                # or with another status, -32601 means legacy.
+                logger.debug("server/discover: HTTP 404 + -32601, a 2026 server; staying modern")
+                return _negotiated("modern", version, {}, None)
+            logger.debug("server/discover failed (%s); falling back to initialize", exc)
+            return await self.initialize(p.LATEST_LEGACY, timeouts)
         except (McpError, McpTimeoutError) as exc:
             if era == "modern":
                 raise
@@ -177,6 +189,11 @@ class Handshake:
                 data={"supported": list(p.LEGACY_VERSIONS), "requested": version},
             )
         return _negotiated("legacy", cast(str, agreed), result, result.get("serverInfo"))
+
+
+def _http_status(exc: McpError) -> Any:
+    """The HTTP status the HTTP transport put in an error's ``data`` (None elsewhere)."""
+    return exc.data.get("httpStatus") if isinstance(exc.data, dict) else None
 
 
 def _discovered(version: str, result: Any) -> Negotiated:

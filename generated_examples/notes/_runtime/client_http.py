@@ -18,8 +18,10 @@ What it does (the client core only sees JSON-RPC messages):
 * ``tools/list`` results are filtered: a tool whose ``x-mcp-header`` annotations are
   invalid is dropped (logged, and listed in :attr:`HttpTransport.dropped_tools`); the
   annotations of the others drive the ``Mcp-Param-*`` headers;
-* an HTTP error with a JSON-RPC error body is delivered as the response; without one a
-  synthetic ``-32600`` error carrying ``data = {"httpStatus": ...}`` (so the era probe of
+* an HTTP error with a JSON-RPC error body is delivered as the response (401/403, and
+  404 with ``-32601``, get ``data = {"httpStatus": ...}`` when they have no ``data``: 404 +
+  ``-32601`` tells the era probe the server is a 2026 one); without one a synthetic
+  ``-32600`` error carrying ``data = {"httpStatus": ...}`` (so the era probe of
   ``server/discover`` falls back to ``initialize`` on a legacy server, TOOLS-PROTOCOL
   §2.3); an unreachable server closes the transport;
 * legacy: the ``Mcp-Session-Id`` of the ``initialize`` answer is sent on every later
@@ -35,8 +37,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import logging
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +55,24 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcp_codegen.client.http")
 
 _PROTOCOL_ERRORS = (p.HEADER_MISMATCH, p.MISSING_CAPABILITY, p.UNSUPPORTED_VERSION)
+
+#: Connections kept to the server, busy or idle.  httpx keeps only 20 idle by default, so
+#: with more calls in flight most answers closed their connection and the next call opened
+#: a new one (TCP handshake, TIME_WAIT); keeping as many idle as may be open avoids that.
+MAX_CONNECTIONS = 100
+
+
+def _remember_missing_sniffio() -> None:
+    """Make a failed ``import sniffio`` cheap when sniffio is not installed.
+
+    httpcore 1.x tries ``import sniffio`` for every lock, event and cancellation shield it
+    creates (several per request), treating ImportError as asyncio.  Without sniffio each
+    try searches the whole ``sys.path``: about a quarter of the client's CPU at 100
+    concurrent calls.  A ``None`` entry in ``sys.modules`` makes the import fail at once, the
+    same ImportError as before.  Nothing changes when sniffio is installed.
+    """
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 class HttpTransport(ClientTransport):
@@ -119,8 +141,11 @@ class HttpTransport(ClientTransport):
                 import httpx
             except ImportError:  # pragma: no cover - optional extra
                 raise RuntimeError("the HTTP client transport needs httpx: pip install httpx") from None
+            _remember_missing_sniffio()
             self._http = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout, read=self.read_timeout), follow_redirects=False
+                timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
+                follow_redirects=False,
+                limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
             )
 
     async def aclose(self) -> None:
@@ -346,6 +371,8 @@ class HttpTransport(ClientTransport):
                 if resp.headers.get("www-authenticate"):
                     auth["wwwAuthenticate"] = resp.headers["www-authenticate"]
                 error = {**error, "data": auth}
+            elif resp.status_code == 404 and error.get("code") == p.METHOD_NOT_FOUND and error.get("data") is None:
+                error = {**error, "data": {"httpStatus": 404}}  # a 2026 server's answer (era probe, §2.3)
             await self._deliver({**answer, "id": rid, "error": error})
             return
         data: dict[str, Any] = {"httpStatus": resp.status_code}
