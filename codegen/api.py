@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import cache
-from .diagnostics import Diagnostic, Level, sort_key
+from .diagnostics import Diagnostic, Level, has_errors, sort_key
 
 if TYPE_CHECKING:
     from .emit import WriteReport
@@ -48,7 +48,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        return not any(d.level is Level.ERROR for d in self.diagnostics)
+        return not has_errors(self.diagnostics)
 
 
 def _looks_like_spec(path: Path) -> bool:

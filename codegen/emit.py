@@ -111,6 +111,12 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _owned_by_packages(files: Iterable[GeneratedFile], out: Path) -> set[str]:
+    """Files the manifests in ``out`` list for the packages ``files`` belong to."""
+    packages = sorted({f.path.split("/", 1)[0] for f in files})
+    return set().union(*(_owned(out, p) for p in packages))
+
+
 def _owned(out: Path, pkg: str) -> set[str]:
     path = out / pkg / MANIFEST
     try:
@@ -146,8 +152,7 @@ def _through_symlink(out: Path, rel: str) -> bool:
 def plan_writes(files: list[GeneratedFile], out: Path, spec_display: str) -> tuple[list[str], list[Diagnostic]]:
     """Check every target path; return stale owned files to delete, or diagnostics."""
     diags: list[Diagnostic] = []
-    packages = sorted({f.path.split("/", 1)[0] for f in files})
-    owned = set().union(*(_owned(out, p) for p in packages)) if packages else set()
+    owned = _owned_by_packages(files, out)
     for f in files:
         target = _safe_target(out, f.path)
         if target is None:
@@ -239,8 +244,7 @@ def _replace_all(staged: list[tuple[Path, Path]]) -> None:
 def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:
     """Unified diffs between what would be written and what is on disk (empty = in sync)."""
     diffs: list[str] = []
-    packages = sorted({f.path.split("/", 1)[0] for f in files})
-    owned = set().union(*(_owned(out, p) for p in packages)) if packages else set()
+    owned = _owned_by_packages(files, out)
     for f in files:
         target = out / f.path
         try:

@@ -365,16 +365,21 @@ class _Walker:
         ba, bb = old.get(key), new.get(key)
         if ba is None or bb is None:
             return
-        at = join_pointer(path, key)
+        self._branches(ba, bb, join_pointer(path, key), "variant", Effect.NARROWED, Effect.WIDENED, f"{key} variant")
+
+    def _branches(self, ba: list[Any], bb: list[Any], at: str, kind: str, removed: Effect, added: Effect,
+                  label: str) -> None:
+        """Compare two branch lists: identical ones pair up, the rest pair by order when the
+        counts match, else each is reported as removed (``removed``) or added (``added``)."""
         unmatched_a, unmatched_b = self._match(ba, bb)
         if len(unmatched_a) == len(unmatched_b):
             for (i, a), (_, b) in zip(unmatched_a, unmatched_b):
                 self.compare(a, b, join_pointer(at, i))
             return
         for i, a in unmatched_a:
-            self.emit("variant", Effect.NARROWED, join_pointer(at, i), f"{key} variant {i} removed", a, None)
+            self.emit(kind, removed, join_pointer(at, i), f"{label} {i} removed", a, None)
         for i, b in unmatched_b:
-            self.emit("variant", Effect.WIDENED, join_pointer(at, i), f"{key} variant {i} added", None, b)
+            self.emit(kind, added, join_pointer(at, i), f"{label} {i} added", None, b)
 
     def _match(self, ba: list[Any], bb: list[Any]) -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
         """Pair up branches that are identical (after following refs); return the rest of each."""
@@ -391,19 +396,9 @@ class _Walker:
 
     def _all_of(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
         ba, bb = old.get("allOf") or [], new.get("allOf") or []
-        if not ba and not bb:
-            return
-        at = join_pointer(path, "allOf")
-        unmatched_a, unmatched_b = self._match(ba, bb)
-        if len(unmatched_a) == len(unmatched_b):
-            for (i, a), (_, b) in zip(unmatched_a, unmatched_b):
-                self.compare(a, b, join_pointer(at, i))
-            return
-        for i, a in unmatched_a:
-            self.emit("constraint", Effect.WIDENED, join_pointer(at, i), f"allOf part {i} removed", a, None)
-        for i, b in unmatched_b:
-            self.emit("constraint", Effect.NARROWED, join_pointer(at, i), f"allOf part {i} added", None, b)
-
+        if ba or bb:
+            self._branches(ba, bb, join_pointer(path, "allOf"), "constraint", Effect.WIDENED, Effect.NARROWED,
+                           "allOf part")
 
 def _is_multiple(a: Any, b: Any) -> bool:
     """True when every multiple of ``a`` is a multiple of ``b`` (``a`` is a multiple of ``b``)."""
