@@ -173,6 +173,9 @@ async def run(scenario: str, version: str, url: str, context: dict[str, Any]) ->
         elicitation=on_elicitation,
         sampling=on_sampling,
         roots=ROOTS,
+        # sse-retry times the reconnection of the tools/call stream; an eager standalone GET
+        # stream (opened by default when input handlers are given) would race with it
+        listen=False if scenario == "sse-retry" else None,
         audit=None,
         timeout=30.0,
         max_timeout=60.0,
