@@ -17,7 +17,10 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+import signal
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -193,13 +196,37 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
         raise
     # manifests last, so an interrupted build never claims files it did not write
     staged.sort(key=lambda pair: pair[1].name == MANIFEST)
-    _replace_all(staged)
-    for rel in stale:
-        path = out / rel
-        if path.is_file() and not path.is_symlink():
-            path.unlink()
-            report.deleted.append(rel)
+    with _sigint_deferred():  # the commit is short; Ctrl-C takes effect once it is whole
+        _replace_all(staged)
+        for rel in stale:
+            path = out / rel
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                report.deleted.append(rel)
     return report
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold SIGINT back until the block is done, then deliver it (main thread only).
+
+    Without this a Ctrl-C can land inside the restore or clean-up steps of the commit and
+    leave backup files or a half-committed tree behind.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            elif previous != signal.SIG_IGN:
+                raise KeyboardInterrupt
 
 
 def _replace_all(staged: list[tuple[Path, Path]]) -> None:
