@@ -48,6 +48,8 @@ CODES: dict[str, str] = {
     "W102": "schema loosened",
     "W103": "tool name outside the recommended pattern",
     "W104": "pull changed or dropped a tool field",
+    "W105": "unknown key in a Tool object, kept on the wire",
+    "W106": "pattern with no Python equivalent, not enforced",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
 }

@@ -28,7 +28,10 @@ class ParamIR:
     name: str  # the kwarg name in the client method
     field: str  # the model field name it fills
     annotation: str  # annotation source text, valid in client.py
-    default: str | None  # default expression source, None when required
+    default: str | None  # default expression source ("UNSET" for optional), None when required
+    wire: str = ""  # the JSON property name it is sent as
+    schema_default: str | None = None  # the schema's default (documentation only), as Python source
+    description: str = ""  # the property's description (documentation only)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class ToolIR:
     output_class: str | None
     inputs_class: str | None  # <Tool>Inputs accessor class (server side), when inputs declared
     schema_checked: bool
+    assert_formats: bool
     fingerprint: str
     errors: tuple[ErrorIR, ...]
     inputs: tuple[InputIR, ...]

@@ -20,9 +20,13 @@ from .naming import (
     NameRegistry,
     Origin,
     PyIdent,
+    natural_class_stem,
+    natural_package,
 )
+from .exactness import inexact_keywords, schema_patterns
+from .runtime.patterns import PatternError, compile_pattern
 from .runtime.tools import tool_fingerprint
-from .schemas import ModelSchemaBuilder, bundle_wire, unexpressible_keywords
+from .schemas import ModelSchemaBuilder, bundle_wire
 from .spec.load import SourceDoc, join_pointer
 from .spec.model import SpecFile
 from .spec.refs import Resolver, Target
@@ -89,12 +93,12 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
     doc = spec.doc
     diags: list[Diagnostic] = []
     s = spec.server
-    package = s.package or str(PyIdent(s.name))
+    package = s.package or str(PyIdent(natural_package(s.name) or s.name))
     if package in sys.stdlib_module_names:
         diags.append(doc.diag("W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
                               "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
         package += "_mcp"
-    stem = s.class_name or str(ClassName(s.name))
+    stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
     classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
     for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
         classes.claim(stem + suffix, Origin(doc.display, "/server/name", what))
@@ -129,7 +133,16 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             wire["outputSchema"] = bundle_wire(resolver, doc, out_ptr)
         checked = False
         for key in ("inputSchema", "outputSchema"):
-            for at, kw in unexpressible_keywords(wire.get(key)):
+            if key not in wire:
+                continue
+            for at, pattern in schema_patterns(wire[key]):
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    diags.append(doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
+                                          join_pointer(tool.pointer, key) + at, level=Level.WARNING,
+                                          hint="rewrite it without that construct"))
+            for at, kw in inexact_keywords(wire[key], s.format_assertion):
                 checked = True
                 diags.append(doc.diag("W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "
                                       "validated at run time against the original schema (needs jsonschema)",
@@ -155,7 +168,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
             title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
-            schema_checked=checked, fingerprint=tool_fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
+            schema_checked=checked, assert_formats=s.format_assertion and checked, fingerprint=tool_fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
             read_only=bool(ann.get("readOnlyHint", False)),
         ))
     model_schema = builder.finish()

@@ -56,6 +56,45 @@ def pascal(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in _words(text))
 
 
+_AFFIXES = (("mcp", "server"), ("mcp", "servers"), ("server", "mcp"), ("mcp",))
+
+
+def natural_words(server_name: str) -> list[str]:
+    """The words a package and class name are made of, from a server's name.
+
+    Rule (documented in the README): take the last ``/``-separated segment, split it at
+    non-alphanumerics and at lower-to-upper case changes (``DbHub`` -> ``Db Hub``, but
+    ``ESLint`` stays one word), then drop a leading and a trailing ``mcp``, ``mcp server``
+    or ``server mcp`` unless nothing would remain.  ``@acme/mcp-server-git`` -> ``git``,
+    ``DbHubMcpServer`` -> ``Db Hub``, ``ESLint`` -> ``ESLint``, ``notes_server`` stays.
+    """
+    segments = [seg for seg in server_name.split("/") if seg.strip(" @")]
+    text = segments[-1] if segments else server_name
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", text) if w]
+    lower = [w.lower() for w in words]
+    for affix in _AFFIXES:  # longest first
+        if len(words) > len(affix) and tuple(lower[:len(affix)]) == affix:
+            words, lower = words[len(affix):], lower[len(affix):]
+            break
+    for affix in _AFFIXES:
+        if len(words) > len(affix) and tuple(lower[-len(affix):]) == affix:
+            words = words[:-len(affix)]
+            break
+    return words
+
+
+def natural_package(server_name: str) -> str:
+    """``ESLint`` -> ``eslint``, ``DbHubMcpServer`` -> ``db_hub`` (see :func:`natural_words`)."""
+    return "_".join(w.lower() for w in natural_words(server_name))
+
+
+def natural_class_stem(server_name: str) -> str:
+    """``ESLint`` -> ``ESLint``, ``db-hub-mcp`` -> ``DbHub`` (see :func:`natural_words`)."""
+    return "".join(w[:1].upper() + w[1:] for w in natural_words(server_name))
+
+
 class PyIdent(str):
     """A snake_case identifier that is not a keyword, builtin or reserved name."""
 
@@ -85,6 +124,31 @@ class ClassName(str):
         return super().__new__(cls, name)
 
 
+#: Attributes of ``str`` and ``Enum`` members: an enum member of that name breaks mypy.
+_ENUM_TAKEN = frozenset(n for n in (*dir(str), "name", "value", "mro") if not n.startswith("__"))
+
+
+def enum_member_names(values: list[str]) -> list[str] | None:
+    """Python names for the members of a string enum, when the default ones would clash.
+
+    The model generator names members after their values (``high-prio`` -> ``high_prio``);
+    a value such as ``count``, ``title`` or ``upper`` would shadow a ``str`` method.  Returns
+    None when no value clashes (the generator's names are fine), else a name for every
+    member, clashing ones suffixed with ``_``.
+    """
+    if not any(v in _ENUM_TAKEN for v in values):
+        return None
+    names: list[str] = []
+    for value in values:
+        name = re.sub(r"\W", "_", value, flags=re.ASCII) or "empty"
+        if name[0].isdigit() or name.startswith("_"):
+            name = "field_" + name.lstrip("_")
+        while name in _ENUM_TAKEN or keyword.iskeyword(name) or name in names:
+            name += "_"
+        names.append(name)
+    return names
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where a name came from: a file, a JSON pointer, and what it names."""
@@ -111,6 +175,10 @@ class NameRegistry:
         self._owners: dict[str, Origin] = {}
         self._reserved = reserved
         self.collisions: list[Collision] = []
+
+    def taken(self, name: str) -> bool:
+        """Whether ``name`` is reserved or already claimed."""
+        return name in self._reserved or name in self._owners
 
     def claim(self, name: str, origin: Origin) -> str:
         """Register ``name``; on a clash, record a :class:`Collision` naming both origins."""

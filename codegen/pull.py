@@ -29,6 +29,7 @@ import yaml
 from .diagnostics import Diagnostic, Level
 from .pull_normalize import INFO, Note, normalize_server, normalize_tools
 from .runtime.client import ClientBase
+from .runtime.errors import TransportClosedError, UnsupportedProtocolVersionError
 from .spec.load import load_spec_file
 
 EraChoice = Literal["auto", "modern", "legacy"]
@@ -96,6 +97,19 @@ async def read_server(client: ClientBase) -> ServerSnapshot:
         tail = "\n".join(stderr.splitlines()[-15:])
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise PullError(detail + (f"\nserver stderr (last lines):\n{tail}" if tail else "")) from exc
+
+
+def _pull_hint(exc: PullError) -> str:
+    """What to try, by what actually went wrong."""
+    cause = exc.__cause__
+    text = str(exc)
+    if isinstance(cause, UnsupportedProtocolVersionError) or "protocol version" in text:
+        return "the server speaks a protocol version this client does not; --era or --protocol-version will not help"
+    if text.startswith("no complete answer"):
+        return "the server did not answer in time: raise --timeout; --era legacy helps servers that hang on server/discover"
+    if isinstance(cause, TransportClosedError) or "TransportClosed" in text:
+        return "the server process exited or closed the connection: run the command by hand and read its stderr"
+    return "check the command (or URL) and the server's stderr above"
 
 
 def fetch(client: ClientBase, timeout: float = 60.0) -> ServerSnapshot:
@@ -292,8 +306,7 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
     try:
         snapshot = fetch(client, timeout)
     except PullError as exc:
-        return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}",
-                                 hint="check the command (or URL); --era legacy helps servers that hang on server/discover")]
+        return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}", hint=_pull_hint(exc))]
     result = spec_from_snapshot(snapshot, name)
     diags = check_spec(result, shown, build)
     if output is not None:

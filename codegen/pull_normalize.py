@@ -36,14 +36,12 @@ from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
 from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, PyIdent, snake
-from .schemas import walk_schemas
+from .schemawalk import walk_schemas
 from .spec.load import join_pointer
-from .spec.model import WIRE_TOOL_KEYS
+from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
 from .spec.refs import iter_refs, resolve_pointer
 from .spec.validate import USABLE_TOOL_NAME, object_root, spec_format_schema
 
-#: Tool descriptions longer than this are clipped (they become docstrings; not fingerprinted).
-MAX_DESCRIPTION = 4000
 _ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _TYPE_ALIASES = {"int": "integer", "float": "number", "double": "number", "str": "string", "bool": "boolean",
                  "dict": "object", "map": "object", "list": "array", "none": "null"}
@@ -110,7 +108,9 @@ def normalize_server(info: Mapping[str, Any], instructions: str | None, name: st
     """The ``server:`` block of a pulled spec from the live ``serverInfo`` and instructions."""
     notes: list[Note] = []
     live_name = info.get("name") if isinstance(info.get("name"), str) else ""
-    chosen = sanitize_name(name or live_name or "server")
+    # the live name verbatim (diff compares it); package and class names follow from it
+    # (naming.natural_words); an unprintable one is sanitized
+    chosen = name or (live_name if live_name.strip() and live_name.isprintable() else sanitize_name(live_name or "server"))
     version = info.get("version")
     if not isinstance(version, (str, int, float)) or isinstance(version, bool) or str(version) == "":
         notes.append(Note("", "/server/version", "W104", "serverInfo has no version; using 0.0.0"))
@@ -316,14 +316,15 @@ def _resolves_locally(schema: dict[str, Any], ref: str) -> bool:
 def _tool_entry(raw: dict[str, Any], notes: list[Note]) -> dict[str, Any]:
     name = raw["name"]
     entry: dict[str, Any] = {"name": name}
+    vendor = {}
     for key in sorted(set(raw) - set(WIRE_TOOL_KEYS)):
-        notes.append(Note(name, f"/{key}", "W104", f"field {key!r} is not part of the spec format; dropped"))
+        if key in CODEGEN_TOOL_KEYS:
+            notes.append(Note(name, f"/{key}", "W104", f"field {key!r} means something else in a spec; dropped"))
+        else:
+            vendor[key] = copy.deepcopy(raw[key])  # kept verbatim, sent as it came (W105 at build)
     for key in ("title", "description"):
         value = _string_field(raw, key, "tool", notes, name)
         if value is not None:
-            if key == "description" and len(value) > MAX_DESCRIPTION:
-                notes.append(Note(name, "/description", "W104", f"description of {len(value)} characters clipped to {MAX_DESCRIPTION}"))
-                value = value[:MAX_DESCRIPTION].rstrip() + " [...]"
             entry[key] = value
     schema = raw.get("inputSchema")
     if isinstance(schema, dict):
@@ -352,7 +353,7 @@ def _tool_entry(raw: dict[str, Any], notes: list[Note]) -> dict[str, Any]:
                 entry[key] = copy.deepcopy(raw[key])
             else:
                 notes.append(Note(name, f"/{key}", "W104", f"{key} {_short(raw[key])} is not an object; dropped"))
-    return {k: entry[k] for k in WIRE_TOOL_KEYS if k in entry}
+    return {**{k: entry[k] for k in WIRE_TOOL_KEYS if k in entry}, **vendor}
 
 
 def _annotations(ann: Any, tool: str, notes: list[Note]) -> dict[str, Any]:
@@ -361,7 +362,10 @@ def _annotations(ann: Any, tool: str, notes: list[Note]) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for key, value in ann.items():
-        ok = isinstance(value, bool) if key in _ANNOTATION_HINTS else key == "title" and isinstance(value, str)
+        if key in _ANNOTATION_HINTS:
+            ok = isinstance(value, bool)
+        else:  # title must be a string; vendor keys are kept verbatim
+            ok = isinstance(value, str) if key == "title" else True
         if ok:
             out[key] = value
         else:

@@ -135,11 +135,11 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     """Render every file of one package (paths relative to the output folder)."""
     env = env or environment()
     tools = [t for t in ir.tools]
-    client_models: set[str] = {t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+    client_models: set[str] = {t.output_class for t in tools if t.output_class}
     import_lines: set[str] = set()
     for t in tools:
         for p in t.params:
-            for name in _annotation_names(p.annotation) | (_annotation_names(p.default) if p.default else set()):
+            for name in _annotation_names(p.annotation):
                 if name in models.classes:
                     client_models.add(name)
                 elif name in models.imports:

@@ -7,75 +7,30 @@
   datamodel-code-generator: ``$defs`` keyed by the class names the lowering step chose, refs
   rewritten to them, user titles removed and our titles set on every schema that becomes a
   class, so no class name is ever invented by the model generator.
-* :func:`unexpressible_keywords` lists keywords pydantic models cannot enforce.
+* what the models express exactly, and their looser view of the rest: :mod:`codegen.exactness`.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
 import jsonschema
 
+from .exactness import model_view
 from .naming import ClassName, NameRegistry, Origin, pascal
+from .schemawalk import walk_schemas
 from .spec.load import SourceDoc, join_pointer
 from .spec.refs import Resolver, Target
 
-#: Keywords whose meaning the generated pydantic models do not enforce (validated at run
-#: time against the original schema instead).
-UNEXPRESSIBLE = frozenset({
-    "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
-    "propertyNames", "patternProperties", "contains", "minContains", "maxContains", "uniqueItems",
-    "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties", "$dynamicRef",
-    "$anchor", "$dynamicAnchor", "prefixItems", "allOf",
-})
-_SHAPE_KEYS = frozenset({"type", "properties", "$ref", "const", "enum", "items", "oneOf", "anyOf", "allOf"})
 _DATA_KEYS = frozenset({"const", "enum", "default", "examples"})
-_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
-_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SUBSCHEMA_SINGLE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-                     "propertyNames", "unevaluatedItems", "unevaluatedProperties")
 
 
-def walk_schemas(schema: Any, visit: Callable[[dict[str, Any], str], None], ptr: str = "") -> None:
-    """Call ``visit(node, pointer)`` on every subschema (objects only), pre-order."""
-    stack: list[tuple[Any, str]] = [(schema, ptr)]
-    while stack:
-        node, at = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        visit(node, at)
-        children: list[tuple[Any, str]] = []
-        for key in _SUBSCHEMA_MAPS:
-            if isinstance(node.get(key), dict):
-                children += [(v, join_pointer(at, key, k)) for k, v in node[key].items()]
-        for key in _SUBSCHEMA_LISTS:
-            if isinstance(node.get(key), list):
-                children += [(v, join_pointer(at, key, i)) for i, v in enumerate(node[key])]
-        for key in _SUBSCHEMA_SINGLE:
-            if isinstance(node.get(key), dict):
-                children.append((node[key], join_pointer(at, key)))
-        stack.extend(reversed(children))
-
-
-def unexpressible_keywords(schema: Any) -> list[tuple[str, str]]:
-    """(pointer, keyword) for every keyword the models cannot enforce."""
-    found: list[tuple[str, str]] = []
-
-    def visit(node: dict[str, Any], at: str) -> None:
-        for key in sorted(node):
-            if key in UNEXPRESSIBLE and not (key == "uniqueItems" and node[key] is False):
-                found.append((at, key))
-            if key == "additionalProperties" and isinstance(node[key], dict) and "properties" in node:
-                found.append((at, key))
-            if key in ("oneOf", "anyOf") and isinstance(node[key], list) and any(
-                isinstance(b, dict) and not (_SHAPE_KEYS & set(b)) for b in node[key]
-            ):
-                found.append((at, key))  # branches that only constrain, e.g. oneOf: [{required: [a]}, ...]
-
-    walk_schemas(schema, visit)
-    return found
+def canonical(schema: Any) -> str:
+    """Canonical JSON text of a schema (sorted keys), for identity comparisons."""
+    return json.dumps(schema, sort_keys=True, separators=(",", ":"))
 
 
 def _rewrite_refs(node: Any, fn: Callable[[str, str], str], ptr: str) -> Any:
@@ -126,6 +81,8 @@ def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]
             if target is None:
                 return ref
             if scope and _inside(target, str(src.path.resolve()), scope):
+                if ref.startswith("#") or resolver.resolve_by_id(ref, src, at) is not None:
+                    return ref  # resolves the same way inside the self-contained schema
                 return "#" + target.pointer[len(scope):]
             return "#/$defs/" + name_for(target)
         return fn
@@ -152,6 +109,8 @@ class ModelSchemaBuilder:
         self.names: dict[Target, ClassName] = {}
         self._queue: list[tuple[Target, str]] = []
         self._object_roots: set[Target] = set()
+        self._scope_stems: dict[str, str] = {}  # tool schema pointer -> class-name stem of its tool
+        self._local_bodies: dict[str, str] = {}  # class name of a tool-local $defs entry -> its canonical JSON
         #: (document, pointer, message) for every place the models loosen the schema (W102).
         self.loosened: list[tuple[SourceDoc, str, str]] = []
 
@@ -163,10 +122,26 @@ class ModelSchemaBuilder:
         """
         if target not in self.names:
             doc = self.resolver.doc(target.file)
-            self.registry.claim(name, Origin(doc.display, target.pointer, what))
-            self.names[target] = name
             if scope is None:
                 scope = target.pointer if what.startswith("tool") else ""
+                if scope:
+                    self._scope_stems[scope] = name.removesuffix("Input").removesuffix("Output")
+            elif scope and self.registry.taken(name):
+                # a tool schema's own $defs entry named like another one: the same schema
+                # shares that class, a different one is namespaced by its tool
+                body = canonical(self.resolver.schema_at(target))
+                if self._local_bodies.get(name) == body and "$ref" not in body:
+                    self.names[target] = name
+                    return name
+                stem = self._scope_stems.get(scope, "")
+                name = ClassName(stem + name)
+                if self.registry.taken(name):  # nested $defs of the same name: the path tells them apart
+                    path = [t for t in target.pointer[len(scope):].split("/") if t and t not in ("$defs", "definitions")]
+                    name = ClassName(stem + "".join(pascal(t.replace("~1", "/").replace("~0", "~")) for t in path))
+            self.registry.claim(name, Origin(doc.display, target.pointer, what))
+            if scope and what == "$defs entry":
+                self._local_bodies.setdefault(name, canonical(self.resolver.schema_at(target)))
+            self.names[target] = name
             self._queue.append((target, scope))
         return self.names[target]
 
@@ -199,39 +174,33 @@ class ModelSchemaBuilder:
             target, scope = self._queue.pop(0)
             doc = self.resolver.doc(target.file)
             name = self.names[target]
-            self.defs[name] = self._convert(self.resolver.schema_at(target), doc, target.pointer, scope, name)
-            if target in self._object_roots and isinstance(self.defs[name], dict):
-                self.defs[name]["type"] = "object"
+            self.defs[name] = self._convert(self.resolver.schema_at(target), doc, target.pointer, scope, name,
+                                            force_object=target in self._object_roots)
         return {"$defs": dict(sorted(self.defs.items()))}
 
-    def _convert(self, schema: Any, doc: SourceDoc, ptr: str, scope: str, name: ClassName) -> Any:
+    def _convert(self, schema: Any, doc: SourceDoc, ptr: str, scope: str, name: ClassName,
+                 force_object: bool = False) -> Any:
         def fn(ref: str, at: str) -> str:
             target = self.resolver.resolve(ref, doc, at, scope)
             if target is None:
-                return ref
+                return ""  # unresolvable here: the model view makes it Any
             if target not in self.names:
                 # a tool schema's own $defs entry keeps resolving its refs inside that tool schema
                 inner = scope if scope and _inside(target, str(doc.path.resolve()), scope) else ""
                 self.name_target(target, self._default_name(target), "$defs entry", inner)
             return "#/$defs/" + self.names[target]
 
-        source = self._prepare(schema, doc, ptr, scope)
-        out = _rewrite_refs(source, fn, ptr)
-        if isinstance(out, dict):
-            out.pop("$defs", None)
-            out.pop("definitions", None)
-            out.pop("$schema", None)
-            out.pop("$id", None)
+        out = _rewrite_refs(self._tag_unions(schema, doc, ptr, scope), fn, ptr)
+        if force_object and isinstance(out, dict):
+            out["type"] = "object"
+        out = model_view(out)
+        self._drop_bad_defaults(out, doc, ptr)
         self._retitle(out, name, doc, ptr)
         return out
 
-    def _prepare(self, schema: Any, doc: SourceDoc, ptr: str, scope: str) -> Any:
-        """Copy of ``schema`` shaped for the model generator.
-
-        Constraint-only keywords (checked at run time against the original schema) are
-        removed, and ``oneOf``/``anyOf`` of objects tagged by a common ``const`` property get
-        a ``discriminator`` so the models use a tagged union.
-        """
+    def _tag_unions(self, schema: Any, doc: SourceDoc, ptr: str, scope: str) -> Any:
+        """Copy of ``schema`` where ``oneOf``/``anyOf`` of objects tagged by a common
+        ``const`` property get a ``discriminator`` (the models then use a tagged union)."""
         schema = copy.deepcopy(schema)
 
         def branch(node: Any, at: str) -> Any:
@@ -241,26 +210,27 @@ class ModelSchemaBuilder:
             return node
 
         def visit(node: dict[str, Any], at: str) -> None:
-            for key in _RUNTIME_ONLY:
-                node.pop(key, None)
-            if "default" in node and not _default_fits(node):
-                self.loosened.append((doc, join_pointer(at, "default"),
-                                      f"default {node['default']!r} does not match the schema; the models ignore it"))
-                del node["default"]
-            for key in ("oneOf", "anyOf", "allOf"):
+            node.pop("discriminator", None)  # OpenAPI's, not JSON Schema's: never trusted
+            for key in ("oneOf", "anyOf"):
                 branches = node.get(key)
-                if not isinstance(branches, list):
-                    continue
-                if all(isinstance(b, dict) and not (_SHAPE_KEYS & set(b)) for b in branches):
-                    del node[key]
-                    continue
-                if key != "allOf" and "discriminator" not in node:
+                if isinstance(branches, list) and "discriminator" not in node:
                     tag = _common_tag([branch(b, join_pointer(at, key, i)) for i, b in enumerate(branches)])
                     if tag:
                         node["discriminator"] = {"propertyName": tag}
 
         walk_schemas(schema, visit, ptr)
         return schema
+
+    def _drop_bad_defaults(self, view: Any, doc: SourceDoc, ptr: str) -> None:
+        """Remove defaults that break their own schema (W102); the models would use them."""
+
+        def visit(node: dict[str, Any], at: str) -> None:
+            if "default" in node and not _default_fits(node):
+                self.loosened.append((doc, join_pointer(at, "default"),
+                                      f"default {node['default']!r} does not match the schema; the models ignore it"))
+                del node["default"]
+
+        walk_schemas(view, visit, ptr)
 
     def _retitle(self, root: Any, name: ClassName, doc: SourceDoc, ptr: str) -> None:
         """Drop user titles; title the root and every nested class-worthy schema."""
@@ -289,9 +259,6 @@ class ModelSchemaBuilder:
         visit(root, name, ptr)
 
 
-_RUNTIME_ONLY = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
-
-
 def _common_tag(branches: list[Any]) -> str | None:
     """A property every branch requires with a distinct ``const`` (the union's tag), if any."""
     if len(branches) < 2 or not all(isinstance(b, dict) and isinstance(b.get("properties"), dict) for b in branches):
@@ -304,10 +271,14 @@ def _common_tag(branches: list[Any]) -> str | None:
     return None
 
 
+_SHALLOW = ("type", "enum", "const", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+            "exclusiveMaximum", "multipleOf", "minItems", "maxItems")
+
+
 def _default_fits(node: dict[str, Any]) -> bool:
-    """Whether ``default`` matches the node's own ``type``/``enum``/``const`` (``default: null``
+    """Whether ``default`` matches the node's own type and constraints (``default: null``
     on a non-nullable field is the usual offender; it would give the models a wrong default)."""
-    shallow = {k: node[k] for k in ("type", "enum", "const") if k in node}
+    shallow = {k: node[k] for k in _SHALLOW if k in node}
     try:
         return bool(jsonschema.Draft202012Validator(shallow).is_valid(node["default"]))
     except jsonschema.exceptions.SchemaError:

@@ -37,6 +37,7 @@ def npm_servers() -> dict[str, list[str]]:
     return {
         "everything": [node, str(modules / "server-everything" / "dist" / "index.js"), "stdio"],
         "filesystem": [node, str(modules / "server-filesystem" / "dist" / "index.js")],
+        "everything-2024": [node, str(modules.parent / "server-everything-2024" / "dist" / "index.js")],
     }
 
 

@@ -196,12 +196,22 @@ def test_forced_legacy_version() -> None:
 
 
 def test_initialize_counter_offer_unknown_version_fails() -> None:
+    server = FakeServer(modern=False, legacy_version="2023-01-01")
+
+    async def main() -> None:
+        with pytest.raises(E.UnsupportedProtocolVersionError, match="2024-11-05"):  # names what it speaks
+            async with client(server):
+                pass
+
+    run(main())
+
+
+def test_initialize_counter_offer_2024_11_05_is_accepted() -> None:
     server = FakeServer(modern=False, legacy_version="2024-11-05")
 
     async def main() -> None:
-        with pytest.raises(E.UnsupportedProtocolVersionError):
-            async with client(server):
-                pass
+        async with client(server) as c:
+            assert (c.era, c.protocol_version) == ("legacy", "2024-11-05")
 
     run(main())
 
@@ -622,7 +632,7 @@ def test_non_object_output_wrapped_in_result() -> None:
 
     async def main() -> Counts:
         async with client(server) as c:
-            return await c._call_structured(COUNT, AnyArgs(n=3), Counts)
+            return await c._call_structured(COUNT, {"n": 3}, Counts)
 
     assert run(main()).root == [1, 2, 3]
 

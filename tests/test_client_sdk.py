@@ -119,7 +119,7 @@ def test_sdk_wrapped_non_object_output_and_progress() -> None:
 
     async def main() -> None:
         async with sdk_client([]) as c:
-            counts = await c._call_structured(COUNT, AnyArgs(n=3), Counts)
+            counts = await c._call_structured(COUNT, {"n": 3}, Counts)
             assert counts.root == [1, 2, 3]
             result = await c.call_tool("slow", {"seconds": 0.3, "step": 0.1}, progress=seen.append)
             assert result.text() == "done"

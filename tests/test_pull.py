@@ -7,6 +7,7 @@ stdio through the generated client.  The npm servers are installed (cached, pinn
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import shlex
 import subprocess
@@ -62,6 +63,27 @@ def test_everything_server(tmp_path: Path, servers: dict[str, list[str]]) -> Non
                 assert isinstance(weather.temperature, float) and isinstance(weather.conditions, str)
                 report = await c.check_compat()  # the pulled spec is the server's wire truth
                 assert report.compatible and not report.changed and not report.added, report
+
+        run(main())
+
+
+def test_2024_11_05_server(tmp_path: Path, servers: dict[str, list[str]]) -> None:
+    """A server that answers ``initialize`` with 2024-11-05 only (the official SDK 1.0.1)."""
+    argv = servers["everything-2024"]
+    out, spec, _ = pull_and_build(tmp_path, argv, "npm_everything_2024")
+    assert {"echo", "add"} <= {t["name"] for t in spec["tools"]}
+    with imported(out, "npm_everything_2024") as mods:
+
+        async def main() -> None:
+            async with mods["client"].NpmEverything2024Client.stdio(argv[0], argv[1:], stderr="capture") as c:
+                assert (c.era, c.protocol_version) == ("legacy", "2024-11-05")
+                assert (await c.echo(message="old friend")).text() == "Echo: old friend"
+                assert "The sum of 2 and 3 is 5." in (await c.add(a=2, b=3)).text()
+                errors = importlib.import_module("npm_everything_2024.errors")
+                with pytest.raises(errors.InvalidArgumentsError, match="Invalid arguments for tool add"):
+                    await c.add(a=2, b="3")  # refused before sending: no coercion
+                report = await c.check_compat()
+                assert report.compatible and not report.changed, report
 
         run(main())
 

@@ -1,23 +1,43 @@
-"""Argument and output validation for tools (pydantic models, optionally the raw schema).
+"""Argument and output validation for tools: exactly what the JSON Schema says.
 
-Arguments are validated in pydantic's strict JSON mode (so ``"5"`` is not an integer,
-as in JSON Schema); when ``ToolDef.schema_checked`` is set, also against the original
-``inputSchema`` with ``jsonschema`` (imported lazily, no remote ``$ref`` retrieval).
+Two cases, decided by the generator per tool (``ToolDef.schema_checked``):
+
+* the models express the schema exactly: arguments are validated by the input model in
+  pydantic's strict JSON mode (``"5"`` is not an integer, ``0`` is not ``false``), plus a
+  check for explicit ``null`` where the schema does not allow it;
+* otherwise the original ``inputSchema`` is the judge (``jsonschema``, draft 2020-12, no
+  remote ``$ref`` retrieval, patterns with ECMA-262 semantics, formats asserted only when
+  ``ToolDef.assert_formats``); the models, looser than the schema by construction, then
+  only give the handler its typed view of the same data.
+
+Either way the handler's model holds the data as sent: integral floats (``1.0``) are read
+as integers (JSON Schema makes no difference), nothing else is converted, and properties
+the schema allows beyond the declared ones are kept (``model_extra``).  The same function
+validates the typed client's arguments before they are sent.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .nulls import drop_invalid_nulls, null_violations
+from .patterns import PatternError, compile_pattern, to_python
 from .tools import ToolDef
 
-_VALIDATORS: dict[int, Any] = {}
+_log = logging.getLogger(__name__)
+_VALIDATORS: dict[tuple[int, bool], Any] = {}
+
+#: Keywords whose value is one subschema / a list of them / a name -> subschema map.
+_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+        "unevaluatedItems", "unevaluatedProperties")
+_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAP = ("properties", "$defs", "definitions", "dependentSchemas")
 
 
 class ArgumentsInvalid(Exception):
@@ -44,12 +64,66 @@ def _pydantic_errors(exc: ValidationError) -> list[dict[str, str]]:
     ]
 
 
-def _schema_validator(schema: Mapping[str, Any]) -> Any:
-    key = id(schema)
+def _python_pattern(pattern: str) -> str | None:
+    try:
+        return "(?a)" + to_python(pattern)
+    except PatternError:
+        _log.warning("pattern %r cannot be enforced (no Python equivalent)", pattern)
+        return None
+
+
+def python_patterns(schema: Any) -> Any:
+    """Copy of ``schema`` with every ``pattern`` / ``patternProperties`` key in Python form.
+
+    ``jsonschema`` matches patterns with Python's ``re``; the rewrite (see
+    :mod:`.patterns`) makes it give the ECMA-262 answer.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if isinstance(schema.get("pattern"), str):
+        translated = _python_pattern(schema["pattern"])
+        if translated is None:
+            del out["pattern"]
+        else:
+            out["pattern"] = translated
+    if isinstance(schema.get("patternProperties"), dict):
+        props: dict[str, Any] = {}
+        for key, sub in schema["patternProperties"].items():
+            translated = _python_pattern(key)
+            props[translated if translated is not None else "(?!)"] = python_patterns(sub)
+        out["patternProperties"] = props
+    for key in _ONE:
+        if key in schema:
+            out[key] = python_patterns(schema[key])
+    for key in _LIST:
+        if isinstance(schema.get(key), list):
+            out[key] = [python_patterns(s) for s in schema[key]]
+    for key in _MAP:
+        if isinstance(schema.get(key), dict):
+            out[key] = {k: python_patterns(s) for k, s in schema[key].items()}
+    return out
+
+
+def _format_checker(jsonschema: Any) -> Any:
+    """jsonschema's format checker, with ``regex`` meaning ECMA-262 (see :mod:`.patterns`)."""
+    checker = jsonschema.FormatChecker()
+
+    def is_regex(value: object) -> bool:
+        if isinstance(value, str):
+            compile_pattern(value)
+        return True
+
+    checker.checks("regex", raises=PatternError)(is_regex)
+    return checker
+
+
+def _schema_validator(schema: Mapping[str, Any], formats: bool = False) -> Any:
+    key = (id(schema), formats)
     cached = _VALIDATORS.get(key)
     if cached is not None and cached[0] is schema:
         return cached[1]
-    # Lazy (only schema_checked tools need it) and untyped on purpose (no stubs needed).
+    # Lazy (only schema-checked tools need it) and untyped on purpose (no stubs needed).
     jsonschema: Any = importlib.import_module("jsonschema")
     Registry: Any = importlib.import_module("referencing").Registry
 
@@ -57,50 +131,70 @@ def _schema_validator(schema: Mapping[str, Any]) -> Any:
         raise LookupError(f"remote $ref not allowed: {uri}")
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    validator = cls(schema, registry=Registry(retrieve=_no_retrieve))
+    checker = _format_checker(jsonschema) if formats else None
+    validator = cls(python_patterns(dict(schema)), registry=Registry(retrieve=_no_retrieve), format_checker=checker)
     _VALIDATORS[key] = (schema, validator)
     return validator
 
 
-def schema_errors(schema: Mapping[str, Any], value: Any) -> list[dict[str, str]]:
-    """Violations of ``schema`` by ``value`` (empty list when valid)."""
-    validator = _schema_validator(schema)
-    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) -> list[dict[str, str]]:
+    """Violations of ``schema`` by ``value`` (empty list when valid; at most 10)."""
+    validator = _schema_validator(schema, formats)
+    try:
+        errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    except LookupError as exc:  # a $ref the schema does not contain
+        return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
     return [{"path": _path(list(e.absolute_path)), "message": e.message} for e in errors[:10]]
 
 
-def _has_null(value: Any) -> bool:
-    """Whether a JSON value contains ``null`` anywhere (cheap pre-check)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
+def json_integers(value: Any) -> tuple[Any, bool]:
+    """``value`` with integral floats as ints (``1.0`` -> ``1``), and whether it holds ``null``.
+
+    JSON Schema's ``integer`` accepts ``1.0``; pydantic's strict ``int`` does not.
+    """
+    has_null = False
+
+    def walk(item: Any) -> Any:
+        nonlocal has_null
         if item is None:
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
+            has_null = True
+        elif isinstance(item, float) and item.is_integer():
+            return int(item)
+        elif isinstance(item, dict):
+            return {k: walk(v) for k, v in item.items()}
         elif isinstance(item, list):
-            stack.extend(item)
-    return False
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value), has_null
 
 
 def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
-    """The validated input model of ``arguments``.
+    """The validated input model of ``arguments`` (used by server and typed client).
 
     Raises:
         ArgumentsInvalid: with a precise, client-safe description.
     """
+    schema = tool.wire.get("inputSchema", {})
+    data, has_null = json_integers(arguments)
     if tool.schema_checked:
-        errs = schema_errors(tool.wire.get("inputSchema", {}), arguments)
+        errs = schema_errors(schema, arguments, tool.assert_formats)
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
-    elif _has_null(arguments):
-        errs = null_violations(tool.wire.get("inputSchema", {}), arguments)
+    elif has_null:
+        errs = null_violations(schema, arguments)
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
     try:
-        return tool.input_model.model_validate_json(json.dumps(arguments), strict=True)
+        return tool.input_model.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
-        raise ArgumentsInvalid(tool.name, _pydantic_errors(exc)) from None
+        if not tool.schema_checked:
+            raise ArgumentsInvalid(tool.name, _pydantic_errors(exc)) from None
+        # The schema accepted the data, so it is valid: a model narrower than its schema
+        # must not refuse it.  The handler gets the data unvalidated by the model.
+        _log.warning("tool %s: input model narrower than the schema (%s); passing the data through",
+                     tool.name, exc.errors(include_url=False)[:1])
+        return tool.input_model.model_construct(**data)
 
 
 class OutputInvalid(Exception):
@@ -124,14 +218,16 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
             raise OutputInvalid(f"{type(value).__name__} is not {model.__name__}")
         else:
             data = value
-        checked = model.model_validate_json(json.dumps(data, allow_nan=False), strict=True)
-        data = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        if "outputSchema" in tool.wire and _has_null(data):
+        data, has_null = json_integers(json.loads(json.dumps(data, allow_nan=False)))
+        if not tool.schema_checked:
+            checked = model.model_validate_json(json.dumps(data), strict=True)
+            data = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if "outputSchema" in tool.wire and has_null:
             data = drop_invalid_nulls(tool.wire["outputSchema"], data)
     except (ValidationError, ValueError, TypeError) as exc:
         raise OutputInvalid(str(exc)) from None
     if tool.schema_checked and "outputSchema" in tool.wire:
-        errs = schema_errors(tool.wire["outputSchema"], data)
+        errs = schema_errors(tool.wire["outputSchema"], data, tool.assert_formats)
         if errs:
             raise OutputInvalid(str(errs))
     return data

@@ -14,6 +14,8 @@ from .load import SourceDoc, join_pointer
 FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
+#: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs"})
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
 
 
@@ -54,6 +56,7 @@ class ServerSpec:
     package: str | None
     class_name: str | None
     extra: dict[str, Any] = field(default_factory=dict)
+    format_assertion: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         package=s.get("package"),
         class_name=s.get("class_name"),
         extra={k: s[k] for k in ("websiteUrl", "icons") if k in s},
+        format_assertion=bool(s.get("formatAssertion", False)),
     )
     tools = []
     for i, t in enumerate(data["tools"]):
@@ -100,6 +104,6 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
             InputSpec(key, v["method"], _input_params(v), join_pointer(ptr, "inputs", key))
             for key, v in sorted((t.get("inputs") or {}).items())
         )
-        wire = {k: t[k] for k in WIRE_TOOL_KEYS if k in t}
+        wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr))
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools))

@@ -17,12 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 from ..diagnostics import Diagnostic
 from .load import SourceDoc, load_spec_file
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+#: Base URI of a spec document when no ``$id`` says otherwise (never fetched).
+_BASE = "https://mcp-codegen.invalid/spec"
 
 
 @dataclass(frozen=True, order=True)
@@ -67,6 +69,15 @@ def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
     return True, node
 
 
+def join_uri(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986), URNs included (``urljoin`` leaves them)."""
+    if _SCHEME.match(ref):
+        return ref
+    if ref.startswith("#") or not ref:
+        return base.partition("#")[0] + ref
+    return urljoin(base, ref)
+
+
 class Resolver:
     """Resolves refs across the main spec file and the files it references."""
 
@@ -75,6 +86,7 @@ class Resolver:
         self.root_dir = main.path.resolve().parent
         self.docs: dict[str, SourceDoc] = {str(main.path.resolve()): main}
         self.diagnostics: list[Diagnostic] = []
+        self._indexes: dict[str, dict[str, str]] = {}
 
     def doc(self, file: str) -> SourceDoc:
         return self.docs[file]
@@ -94,6 +106,9 @@ class Resolver:
         Returns:
             The target, or None after recording a diagnostic.
         """
+        by_id = self.resolve_by_id(ref, origin, at)
+        if by_id is not None:
+            return by_id
         if _SCHEME.match(ref):
             self.diagnostics.append(origin.diag(
                 "E025", f"network or absolute $ref {ref!r} is not allowed", at,
@@ -103,8 +118,8 @@ class Resolver:
         fragment = unquote(fragment)
         if fragment and not fragment.startswith("/"):
             self.diagnostics.append(origin.diag(
-                "E024", f"$ref {ref!r}: only JSON-pointer fragments are supported", at,
-                hint="use #/$defs/Name"))
+                "E024", f"$ref {ref!r}: no $anchor or $dynamicAnchor {fragment!r} in this schema resource", at,
+                hint="define the anchor, or use a JSON pointer such as #/$defs/Name"))
             return None
         if path_part:
             doc = self._load_relative(path_part, origin, at)
@@ -116,6 +131,63 @@ class Resolver:
         if scope and resolve_pointer(origin.data, scope + fragment)[0]:
             return Target(file, scope + fragment)
         return self._check(Target(file, fragment), ref, origin, at)
+
+    def resolve_by_id(self, ref: str, origin: SourceDoc, at: str) -> Target | None:
+        """``ref`` resolved against the ``$id`` / ``$anchor`` resources of ``origin`` itself.
+
+        Same-document identifiers only: the base URI at ``at`` comes from the ``$id``s
+        above it, and the result must be a resource or anchor defined in this file.
+        """
+        index = self._index(origin)
+        base = _BASE
+        node: Any = origin.data
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in at.strip("/").split("/")[:-1]] if at.strip("/") else []
+        for token in tokens:
+            if isinstance(node, dict) and isinstance(node.get("$id"), str):
+                base = join_uri(base, node["$id"])
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                break
+        if isinstance(node, dict) and isinstance(node.get("$id"), str):
+            base = join_uri(base, node["$id"])
+        uri, _, fragment = join_uri(base, ref).partition("#")
+        fragment = unquote(fragment)
+        if uri == _BASE and (not fragment or fragment.startswith("/")):
+            return None  # a plain pointer into the document: the usual rules apply
+        if fragment and not fragment.startswith("/"):
+            pointer = index.get(uri + "#" + fragment)
+            return Target(str(origin.path.resolve()), pointer) if pointer is not None else None
+        pointer = index.get(uri)
+        if pointer is None:
+            return None
+        target = Target(str(origin.path.resolve()), pointer + fragment)
+        return target if resolve_pointer(origin.data, target.pointer)[0] else None
+
+    def _index(self, doc: SourceDoc) -> dict[str, str]:
+        """URI -> pointer of every ``$id`` resource and anchor in ``doc`` (cached)."""
+        key = str(doc.path.resolve())
+        if key not in self._indexes:
+            index: dict[str, str] = {}
+            stack: list[tuple[Any, str, str]] = [(doc.data, "", _BASE)]
+            while stack:
+                node, ptr, base = stack.pop()
+                if isinstance(node, dict):
+                    if isinstance(node.get("$id"), str):
+                        base = join_uri(base, node["$id"])
+                        index.setdefault(base.partition("#")[0], ptr)
+                    for k in ("$anchor", "$dynamicAnchor"):
+                        if isinstance(node.get(k), str):
+                            index.setdefault(base.partition("#")[0] + "#" + node[k], ptr)
+                    for k, v in node.items():
+                        if k not in ("const", "enum", "default", "examples"):
+                            stack.append((v, f"{ptr}/{k.replace('~', '~0').replace('/', '~1')}", base))
+                elif isinstance(node, list):
+                    stack.extend((v, f"{ptr}/{i}", base) for i, v in enumerate(node))
+            self._indexes[key] = index
+        return self._indexes[key]
 
     def _check(self, target: Target, ref: str, origin: SourceDoc, at: str) -> Target | None:
         ok, _ = resolve_pointer(self.docs[target.file].data, target.pointer)

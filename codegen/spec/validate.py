@@ -96,6 +96,9 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver) -> list[Diagnostic]:
     return out
 
 
+_WIRE_DEFS = ("Tool", "Annotations")
+
+
 @cache
 def spec_format_schema() -> dict[str, Any]:
     """The JSON Schema of the spec format (also published for editors)."""
@@ -122,8 +125,15 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
         ptr = _pointer(err.absolute_path)
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
             allowed = sorted((err.schema.get("properties") or {}).keys())
+            # a Tool object or its annotations may carry vendor keys (tools/list dumps do)
+            wire = any(err.schema is spec_format_schema()["$defs"][k] for k in _WIRE_DEFS)
             for key in sorted(set(err.instance) - set(allowed)):
                 close = difflib.get_close_matches(key, allowed, n=1)
+                if wire:
+                    hint = (f"did you mean {close[0]!r}? " if close else "") + "it is kept and sent as written in tools/list"
+                    out.append(doc.diag("W105", f"unknown key {key!r} in a Tool object", join_pointer(ptr, key),
+                                        hint=hint, level=Level.WARNING))
+                    continue
                 hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(allowed)}"
                 out.append(doc.diag("E011", f"unknown key {key!r}", join_pointer(ptr, key), hint=hint))
         elif err.validator == "required":
@@ -198,7 +208,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
         The typed spec and its ref resolver when there is no error, and all diagnostics.
     """
     diags = _structural(doc)
-    if diags:
+    if any(d.is_error for d in diags):
         return None, None, diags
     spec = parse_spec(doc)
     seen: dict[str, str] = {}

@@ -5,23 +5,19 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
 from .models import (
     Category,
-    CategoryTreeInput,
     Money,
     Product,
-    QuoteInput,
     QuoteInputLinesItemOption1,
     QuoteInputLinesItemOption2,
     QuoteOutput,
-    SearchProductsInput,
     SearchProductsInputSort,
     SearchProductsInputStatusItem,
     SearchProductsOutput,
-    SetPriceInput,
 )
 from .tools import (
     CATEGORY_TREE_TOOL,
@@ -43,46 +39,87 @@ class CatalogClient(ClientBase):
         self,
         *,
         query: str,
-        status: list[SearchProductsInputStatusItem] | None = None,
-        max_price: Money | None = None,
-        sort: SearchProductsInputSort | None = SearchProductsInputSort.relevance,
-        page: int | None = 1,
+        status: list[SearchProductsInputStatusItem] | Unset = UNSET,
+        max_price: Money | Unset = UNSET,
+        sort: SearchProductsInputSort | Unset = UNSET,
+        page: int | Unset = UNSET,
     ) -> SearchProductsOutput:
-        """Full-text search with filters; returns one page of products."""
-        args = SearchProductsInput.model_validate(
-            {"query": query, "status": status, "max_price": max_price, "sort": sort, "page": page}
+        """Full-text search with filters; returns one page of products.
+
+        Args:
+            query: (required)
+            status: (optional)
+            max_price: (optional)
+            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: (optional; the schema's default is 1)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            SEARCH_PRODUCTS_TOOL,
+            wire_arguments(
+                SEARCH_PRODUCTS_TOOL,
+                {
+                    "query": query,
+                    "status": status,
+                    "max_price": max_price,
+                    "sort": sort,
+                    "page": page,
+                },
+            ),
+            SearchProductsOutput,
         )
-        return await self._call_structured(SEARCH_PRODUCTS_TOOL, args, SearchProductsOutput)
 
     async def quote(
         self,
         *,
         lines: list[QuoteInputLinesItemOption1 | QuoteInputLinesItemOption2],
-        coupon: str | None = None,
+        coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
 
+        Args:
+            lines: (required)
+            coupon: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             UnknownSkuError: A product line names an unknown SKU.
         """
-        args = QuoteInput.model_validate({"lines": lines, "coupon": coupon})
-        return await self._call_structured(QUOTE_TOOL, args, QuoteOutput)
+        return await self._call_structured(
+            QUOTE_TOOL, wire_arguments(QUOTE_TOOL, {"lines": lines, "coupon": coupon}), QuoteOutput
+        )
 
     async def category_tree(self) -> Category:
-        """The whole category tree (recursive)."""
-        args = CategoryTreeInput.model_validate({})
-        return await self._call_structured(CATEGORY_TREE_TOOL, args, Category)
+        """The whole category tree (recursive).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            CATEGORY_TREE_TOOL, wire_arguments(CATEGORY_TREE_TOOL, {}), Category
+        )
 
     async def set_price(
-        self, *, sku: str, price: Money | None = None, percent: float | None = None
+        self, *, sku: str, price: Money | Unset = UNSET, percent: float | Unset = UNSET
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
 
+        Args:
+            sku: (required)
+            price: (optional)
+            percent: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             UnknownSkuError: A product line names an unknown SKU.
         """
-        args = SetPriceInput.model_validate({"sku": sku, "price": price, "percent": percent})
-        return await self._call_structured(SET_PRICE_TOOL, args, Product)
+        return await self._call_structured(
+            SET_PRICE_TOOL,
+            wire_arguments(SET_PRICE_TOOL, {"sku": sku, "price": price, "percent": percent}),
+            Product,
+        )
 
 
 class CatalogSyncClient(SyncClientBase[CatalogClient]):
@@ -94,12 +131,23 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         self,
         *,
         query: str,
-        status: list[SearchProductsInputStatusItem] | None = None,
-        max_price: Money | None = None,
-        sort: SearchProductsInputSort | None = SearchProductsInputSort.relevance,
-        page: int | None = 1,
+        status: list[SearchProductsInputStatusItem] | Unset = UNSET,
+        max_price: Money | Unset = UNSET,
+        sort: SearchProductsInputSort | Unset = UNSET,
+        page: int | Unset = UNSET,
     ) -> SearchProductsOutput:
-        """Full-text search with filters; returns one page of products."""
+        """Full-text search with filters; returns one page of products.
+
+        Args:
+            query: (required)
+            status: (optional)
+            max_price: (optional)
+            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: (optional; the schema's default is 1)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(
             self.client.search_products(
                 query=query, status=status, max_price=max_price, sort=sort, page=page
@@ -110,17 +158,40 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         self,
         *,
         lines: list[QuoteInputLinesItemOption1 | QuoteInputLinesItemOption2],
-        coupon: str | None = None,
+        coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
-        """Price a basket; each line is a product or a custom item."""
+        """Price a basket; each line is a product or a custom item.
+
+        Args:
+            lines: (required)
+            coupon: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            UnknownSkuError: A product line names an unknown SKU.
+        """
         return self._run(self.client.quote(lines=lines, coupon=coupon))
 
     def category_tree(self) -> Category:
-        """The whole category tree (recursive)."""
+        """The whole category tree (recursive).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.category_tree())
 
     def set_price(
-        self, *, sku: str, price: Money | None = None, percent: float | None = None
+        self, *, sku: str, price: Money | Unset = UNSET, percent: float | Unset = UNSET
     ) -> Product:
-        """Change a product's price. Either an absolute price or a percentage change."""
+        """Change a product's price. Either an absolute price or a percentage change.
+
+        Args:
+            sku: (required)
+            price: (optional)
+            percent: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            UnknownSkuError: A product line names an unknown SKU.
+        """
         return self._run(self.client.set_price(sku=sku, price=price, percent=percent))

@@ -4,7 +4,6 @@
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
-from datetime import date
 from typing import Annotated, Literal
 
 
@@ -14,6 +13,7 @@ class Category(BaseModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str
@@ -29,6 +29,7 @@ class CategoryTreeInput(BaseModel):
 
 class Dimensions(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     width_cm: float = Field(..., gt=0.0)
@@ -42,13 +43,14 @@ class Money(BaseModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     amount: int
     """
     Amount in cents.
     """
-    currency: str | None = Field(default="EUR", pattern="^[A-Z]{3}$")
+    currency: str | None = "EUR"
 
 
 class ProductStatus(StrEnum):
@@ -59,6 +61,7 @@ class ProductStatus(StrEnum):
 
 class ProductVariantsItem(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     sku: str
@@ -68,9 +71,10 @@ class ProductVariantsItem(BaseModel):
 
 class Product(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    sku: str = Field(..., pattern="^[A-Z0-9-]{4,20}$")
+    sku: str
     name: str
     price: Money
     status: ProductStatus = Field(..., title="ProductStatus")
@@ -79,12 +83,13 @@ class Product(BaseModel):
     """
     Free-form attributes (color, material ...).
     """
-    released: date | None = None
+    released: str | None = None
     variants: list[ProductVariantsItem] | None = None
 
 
 class QuoteInputLinesItemOption1(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     kind: Literal["product"]
@@ -94,6 +99,7 @@ class QuoteInputLinesItemOption1(BaseModel):
 
 class QuoteInputLinesItemOption2(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     kind: Literal["custom"]
@@ -103,6 +109,7 @@ class QuoteInputLinesItemOption2(BaseModel):
 
 class QuoteInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     lines: list[
@@ -115,6 +122,7 @@ class QuoteInput(BaseModel):
 
 class QuoteOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     total: Money
@@ -135,6 +143,7 @@ class SearchProductsInputSort(StrEnum):
 
 class SearchProductsInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     query: str = Field(..., max_length=200, min_length=1)
@@ -148,6 +157,7 @@ class SearchProductsInput(BaseModel):
 
 class SearchProductsOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     items: list[Product]
@@ -156,6 +166,7 @@ class SearchProductsOutput(BaseModel):
 
 class SetPriceInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     sku: str

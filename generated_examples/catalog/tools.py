@@ -33,6 +33,10 @@ SEARCH_PRODUCTS_TOOL = ToolDef(
   "name": "search_products",
   "title": "Search products",
   "description": "Full-text search with filters; returns one page of products.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -231,10 +235,6 @@ SEARCH_PRODUCTS_TOOL = ToolDef(
         ]
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=SearchProductsInput,
@@ -250,6 +250,10 @@ QUOTE_TOOL = ToolDef(
   "name": "quote",
   "title": "Price quote",
   "description": "Price a basket; each line is a product or a custom item.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -375,14 +379,11 @@ QUOTE_TOOL = ToolDef(
         ]
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=QuoteInput,
     output_model=QuoteOutput,
+    schema_checked=True,
     errors={
         "unknown_sku": UnknownSkuError,
     },
@@ -396,6 +397,9 @@ CATEGORY_TREE_TOOL = ToolDef(
   "name": "category_tree",
   "title": "Category tree",
   "description": "The whole category tree (recursive).",
+  "annotations": {
+    "readOnlyHint": true
+  },
   "inputSchema": {
     "type": "object",
     "additionalProperties": false
@@ -422,9 +426,6 @@ CATEGORY_TREE_TOOL = ToolDef(
         ]
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true
   }
 }"""),
     input_model=CategoryTreeInput,
@@ -439,6 +440,11 @@ SET_PRICE_TOOL = ToolDef(
   "name": "set_price",
   "title": "Set price",
   "description": "Change a product's price. Either an absolute price or a percentage change.",
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -608,11 +614,6 @@ SET_PRICE_TOOL = ToolDef(
         ]
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": false,
-    "destructiveHint": false,
-    "idempotentHint": true
   }
 }"""),
     input_model=SetPriceInput,

@@ -5,41 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import (
-    Address,
-    JsonSchema202012ToolInput,
-    JsonSchema202012ToolInputContactMethod,
-    TestAudioContentInput,
-    TestChangingToolInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestReconnectionInput,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestTriggerToolChangeInput,
-    TestXMcpHeaderInput,
-)
+from .models import Address, JsonSchema202012ToolInputContactMethod
 from .tools import (
     JSON_SCHEMA_2020_12_TOOL_TOOL,
     TEST_AUDIO_CONTENT_TOOL,
@@ -81,164 +50,329 @@ class EverythingClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def test_simple_text(self) -> ToolResult:
-        """Returns one text block."""
-        args = TestSimpleTextInput.model_validate({})
-        return await self._call_content(TEST_SIMPLE_TEXT_TOOL, args)
+        """Returns one text block.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_SIMPLE_TEXT_TOOL, wire_arguments(TEST_SIMPLE_TEXT_TOOL, {})
+        )
 
     async def test_image_content(self) -> ToolResult:
-        """Returns one image block (a 1x1 red PNG)."""
-        args = TestImageContentInput.model_validate({})
-        return await self._call_content(TEST_IMAGE_CONTENT_TOOL, args)
+        """Returns one image block (a 1x1 red PNG).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_IMAGE_CONTENT_TOOL, wire_arguments(TEST_IMAGE_CONTENT_TOOL, {})
+        )
 
     async def test_audio_content(self) -> ToolResult:
-        """Returns one audio block (a short silent WAV)."""
-        args = TestAudioContentInput.model_validate({})
-        return await self._call_content(TEST_AUDIO_CONTENT_TOOL, args)
+        """Returns one audio block (a short silent WAV).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_AUDIO_CONTENT_TOOL, wire_arguments(TEST_AUDIO_CONTENT_TOOL, {})
+        )
 
     async def test_embedded_resource(self) -> ToolResult:
-        """Returns one embedded text resource."""
-        args = TestEmbeddedResourceInput.model_validate({})
-        return await self._call_content(TEST_EMBEDDED_RESOURCE_TOOL, args)
+        """Returns one embedded text resource.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_EMBEDDED_RESOURCE_TOOL, wire_arguments(TEST_EMBEDDED_RESOURCE_TOOL, {})
+        )
 
     async def test_multiple_content_types(self) -> ToolResult:
-        """Returns a text, an image and an embedded JSON resource."""
-        args = TestMultipleContentTypesInput.model_validate({})
-        return await self._call_content(TEST_MULTIPLE_CONTENT_TYPES_TOOL, args)
+        """Returns a text, an image and an embedded JSON resource.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_MULTIPLE_CONTENT_TYPES_TOOL, wire_arguments(TEST_MULTIPLE_CONTENT_TYPES_TOOL, {})
+        )
 
     async def test_error_handling(self) -> ToolResult:
         """Always fails with a tool execution error (isError true).
 
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             IntentionalError: The tool always fails, on purpose.
         """
-        args = TestErrorHandlingInput.model_validate({})
-        return await self._call_content(TEST_ERROR_HANDLING_TOOL, args)
+        return await self._call_content(
+            TEST_ERROR_HANDLING_TOOL, wire_arguments(TEST_ERROR_HANDLING_TOOL, {})
+        )
 
     async def test_tool_with_logging(self) -> ToolResult:
-        """Sends three info log messages, about 50 ms apart, then returns."""
-        args = TestToolWithLoggingInput.model_validate({})
-        return await self._call_content(TEST_TOOL_WITH_LOGGING_TOOL, args)
+        """Sends three info log messages, about 50 ms apart, then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_TOOL_WITH_LOGGING_TOOL, wire_arguments(TEST_TOOL_WITH_LOGGING_TOOL, {})
+        )
 
     async def test_logging_tool(self) -> ToolResult:
-        """Logs one info message (sent only if the request asked for logs), then returns."""
-        args = TestLoggingToolInput.model_validate({})
-        return await self._call_content(TEST_LOGGING_TOOL_TOOL, args)
+        """Logs one info message (sent only if the request asked for logs), then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_LOGGING_TOOL_TOOL, wire_arguments(TEST_LOGGING_TOOL_TOOL, {})
+        )
 
     async def test_tool_with_progress(self) -> ToolResult:
-        """Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns."""
-        args = TestToolWithProgressInput.model_validate({})
-        return await self._call_content(TEST_TOOL_WITH_PROGRESS_TOOL, args)
+        """Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_TOOL_WITH_PROGRESS_TOOL, wire_arguments(TEST_TOOL_WITH_PROGRESS_TOOL, {})
+        )
 
     async def test_sampling(self, *, prompt: str) -> ToolResult:
-        """Asks the client's LLM (sampling/createMessage) and returns its answer."""
-        args = TestSamplingInput.model_validate({"prompt": prompt})
-        return await self._call_content(TEST_SAMPLING_TOOL, args)
+        """Asks the client's LLM (sampling/createMessage) and returns its answer.
+
+        Args:
+            prompt: The prompt to send to the LLM.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_SAMPLING_TOOL, wire_arguments(TEST_SAMPLING_TOOL, {"prompt": prompt})
+        )
 
     async def test_elicitation(self, *, message: str) -> ToolResult:
-        """Asks the user for a username and an email address (elicitation/create)."""
-        args = TestElicitationInput.model_validate({"message": message})
-        return await self._call_content(TEST_ELICITATION_TOOL, args)
+        """Asks the user for a username and an email address (elicitation/create).
+
+        Args:
+            message: The message to show the user.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_ELICITATION_TOOL, wire_arguments(TEST_ELICITATION_TOOL, {"message": message})
+        )
 
     async def test_elicitation_sep1034_defaults(self) -> ToolResult:
-        """Elicits a form whose fields of every primitive type carry a default (SEP-1034)."""
-        args = TestElicitationSep1034DefaultsInput.model_validate({})
-        return await self._call_content(TEST_ELICITATION_SEP1034_DEFAULTS_TOOL, args)
+        """Elicits a form whose fields of every primitive type carry a default (SEP-1034).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_ELICITATION_SEP1034_DEFAULTS_TOOL,
+            wire_arguments(TEST_ELICITATION_SEP1034_DEFAULTS_TOOL, {}),
+        )
 
     async def test_elicitation_sep1330_enums(self) -> ToolResult:
-        """Elicits a form with the five enum variants of SEP-1330."""
-        args = TestElicitationSep1330EnumsInput.model_validate({})
-        return await self._call_content(TEST_ELICITATION_SEP1330_ENUMS_TOOL, args)
+        """Elicits a form with the five enum variants of SEP-1330.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_ELICITATION_SEP1330_ENUMS_TOOL,
+            wire_arguments(TEST_ELICITATION_SEP1330_ENUMS_TOOL, {}),
+        )
 
     async def test_missing_capability(self) -> ToolResult:
-        """Needs the client's sampling capability; without it the call is refused (2026 -32021)."""
-        args = TestMissingCapabilityInput.model_validate({})
-        return await self._call_content(TEST_MISSING_CAPABILITY_TOOL, args)
+        """Needs the client's sampling capability; without it the call is refused (2026 -32021).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_MISSING_CAPABILITY_TOOL, wire_arguments(TEST_MISSING_CAPABILITY_TOOL, {})
+        )
 
     async def test_streaming_elicitation(self) -> ToolResult:
-        """Asks the user a question; in 2026 the answer arrives through an input_required round."""
-        args = TestStreamingElicitationInput.model_validate({})
-        return await self._call_content(TEST_STREAMING_ELICITATION_TOOL, args)
+        """Asks the user a question; in 2026 the answer arrives through an input_required round.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_STREAMING_ELICITATION_TOOL, wire_arguments(TEST_STREAMING_ELICITATION_TOOL, {})
+        )
 
     async def test_input_required_result_elicitation(self) -> ToolResult:
-        """Asks for the user's name, then greets them."""
-        args = TestInputRequiredResultElicitationInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL, args)
+        """Asks for the user's name, then greets them.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL, {}),
+        )
 
     async def test_input_required_result_sampling(self) -> ToolResult:
-        """Asks the client's LLM for the capital of France and returns the answer."""
-        args = TestInputRequiredResultSamplingInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL, args)
+        """Asks the client's LLM for the capital of France and returns the answer.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL, {}),
+        )
 
     async def test_input_required_result_list_roots(self) -> ToolResult:
-        """Asks for the client's roots and lists them."""
-        args = TestInputRequiredResultListRootsInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL, args)
+        """Asks for the client's roots and lists them.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL, {}),
+        )
 
     async def test_input_required_result_request_state(self) -> ToolResult:
-        """Asks for a confirmation; the answer round carries signed requestState ("state-ok")."""
-        args = TestInputRequiredResultRequestStateInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL, args)
+        """Asks for a confirmation; the answer round carries signed requestState ("state-ok").
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL, {}),
+        )
 
     async def test_input_required_result_multiple_inputs(self) -> ToolResult:
-        """Asks for a name, a generated greeting and the roots in one round."""
-        args = TestInputRequiredResultMultipleInputsInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL, args)
+        """Asks for a name, a generated greeting and the roots in one round.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL, {}),
+        )
 
     async def test_input_required_result_multi_round(self) -> ToolResult:
-        """Asks for a name, then (next round) for a favourite colour."""
-        args = TestInputRequiredResultMultiRoundInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL, args)
+        """Asks for a name, then (next round) for a favourite colour.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL, {}),
+        )
 
     async def test_input_required_result_tampered_state(self) -> ToolResult:
-        """Asks for a confirmation; a retry whose requestState was altered is rejected (-32602)."""
-        args = TestInputRequiredResultTamperedStateInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL, args)
+        """Asks for a confirmation; a retry whose requestState was altered is rejected (-32602).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL, {}),
+        )
 
     async def test_input_required_result_capabilities(self) -> ToolResult:
-        """Asks only for the inputs the client declared capabilities for."""
-        args = TestInputRequiredResultCapabilitiesInput.model_validate({})
-        return await self._call_content(TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL, args)
+        """Asks only for the inputs the client declared capabilities for.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL,
+            wire_arguments(TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL, {}),
+        )
 
     async def json_schema_2020_12_tool(
         self,
         *,
-        name: str | None = None,
-        address: Address | None = None,
-        contactMethod: JsonSchema202012ToolInputContactMethod | None = None,
-        phone: str | None = None,
-        email: str | None = None,
+        name: str | Unset = UNSET,
+        address: Address | Unset = UNSET,
+        contactMethod: JsonSchema202012ToolInputContactMethod | Unset = UNSET,
+        phone: str | Unset = UNSET,
+        email: str | Unset = UNSET,
     ) -> ToolResult:
-        """Tool with JSON Schema 2020-12 features"""
-        args = JsonSchema202012ToolInput.model_validate(
-            {
-                "name": name,
-                "address": address,
-                "contactMethod": contactMethod,
-                "phone": phone,
-                "email": email,
-            }
+        """Tool with JSON Schema 2020-12 features
+
+        Args:
+            name: (optional)
+            address: (optional)
+            contactMethod: (optional)
+            phone: (optional)
+            email: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            JSON_SCHEMA_2020_12_TOOL_TOOL,
+            wire_arguments(
+                JSON_SCHEMA_2020_12_TOOL_TOOL,
+                {
+                    "name": name,
+                    "address": address,
+                    "contactMethod": contactMethod,
+                    "phone": phone,
+                    "email": email,
+                },
+            ),
         )
-        return await self._call_content(JSON_SCHEMA_2020_12_TOOL_TOOL, args)
 
     async def test_x_mcp_header(self, *, region: str) -> ToolResult:
-        """Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header."""
-        args = TestXMcpHeaderInput.model_validate({"region": region})
-        return await self._call_content(TEST_X_MCP_HEADER_TOOL, args)
+        """Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header.
+
+        Args:
+            region: A region name, sent as the Mcp-Param-Region header too.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_X_MCP_HEADER_TOOL, wire_arguments(TEST_X_MCP_HEADER_TOOL, {"region": region})
+        )
 
     async def test_reconnection(self) -> ToolResult:
-        """Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream."""
-        args = TestReconnectionInput.model_validate({})
-        return await self._call_content(TEST_RECONNECTION_TOOL, args)
+        """Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_RECONNECTION_TOOL, wire_arguments(TEST_RECONNECTION_TOOL, {})
+        )
 
     async def test_trigger_tool_change(self) -> ToolResult:
-        """Changes the tool list (hides and restores test_changing_tool), so list_changed is sent."""
-        args = TestTriggerToolChangeInput.model_validate({})
-        return await self._call_content(TEST_TRIGGER_TOOL_CHANGE_TOOL, args)
+        """Changes the tool list (hides and restores test_changing_tool), so list_changed is sent.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_TRIGGER_TOOL_CHANGE_TOOL, wire_arguments(TEST_TRIGGER_TOOL_CHANGE_TOOL, {})
+        )
 
     async def test_changing_tool(self) -> ToolResult:
-        """A tool that test_trigger_tool_change hides and restores."""
-        args = TestChangingToolInput.model_validate({})
-        return await self._call_content(TEST_CHANGING_TOOL_TOOL, args)
+        """A tool that test_trigger_tool_change hides and restores.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_CHANGING_TOOL_TOOL, wire_arguments(TEST_CHANGING_TOOL_TOOL, {})
+        )
 
 
 class EverythingSyncClient(SyncClientBase[EverythingClient]):
@@ -247,107 +381,217 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
     client_class: ClassVar[type[EverythingClient]] = EverythingClient
 
     def test_simple_text(self) -> ToolResult:
-        """Returns one text block."""
+        """Returns one text block.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_simple_text())
 
     def test_image_content(self) -> ToolResult:
-        """Returns one image block (a 1x1 red PNG)."""
+        """Returns one image block (a 1x1 red PNG).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_image_content())
 
     def test_audio_content(self) -> ToolResult:
-        """Returns one audio block (a short silent WAV)."""
+        """Returns one audio block (a short silent WAV).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_audio_content())
 
     def test_embedded_resource(self) -> ToolResult:
-        """Returns one embedded text resource."""
+        """Returns one embedded text resource.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_embedded_resource())
 
     def test_multiple_content_types(self) -> ToolResult:
-        """Returns a text, an image and an embedded JSON resource."""
+        """Returns a text, an image and an embedded JSON resource.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_multiple_content_types())
 
     def test_error_handling(self) -> ToolResult:
-        """Always fails with a tool execution error (isError true)."""
+        """Always fails with a tool execution error (isError true).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            IntentionalError: The tool always fails, on purpose.
+        """
         return self._run(self.client.test_error_handling())
 
     def test_tool_with_logging(self) -> ToolResult:
-        """Sends three info log messages, about 50 ms apart, then returns."""
+        """Sends three info log messages, about 50 ms apart, then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_tool_with_logging())
 
     def test_logging_tool(self) -> ToolResult:
-        """Logs one info message (sent only if the request asked for logs), then returns."""
+        """Logs one info message (sent only if the request asked for logs), then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_logging_tool())
 
     def test_tool_with_progress(self) -> ToolResult:
-        """Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns."""
+        """Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_tool_with_progress())
 
     def test_sampling(self, *, prompt: str) -> ToolResult:
-        """Asks the client's LLM (sampling/createMessage) and returns its answer."""
+        """Asks the client's LLM (sampling/createMessage) and returns its answer.
+
+        Args:
+            prompt: The prompt to send to the LLM.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_sampling(prompt=prompt))
 
     def test_elicitation(self, *, message: str) -> ToolResult:
-        """Asks the user for a username and an email address (elicitation/create)."""
+        """Asks the user for a username and an email address (elicitation/create).
+
+        Args:
+            message: The message to show the user.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_elicitation(message=message))
 
     def test_elicitation_sep1034_defaults(self) -> ToolResult:
-        """Elicits a form whose fields of every primitive type carry a default (SEP-1034)."""
+        """Elicits a form whose fields of every primitive type carry a default (SEP-1034).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_elicitation_sep1034_defaults())
 
     def test_elicitation_sep1330_enums(self) -> ToolResult:
-        """Elicits a form with the five enum variants of SEP-1330."""
+        """Elicits a form with the five enum variants of SEP-1330.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_elicitation_sep1330_enums())
 
     def test_missing_capability(self) -> ToolResult:
-        """Needs the client's sampling capability; without it the call is refused (2026 -32021)."""
+        """Needs the client's sampling capability; without it the call is refused (2026 -32021).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_missing_capability())
 
     def test_streaming_elicitation(self) -> ToolResult:
-        """Asks the user a question; in 2026 the answer arrives through an input_required round."""
+        """Asks the user a question; in 2026 the answer arrives through an input_required round.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_streaming_elicitation())
 
     def test_input_required_result_elicitation(self) -> ToolResult:
-        """Asks for the user's name, then greets them."""
+        """Asks for the user's name, then greets them.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_elicitation())
 
     def test_input_required_result_sampling(self) -> ToolResult:
-        """Asks the client's LLM for the capital of France and returns the answer."""
+        """Asks the client's LLM for the capital of France and returns the answer.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_sampling())
 
     def test_input_required_result_list_roots(self) -> ToolResult:
-        """Asks for the client's roots and lists them."""
+        """Asks for the client's roots and lists them.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_list_roots())
 
     def test_input_required_result_request_state(self) -> ToolResult:
-        """Asks for a confirmation; the answer round carries signed requestState ("state-ok")."""
+        """Asks for a confirmation; the answer round carries signed requestState ("state-ok").
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_request_state())
 
     def test_input_required_result_multiple_inputs(self) -> ToolResult:
-        """Asks for a name, a generated greeting and the roots in one round."""
+        """Asks for a name, a generated greeting and the roots in one round.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_multiple_inputs())
 
     def test_input_required_result_multi_round(self) -> ToolResult:
-        """Asks for a name, then (next round) for a favourite colour."""
+        """Asks for a name, then (next round) for a favourite colour.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_multi_round())
 
     def test_input_required_result_tampered_state(self) -> ToolResult:
-        """Asks for a confirmation; a retry whose requestState was altered is rejected (-32602)."""
+        """Asks for a confirmation; a retry whose requestState was altered is rejected (-32602).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_tampered_state())
 
     def test_input_required_result_capabilities(self) -> ToolResult:
-        """Asks only for the inputs the client declared capabilities for."""
+        """Asks only for the inputs the client declared capabilities for.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_input_required_result_capabilities())
 
     def json_schema_2020_12_tool(
         self,
         *,
-        name: str | None = None,
-        address: Address | None = None,
-        contactMethod: JsonSchema202012ToolInputContactMethod | None = None,
-        phone: str | None = None,
-        email: str | None = None,
+        name: str | Unset = UNSET,
+        address: Address | Unset = UNSET,
+        contactMethod: JsonSchema202012ToolInputContactMethod | Unset = UNSET,
+        phone: str | Unset = UNSET,
+        email: str | Unset = UNSET,
     ) -> ToolResult:
-        """Tool with JSON Schema 2020-12 features"""
+        """Tool with JSON Schema 2020-12 features
+
+        Args:
+            name: (optional)
+            address: (optional)
+            contactMethod: (optional)
+            phone: (optional)
+            email: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(
             self.client.json_schema_2020_12_tool(
                 name=name, address=address, contactMethod=contactMethod, phone=phone, email=email
@@ -355,17 +599,36 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         )
 
     def test_x_mcp_header(self, *, region: str) -> ToolResult:
-        """Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header."""
+        """Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header.
+
+        Args:
+            region: A region name, sent as the Mcp-Param-Region header too.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_x_mcp_header(region=region))
 
     def test_reconnection(self) -> ToolResult:
-        """Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream."""
+        """Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_reconnection())
 
     def test_trigger_tool_change(self) -> ToolResult:
-        """Changes the tool list (hides and restores test_changing_tool), so list_changed is sent."""
+        """Changes the tool list (hides and restores test_changing_tool), so list_changed is sent.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_trigger_tool_change())
 
     def test_changing_tool(self) -> ToolResult:
-        """A tool that test_trigger_tool_change hides and restores."""
+        """A tool that test_trigger_tool_change hides and restores.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.test_changing_tool())

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 class Address(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     street: str | None = None
@@ -49,6 +50,7 @@ class TestChangingToolInput(BaseModel):
 
 class TestElicitationInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     message: str
@@ -76,6 +78,7 @@ class TestElicitationSep1034DefaultsProfileAnswerStatus(StrEnum):
 
 class TestElicitationSep1034DefaultsProfileAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str | None = "John Doe"
@@ -147,6 +150,7 @@ class TestInputRequiredResultElicitationInput(BaseModel):
 
 class TestInputRequiredResultElicitationUserNameAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str
@@ -168,6 +172,7 @@ class TestInputRequiredResultMultiRoundInput(BaseModel):
 
 class TestInputRequiredResultMultiRoundStep1Answer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str
@@ -175,6 +180,7 @@ class TestInputRequiredResultMultiRoundStep1Answer(BaseModel):
 
 class TestInputRequiredResultMultiRoundStep2Answer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     color: str
@@ -189,6 +195,7 @@ class TestInputRequiredResultMultipleInputsInput(BaseModel):
 
 class TestInputRequiredResultMultipleInputsUserNameAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str
@@ -196,6 +203,7 @@ class TestInputRequiredResultMultipleInputsUserNameAnswer(BaseModel):
 
 class TestInputRequiredResultRequestStateConfirmAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     ok: bool
@@ -217,6 +225,7 @@ class TestInputRequiredResultSamplingInput(BaseModel):
 
 class TestInputRequiredResultTamperedStateConfirmAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     ok: bool
@@ -259,6 +268,7 @@ class TestReconnectionInput(BaseModel):
 
 class TestSamplingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     prompt: str
@@ -304,6 +314,7 @@ class TestTriggerToolChangeInput(BaseModel):
 
 class TestXMcpHeaderInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     region: str

@@ -59,13 +59,13 @@ TEST_SIMPLE_TEXT_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_simple_text",
   "description": "Returns one text block.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestSimpleTextInput,
@@ -78,13 +78,13 @@ TEST_IMAGE_CONTENT_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_image_content",
   "description": "Returns one image block (a 1x1 red PNG).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestImageContentInput,
@@ -97,13 +97,13 @@ TEST_AUDIO_CONTENT_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_audio_content",
   "description": "Returns one audio block (a short silent WAV).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestAudioContentInput,
@@ -116,13 +116,13 @@ TEST_EMBEDDED_RESOURCE_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_embedded_resource",
   "description": "Returns one embedded text resource.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestEmbeddedResourceInput,
@@ -135,13 +135,13 @@ TEST_MULTIPLE_CONTENT_TYPES_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_multiple_content_types",
   "description": "Returns a text, an image and an embedded JSON resource.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestMultipleContentTypesInput,
@@ -154,13 +154,13 @@ TEST_ERROR_HANDLING_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_error_handling",
   "description": "Always fails with a tool execution error (isError true).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestErrorHandlingInput,
@@ -176,13 +176,13 @@ TEST_TOOL_WITH_LOGGING_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_tool_with_logging",
   "description": "Sends three info log messages, about 50 ms apart, then returns.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestToolWithLoggingInput,
@@ -195,13 +195,13 @@ TEST_LOGGING_TOOL_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_logging_tool",
   "description": "Logs one info message (sent only if the request asked for logs), then returns.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestLoggingToolInput,
@@ -214,13 +214,13 @@ TEST_TOOL_WITH_PROGRESS_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_tool_with_progress",
   "description": "Reports progress 0, 50 and 100 of 100, about 50 ms apart, then returns.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestToolWithProgressInput,
@@ -233,6 +233,10 @@ TEST_SAMPLING_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_sampling",
   "description": "Asks the client's LLM (sampling/createMessage) and returns its answer.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -244,10 +248,6 @@ TEST_SAMPLING_TOOL = ToolDef(
     "required": [
       "prompt"
     ]
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": true
   }
 }"""),
     input_model=TestSamplingInput,
@@ -260,6 +260,10 @@ TEST_ELICITATION_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_elicitation",
   "description": "Asks the user for a username and an email address (elicitation/create).",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -271,10 +275,6 @@ TEST_ELICITATION_TOOL = ToolDef(
     "required": [
       "message"
     ]
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=TestElicitationInput,
@@ -287,13 +287,13 @@ TEST_ELICITATION_SEP1034_DEFAULTS_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_elicitation_sep1034_defaults",
   "description": "Elicits a form whose fields of every primitive type carry a default (SEP-1034).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestElicitationSep1034DefaultsInput,
@@ -339,13 +339,13 @@ TEST_ELICITATION_SEP1330_ENUMS_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_elicitation_sep1330_enums",
   "description": "Elicits a form with the five enum variants of SEP-1330.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestElicitationSep1330EnumsInput,
@@ -358,13 +358,13 @@ TEST_MISSING_CAPABILITY_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_missing_capability",
   "description": "Needs the client's sampling capability; without it the call is refused (2026 -32021).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": true
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestMissingCapabilityInput,
@@ -377,13 +377,13 @@ TEST_STREAMING_ELICITATION_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_streaming_elicitation",
   "description": "Asks the user a question; in 2026 the answer arrives through an input_required round.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestStreamingElicitationInput,
@@ -396,13 +396,13 @@ TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_elicitation",
   "description": "Asks for the user's name, then greets them.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultElicitationInput,
@@ -430,13 +430,13 @@ TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_sampling",
   "description": "Asks the client's LLM for the capital of France and returns the answer.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": true
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultSamplingInput,
@@ -464,13 +464,13 @@ TEST_INPUT_REQUIRED_RESULT_LIST_ROOTS_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_list_roots",
   "description": "Asks for the client's roots and lists them.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultListRootsInput,
@@ -490,13 +490,13 @@ TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_request_state",
   "description": "Asks for a confirmation; the answer round carries signed requestState (\"state-ok\").",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultRequestStateInput,
@@ -524,13 +524,13 @@ TEST_INPUT_REQUIRED_RESULT_MULTIPLE_INPUTS_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_multiple_inputs",
   "description": "Asks for a name, a generated greeting and the roots in one round.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": true
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultMultipleInputsInput,
@@ -573,13 +573,13 @@ TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_multi_round",
   "description": "Asks for a name, then (next round) for a favourite colour.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultMultiRoundInput,
@@ -620,13 +620,13 @@ TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_tampered_state",
   "description": "Asks for a confirmation; a retry whose requestState was altered is rejected (-32602).",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultTamperedStateInput,
@@ -654,13 +654,13 @@ TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_input_required_result_capabilities",
   "description": "Asks only for the inputs the client declared capabilities for.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": true
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestInputRequiredResultCapabilitiesInput,
@@ -673,6 +673,10 @@ JSON_SCHEMA_2020_12_TOOL_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "json_schema_2020_12_tool",
   "description": "Tool with JSON Schema 2020-12 features",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -748,10 +752,6 @@ JSON_SCHEMA_2020_12_TOOL_TOOL = ToolDef(
       ]
     },
     "additionalProperties": false
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=JsonSchema202012ToolInput,
@@ -765,6 +765,10 @@ TEST_X_MCP_HEADER_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_x_mcp_header",
   "description": "Echoes a region that is also mirrored into the Mcp-Param-Region HTTP header.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -777,10 +781,6 @@ TEST_X_MCP_HEADER_TOOL = ToolDef(
     "required": [
       "region"
     ]
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=TestXMcpHeaderInput,
@@ -793,13 +793,13 @@ TEST_RECONNECTION_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_reconnection",
   "description": "Closes the response stream mid-call (SSE polling, SEP-1699), then answers on the resumed stream.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestReconnectionInput,
@@ -812,15 +812,15 @@ TEST_TRIGGER_TOOL_CHANGE_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_trigger_tool_change",
   "description": "Changes the tool list (hides and restores test_changing_tool), so list_changed is sent.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestTriggerToolChangeInput,
@@ -833,13 +833,13 @@ TEST_CHANGING_TOOL_TOOL = ToolDef(
     wire=json.loads(r"""{
   "name": "test_changing_tool",
   "description": "A tool that test_trigger_tool_change hides and restores.",
-  "inputSchema": {
-    "type": "object",
-    "additionalProperties": false
-  },
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
   }
 }"""),
     input_model=TestChangingToolInput,

@@ -5,18 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import (
-    CreateNoteInput,
-    DeleteNoteInput,
-    GetNoteInput,
-    ListNotesInput,
-    ListNotesOutput,
-    Note,
-    UpdateNoteInput,
-)
+from .models import ListNotesOutput, Note
 from .tools import (
     CREATE_NOTE_TOOL,
     DELETE_NOTE_TOOL,
@@ -35,56 +27,101 @@ class NotesClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def list_notes(
-        self, *, tag: str | None = None, limit: int | None = 20
+        self, *, tag: str | Unset = UNSET, limit: int | Unset = UNSET
     ) -> ListNotesOutput:
-        """List notes, optionally only those with a tag."""
-        args = ListNotesInput.model_validate({"tag": tag, "limit": limit})
-        return await self._call_structured(LIST_NOTES_TOOL, args, ListNotesOutput)
+        """List notes, optionally only those with a tag.
+
+        Args:
+            tag: Only notes with this tag. (optional)
+            limit: (optional; the schema's default is 20)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            LIST_NOTES_TOOL,
+            wire_arguments(LIST_NOTES_TOOL, {"tag": tag, "limit": limit}),
+            ListNotesOutput,
+        )
 
     async def get_note(self, *, id: str) -> Note:
         """Read one note by id.
 
+        Args:
+            id: (required)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             NotFoundError: There is no note with this id.
         """
-        args = GetNoteInput.model_validate({"id": id})
-        return await self._call_structured(GET_NOTE_TOOL, args, Note)
+        return await self._call_structured(
+            GET_NOTE_TOOL, wire_arguments(GET_NOTE_TOOL, {"id": id}), Note
+        )
 
     async def create_note(
-        self, *, title: str, body: str | None = "", tags: list[str] | None = None
+        self, *, title: str, body: str | Unset = UNSET, tags: list[str] | Unset = UNSET
     ) -> Note:
-        """Store a new note and return it."""
-        args = CreateNoteInput.model_validate({"title": title, "body": body, "tags": tags})
-        return await self._call_structured(CREATE_NOTE_TOOL, args, Note)
+        """Store a new note and return it.
+
+        Args:
+            title: (required)
+            body: (optional; the schema's default is '')
+            tags: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            CREATE_NOTE_TOOL,
+            wire_arguments(CREATE_NOTE_TOOL, {"title": title, "body": body, "tags": tags}),
+            Note,
+        )
 
     async def update_note(
         self,
         *,
         id: str,
-        title: str | None = None,
-        body: str | None = None,
-        tags: list[str] | None = None,
-        pinned: bool | None = None,
+        title: str | Unset = UNSET,
+        body: str | Unset = UNSET,
+        tags: list[str] | Unset = UNSET,
+        pinned: bool | Unset = UNSET,
     ) -> Note:
         """Change the title, body or tags of a note.
 
+        Args:
+            id: (required)
+            title: (optional)
+            body: (optional)
+            tags: (optional)
+            pinned: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             NotFoundError: There is no note with this id.
         """
-        args = UpdateNoteInput.model_validate(
-            {"id": id, "title": title, "body": body, "tags": tags, "pinned": pinned}
+        return await self._call_structured(
+            UPDATE_NOTE_TOOL,
+            wire_arguments(
+                UPDATE_NOTE_TOOL,
+                {"id": id, "title": title, "body": body, "tags": tags, "pinned": pinned},
+            ),
+            Note,
         )
-        return await self._call_structured(UPDATE_NOTE_TOOL, args, Note)
 
     async def delete_note(self, *, id: str) -> ToolResult:
         """Delete a note for good.
 
+        Args:
+            id: (required)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             ConfirmationDeclinedError: The user declined the deletion.
             NotFoundError: There is no note with this id.
         """
-        args = DeleteNoteInput.model_validate({"id": id})
-        return await self._call_content(DELETE_NOTE_TOOL, args)
+        return await self._call_content(
+            DELETE_NOTE_TOOL, wire_arguments(DELETE_NOTE_TOOL, {"id": id})
+        )
 
 
 class NotesSyncClient(SyncClientBase[NotesClient]):
@@ -92,34 +129,82 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
 
     client_class: ClassVar[type[NotesClient]] = NotesClient
 
-    def list_notes(self, *, tag: str | None = None, limit: int | None = 20) -> ListNotesOutput:
-        """List notes, optionally only those with a tag."""
+    def list_notes(
+        self, *, tag: str | Unset = UNSET, limit: int | Unset = UNSET
+    ) -> ListNotesOutput:
+        """List notes, optionally only those with a tag.
+
+        Args:
+            tag: Only notes with this tag. (optional)
+            limit: (optional; the schema's default is 20)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.list_notes(tag=tag, limit=limit))
 
     def get_note(self, *, id: str) -> Note:
-        """Read one note by id."""
+        """Read one note by id.
+
+        Args:
+            id: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            NotFoundError: There is no note with this id.
+        """
         return self._run(self.client.get_note(id=id))
 
     def create_note(
-        self, *, title: str, body: str | None = "", tags: list[str] | None = None
+        self, *, title: str, body: str | Unset = UNSET, tags: list[str] | Unset = UNSET
     ) -> Note:
-        """Store a new note and return it."""
+        """Store a new note and return it.
+
+        Args:
+            title: (required)
+            body: (optional; the schema's default is '')
+            tags: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.create_note(title=title, body=body, tags=tags))
 
     def update_note(
         self,
         *,
         id: str,
-        title: str | None = None,
-        body: str | None = None,
-        tags: list[str] | None = None,
-        pinned: bool | None = None,
+        title: str | Unset = UNSET,
+        body: str | Unset = UNSET,
+        tags: list[str] | Unset = UNSET,
+        pinned: bool | Unset = UNSET,
     ) -> Note:
-        """Change the title, body or tags of a note."""
+        """Change the title, body or tags of a note.
+
+        Args:
+            id: (required)
+            title: (optional)
+            body: (optional)
+            tags: (optional)
+            pinned: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            NotFoundError: There is no note with this id.
+        """
         return self._run(
             self.client.update_note(id=id, title=title, body=body, tags=tags, pinned=pinned)
         )
 
     def delete_note(self, *, id: str) -> ToolResult:
-        """Delete a note for good."""
+        """Delete a note for good.
+
+        Args:
+            id: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            ConfirmationDeclinedError: The user declined the deletion.
+            NotFoundError: There is no note with this id.
+        """
         return self._run(self.client.delete_note(id=id))

@@ -11,6 +11,7 @@ class CreateNoteInputTagsItem(RootModel[str]):
 
 class CreateNoteInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     title: str = Field(..., max_length=200, min_length=1)
@@ -20,6 +21,7 @@ class CreateNoteInput(BaseModel):
 
 class DeleteNoteConfirmAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     confirm: bool
@@ -42,9 +44,10 @@ class ListNotesInput(BaseModel):
 
 class UpdateNoteInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., pattern="^n[0-9]+$", title="NoteId")
+    id: str = Field(..., title="NoteId")
     """
     Note identifier, e.g. n1.
     """
@@ -56,9 +59,10 @@ class UpdateNoteInput(BaseModel):
 
 class DeleteNoteInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., pattern="^n[0-9]+$", title="NoteId")
+    id: str = Field(..., title="NoteId")
     """
     Note identifier, e.g. n1.
     """
@@ -66,9 +70,10 @@ class DeleteNoteInput(BaseModel):
 
 class GetNoteInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., pattern="^n[0-9]+$", title="NoteId")
+    id: str = Field(..., title="NoteId")
     """
     Note identifier, e.g. n1.
     """
@@ -76,9 +81,10 @@ class GetNoteInput(BaseModel):
 
 class Note(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., pattern="^n[0-9]+$", title="NoteId")
+    id: str = Field(..., title="NoteId")
     """
     Note identifier, e.g. n1.
     """
@@ -90,6 +96,7 @@ class Note(BaseModel):
 
 class ListNotesOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     notes: list[Note]

@@ -33,6 +33,10 @@ LIST_NOTES_TOOL = ToolDef(
   "name": "list_notes",
   "title": "List notes",
   "description": "List notes, optionally only those with a tag.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -106,14 +110,11 @@ LIST_NOTES_TOOL = ToolDef(
         "description": "Note identifier, e.g. n1."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=ListNotesInput,
     output_model=ListNotesOutput,
+    schema_checked=True,
     fingerprint="5f967246b8a8f6711e887cb9ea7d01b47837665c4f6cc07b20b38a8491391685",
 )
 
@@ -124,6 +125,10 @@ GET_NOTE_TOOL = ToolDef(
   "name": "get_note",
   "title": "Read a note",
   "description": "Read one note by id.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -183,14 +188,11 @@ GET_NOTE_TOOL = ToolDef(
         "description": "Note identifier, e.g. n1."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=GetNoteInput,
     output_model=Note,
+    schema_checked=True,
     errors={
         "not_found": NotFoundError,
     },
@@ -204,6 +206,12 @@ CREATE_NOTE_TOOL = ToolDef(
   "name": "create_note",
   "title": "Create a note",
   "description": "Store a new note and return it.",
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": false,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -270,16 +278,11 @@ CREATE_NOTE_TOOL = ToolDef(
         "description": "Note identifier, e.g. n1."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": false,
-    "destructiveHint": false,
-    "idempotentHint": false,
-    "openWorldHint": false
   }
 }"""),
     input_model=CreateNoteInput,
     output_model=Note,
+    schema_checked=True,
     fingerprint="b7853fc30657ee8aab8cf487c9e51c0a45486e94e764b85ca31d5f4bbd1c2ae5",
 )
 
@@ -290,6 +293,12 @@ UPDATE_NOTE_TOOL = ToolDef(
   "name": "update_note",
   "title": "Update a note",
   "description": "Change the title, body or tags of a note.",
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -366,16 +375,11 @@ UPDATE_NOTE_TOOL = ToolDef(
         "description": "Note identifier, e.g. n1."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": false,
-    "destructiveHint": false,
-    "idempotentHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=UpdateNoteInput,
     output_model=Note,
+    schema_checked=True,
     errors={
         "not_found": NotFoundError,
     },
@@ -389,6 +393,12 @@ DELETE_NOTE_TOOL = ToolDef(
   "name": "delete_note",
   "title": "Delete a note",
   "description": "Delete a note for good.",
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -406,15 +416,10 @@ DELETE_NOTE_TOOL = ToolDef(
         "description": "Note identifier, e.g. n1."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": false,
-    "destructiveHint": true,
-    "idempotentHint": true,
-    "openWorldHint": false
   }
 }"""),
     input_model=DeleteNoteInput,
+    schema_checked=True,
     errors={
         "confirmation_declined": ConfirmationDeclinedError,
         "not_found": NotFoundError,

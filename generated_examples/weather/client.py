@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, Unit
+from .models import GetWeatherOutput, Unit
 from .tools import GET_FORECAST_TOOL, GET_WEATHER_TOOL, SERVER_INFO, TOOLS
 
 
@@ -18,23 +18,38 @@ class WeatherClient(ClientBase):
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
-    async def get_weather(self, *, location: str, unit: Unit | None = None) -> GetWeatherOutput:
+    async def get_weather(self, *, location: str, unit: Unit | Unset = UNSET) -> GetWeatherOutput:
         """Current weather for a location.
 
+        Args:
+            location: City name or zip code
+            unit: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             UnknownLocationError: No such place.
         """
-        args = GetWeatherInput.model_validate({"location": location, "unit": unit})
-        return await self._call_structured(GET_WEATHER_TOOL, args, GetWeatherOutput)
+        return await self._call_structured(
+            GET_WEATHER_TOOL,
+            wire_arguments(GET_WEATHER_TOOL, {"location": location, "unit": unit}),
+            GetWeatherOutput,
+        )
 
-    async def get_forecast(self, *, location: str, days: int | None = 3) -> ToolResult:
+    async def get_forecast(self, *, location: str, days: int | Unset = UNSET) -> ToolResult:
         """A plain-text forecast for the next days.
 
+        Args:
+            location: (required)
+            days: (optional; the schema's default is 3)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             UnknownLocationError: No such place.
         """
-        args = GetForecastInput.model_validate({"location": location, "days": days})
-        return await self._call_content(GET_FORECAST_TOOL, args)
+        return await self._call_content(
+            GET_FORECAST_TOOL,
+            wire_arguments(GET_FORECAST_TOOL, {"location": location, "days": days}),
+        )
 
 
 class WeatherSyncClient(SyncClientBase[WeatherClient]):
@@ -42,10 +57,28 @@ class WeatherSyncClient(SyncClientBase[WeatherClient]):
 
     client_class: ClassVar[type[WeatherClient]] = WeatherClient
 
-    def get_weather(self, *, location: str, unit: Unit | None = None) -> GetWeatherOutput:
-        """Current weather for a location."""
+    def get_weather(self, *, location: str, unit: Unit | Unset = UNSET) -> GetWeatherOutput:
+        """Current weather for a location.
+
+        Args:
+            location: City name or zip code
+            unit: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            UnknownLocationError: No such place.
+        """
         return self._run(self.client.get_weather(location=location, unit=unit))
 
-    def get_forecast(self, *, location: str, days: int | None = 3) -> ToolResult:
-        """A plain-text forecast for the next days."""
+    def get_forecast(self, *, location: str, days: int | Unset = UNSET) -> ToolResult:
+        """A plain-text forecast for the next days.
+
+        Args:
+            location: (required)
+            days: (optional; the schema's default is 3)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            UnknownLocationError: No such place.
+        """
         return self._run(self.client.get_forecast(location=location, days=days))

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 class GetForecastInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     location: str = Field(..., min_length=1)
@@ -21,6 +22,7 @@ class GetWeatherUnitAnswerUnit(StrEnum):
 
 class GetWeatherUnitAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     unit: GetWeatherUnitAnswerUnit = Field(..., title="GetWeatherUnitAnswerUnit")
@@ -37,6 +39,7 @@ class Unit(StrEnum):
 
 class GetWeatherInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     location: str = Field(..., min_length=1)
@@ -48,6 +51,7 @@ class GetWeatherInput(BaseModel):
 
 class GetWeatherOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     temperature: float

@@ -24,6 +24,10 @@ GET_WEATHER_TOOL = ToolDef(
   "name": "get_weather",
   "title": "Get weather",
   "description": "Current weather for a location.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -78,10 +82,6 @@ GET_WEATHER_TOOL = ToolDef(
         "description": "Temperature unit."
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": true
   }
 }"""),
     input_model=GetWeatherInput,
@@ -114,6 +114,10 @@ GET_FORECAST_TOOL = ToolDef(
   "name": "get_forecast",
   "title": "Forecast",
   "description": "A plain-text forecast for the next days.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": true
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -131,10 +135,6 @@ GET_FORECAST_TOOL = ToolDef(
     "required": [
       "location"
     ]
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": true
   }
 }"""),
     input_model=GetForecastInput,

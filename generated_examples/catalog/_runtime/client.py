@@ -43,6 +43,7 @@ from .client_handshake import Era
 from .client_hooks import arguments_digest as arguments_digest
 from .client_hooks import default_audit_hook
 from .client_results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
+from .client_results import UNSET, Unset, wire_arguments
 from .client_sync import SyncClientBase
 
-__all__ = ["ClientBase", "Era", "SyncClientBase", "default_audit_hook"]
+__all__ = ["UNSET", "ClientBase", "Era", "SyncClientBase", "Unset", "default_audit_hook", "wire_arguments"]

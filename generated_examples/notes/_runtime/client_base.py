@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from .client_core import ClientCore
 from .client_hooks import arguments_digest, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .client_input import run_input_rounds
-from .client_results import classify_invalid_params, dump_args, parse_call_result, parse_output, tool_error
+from .client_results import classify_invalid_params, parse_call_result, parse_output, tool_error
 from .client_tools import check_tools_page, collect_tools, compat_report
 from .client_types import AuditRecord, CompatReport, ProgressCallback
 from .content import ToolResult
@@ -102,19 +102,22 @@ class ClientBase(ClientCore):
         result, _ = await self._invoke(name, dict(arguments or {}), self._by_name.get(name), True, timeout, progress)
         return result
 
-    async def _call_content(self, tool: ToolDef, args: BaseModel) -> ToolResult:
-        """Typed call of a tool without ``outputSchema``: the result (errors raised)."""
-        result, _ = await self._invoke(tool.name, dump_args(args), tool, True, None, None)
+    async def _call_content(self, tool: ToolDef, args: dict[str, Any]) -> ToolResult:
+        """Typed call of a tool without ``outputSchema``: the result (errors raised).
+
+        ``args`` come from :func:`~.client_results.wire_arguments` (already checked).
+        """
+        result, _ = await self._invoke(tool.name, args, tool, True, None, None)
         return result
 
-    async def _call_structured(self, tool: ToolDef, args: BaseModel, output_model: type[M]) -> M:
+    async def _call_structured(self, tool: ToolDef, args: dict[str, Any], output_model: type[M]) -> M:
         """Typed call of a tool with ``outputSchema``: ``structuredContent`` parsed into ``output_model``.
 
         Accepts the ``{"result": value}`` wrapping some SDKs use for non-object outputs;
         without ``structuredContent`` the JSON text block is parsed instead.  A value
         that breaks the model raises :class:`OutputValidationError`.
         """
-        result, raw = await self._invoke(tool.name, dump_args(args), tool, True, None, None)
+        result, raw = await self._invoke(tool.name, args, tool, True, None, None)
         return parse_output(tool, result, raw, output_model, validate_output=self.validate_output)
 
     async def _invoke(

@@ -25,10 +25,11 @@ outputs; without ``structuredContent`` the JSON text block is parsed instead.
 
 from __future__ import annotations
 
+import enum
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -46,6 +47,7 @@ from .errors import (
     UnknownToolError,
 )
 from .tools import ToolDef
+from .validation import ArgumentsInvalid, validate_arguments
 
 logger = logging.getLogger("mcp_codegen.client")
 
@@ -68,19 +70,54 @@ _SDK_INVALID_ARGS_TEXT = (
 )
 
 
-def dump_args(args: BaseModel) -> dict[str, Any]:
-    """The wire ``arguments`` of a typed call.
+class Unset(enum.Enum):
+    """Type of :data:`UNSET`, the default of every optional typed-call argument."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+#: "Leave this argument out": distinguishes omitting an argument from sending ``null``.
+UNSET = Unset.UNSET
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, enum.Enum):
+        return _jsonable(value.value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire ``arguments`` of a typed call, checked exactly as the server checks them.
 
     Args:
-        args: an instance of the tool's input model.
+        tool: the tool's generated definition.
+        values: keyword arguments by wire name; :data:`UNSET` ones are left out, ``None``
+            is sent as ``null``, models as the fields that were set, enums as values.
 
     Returns:
-        The model as JSON data, by alias, ``None`` fields left out.
+        The arguments as JSON data, unchanged otherwise (no coercion, no defaults added).
+
+    Raises:
+        InvalidArgumentsError: they break the tool's input schema (nothing is sent).
     """
-    dumped = args.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if not isinstance(dumped, dict):  # pragma: no cover - input models are objects
-        raise TypeError("tool arguments must be an object")
-    return dumped
+    arguments = {key: _jsonable(value) for key, value in values.items() if value is not UNSET}
+    try:
+        validate_arguments(tool, arguments)
+    except ArgumentsInvalid as exc:
+        raise InvalidArgumentsError(str(exc), data={"tool": tool.name, "errors": exc.errors}) from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentsError(f"Invalid arguments for tool {tool.name}: not JSON data ({exc})",
+                                    data={"tool": tool.name}) from None
+    return arguments
 
 
 def parse_call_result(name: str, raw: dict[str, Any]) -> ToolResult:

@@ -7,6 +7,7 @@ from typing import Final
 
 JSONRPC: Final = "2.0"
 
+V2024_11_05: Final = "2024-11-05"
 V2025_03_26: Final = "2025-03-26"
 V2025_06_18: Final = "2025-06-18"
 V2025_11_25: Final = "2025-11-25"
@@ -17,6 +18,10 @@ LEGACY_VERSIONS: Final[tuple[str, ...]] = (V2025_03_26, V2025_06_18, V2025_11_25
 #: Stateless-era versions, oldest first.
 MODERN_VERSIONS: Final[tuple[str, ...]] = (V2026_07_28,)
 ALL_VERSIONS: Final[tuple[str, ...]] = LEGACY_VERSIONS + MODERN_VERSIONS
+#: Handshake-era versions a client accepts: also 2024-11-05, which many deployed servers
+#: still answer (its tools are those of 2025-03-26 without ``annotations``; the generated
+#: servers do not offer it).
+CLIENT_LEGACY_VERSIONS: Final[tuple[str, ...]] = (V2024_11_05, *LEGACY_VERSIONS)
 LATEST_LEGACY: Final = V2025_11_25
 LATEST: Final = V2026_07_28
 

@@ -63,8 +63,11 @@ class ToolDef:
         output_model: the pydantic model of ``structuredContent`` (``None`` when the
             tool declares no ``outputSchema``).  A ``RootModel`` when the output is not
             an object.
-        schema_checked: True when a schema uses keywords the models cannot express;
-            the runtime then also validates against the original schema (``jsonschema``).
+        schema_checked: True when the models cannot express a schema exactly; the
+            runtime then validates against the original schema (``jsonschema``) first
+            and the (looser) models only give the handler its typed view.
+        assert_formats: ``format`` is an assertion (the spec's ``server.formatAssertion``),
+            checked with ``jsonschema``'s format checker; otherwise an annotation.
         errors: declared error code -> exception class.
         inputs: declared input key -> :class:`InputDef`.
         fingerprint: sha256 of the canonical JSON of name + schemas, for drift checks.
@@ -76,6 +79,7 @@ class ToolDef:
     input_model: type[BaseModel]
     output_model: type[BaseModel] | None = None
     schema_checked: bool = False
+    assert_formats: bool = False
     errors: Mapping[str, type[DeclaredToolError]] = field(default_factory=dict)
     inputs: Mapping[str, InputDef] = field(default_factory=dict)
     fingerprint: str = ""

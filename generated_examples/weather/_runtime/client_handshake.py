@@ -54,7 +54,7 @@ def requested_era(era: Era | None, protocol_version: str | None) -> Era | None:
     if era not in (None, "modern", "legacy"):
         raise ValueError(f"era must be 'modern' or 'legacy', not {era!r}")
     if protocol_version is not None:
-        if protocol_version not in p.ALL_VERSIONS:
+        if protocol_version not in p.ALL_VERSIONS and protocol_version not in p.CLIENT_LEGACY_VERSIONS:
             raise ValueError(f"unsupported protocol version {protocol_version!r}")
         version_era: Era = "modern" if protocol_version in p.MODERN_VERSIONS else "legacy"
         if era is not None and era != version_era:
@@ -126,7 +126,7 @@ class Handshake:
             supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
             supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
             modern = [v for v in p.MODERN_VERSIONS if v in supported]
-            legacy = [v for v in p.LEGACY_VERSIONS if v in supported]
+            legacy = [v for v in p.CLIENT_LEGACY_VERSIONS if v in supported]
             if modern:
                 version = modern[-1]
                 result = await self.discover(version, timeouts)
@@ -183,10 +183,11 @@ class Handshake:
         if not isinstance(result, dict):
             raise ProtocolError("malformed initialize result", data=result)
         agreed = result.get("protocolVersion")
-        if agreed not in p.LEGACY_VERSIONS:
+        if agreed not in p.CLIENT_LEGACY_VERSIONS:
             raise UnsupportedProtocolVersionError(
-                f"server answered initialize with protocol version {agreed!r}",
-                data={"supported": list(p.LEGACY_VERSIONS), "requested": version},
+                f"server answered initialize with protocol version {agreed!r}; this client speaks "
+                f"{', '.join(p.CLIENT_LEGACY_VERSIONS)} (initialize) and {', '.join(p.MODERN_VERSIONS)}",
+                data={"supported": list(p.CLIENT_LEGACY_VERSIONS), "requested": version, "answered": agreed},
             )
         return _negotiated("legacy", cast(str, agreed), result, result.get("serverInfo"))
 

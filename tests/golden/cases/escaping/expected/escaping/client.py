@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import TrickyInput, TrickyInputMode, TrickyOutput
+from .models import TrickyInputMode, TrickyOutput
 from .tools import TRICKY_TOOL, SERVER_INFO, TOOLS
 
 
@@ -19,17 +19,23 @@ class EscapingClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def tricky(
-        self, *, text: str | None = '}}{{ \\n """ \'', mode: TrickyInputMode | None = None
+        self, *, text: str | Unset = UNSET, mode: TrickyInputMode | Unset = UNSET
     ) -> TrickyOutput:
         """\"\"\"); import os; os.system("touch CANARY") #
         Backslash at the end \\
         Unicode: héllo \u202e rtl mark, tab	here, emoji 🎉, null \\0 escaped
 
+        Args:
+            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
+            mode: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             WeirdErrorError: Desc with \"\"\" and \\ and {{x}}
-        """
-        args = TrickyInput.model_validate({"text": text, "mode": mode})
-        return await self._call_structured(TRICKY_TOOL, args, TrickyOutput)
+"""
+        return await self._call_structured(
+            TRICKY_TOOL, wire_arguments(TRICKY_TOOL, {"text": text, "mode": mode}), TrickyOutput
+        )
 
 
 class EscapingSyncClient(SyncClientBase[EscapingClient]):
@@ -38,9 +44,18 @@ class EscapingSyncClient(SyncClientBase[EscapingClient]):
     client_class: ClassVar[type[EscapingClient]] = EscapingClient
 
     def tricky(
-        self, *, text: str | None = '}}{{ \\n """ \'', mode: TrickyInputMode | None = None
+        self, *, text: str | Unset = UNSET, mode: TrickyInputMode | Unset = UNSET
     ) -> TrickyOutput:
         """\"\"\"); import os; os.system("touch CANARY") #
         Backslash at the end \\
-        Unicode: héllo \u202e rtl mark, tab	here, emoji 🎉, null \\0 escaped"""
+        Unicode: héllo \u202e rtl mark, tab	here, emoji 🎉, null \\0 escaped
+
+        Args:
+            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
+            mode: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            WeirdErrorError: Desc with \"\"\" and \\ and {{x}}
+"""
         return self._run(self.client.tricky(text=text, mode=mode))

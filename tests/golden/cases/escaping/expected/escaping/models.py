@@ -15,6 +15,7 @@ class TrickyInputMode(StrEnum):
 
 class TrickyInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     text: str | None = '}}{{ \\n """ \''
@@ -26,6 +27,7 @@ class TrickyInput(BaseModel):
 
 class TrickyOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     echo: str

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 from typing import ClassVar
-from datetime import date
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import ListItemsInput, ListItemsOutput, NumbersInput, NumbersOutput, Page, PurgeInput
+from .models import ListItemsOutput, NumbersOutput, Page
 from .tools import LIST_ITEMS_TOOL, NUMBERS_TOOL, PURGE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -20,28 +19,55 @@ class SinkClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def list_items(
-        self, *, page: Page | None = None, tag: str | None = None
+        self, *, page: Page | Unset = UNSET, tag: str | Unset = UNSET
     ) -> ListItemsOutput:
-        """Page through items."""
-        args = ListItemsInput.model_validate({"page": page, "tag": tag})
-        return await self._call_structured(LIST_ITEMS_TOOL, args, ListItemsOutput)
+        """Page through items.
+
+        Args:
+            page: (optional)
+            tag: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            LIST_ITEMS_TOOL,
+            wire_arguments(LIST_ITEMS_TOOL, {"page": page, "tag": tag}),
+            ListItemsOutput,
+        )
 
     async def purge(
-        self, *, before: date, dry_run: bool | None = True, reason: str | None = None
+        self, *, before: str, dry_run: bool | Unset = UNSET, reason: str | Unset = UNSET
     ) -> ToolResult:
         """Delete everything older than a date.
 
+        Args:
+            before: (required)
+            dry_run: (optional; the schema's default is True)
+            reason: (optional)
+
         Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
             LockedError: The store is locked.
             TooManyError: Refusing to purge that much.
         """
-        args = PurgeInput.model_validate({"before": before, "dry_run": dry_run, "reason": reason})
-        return await self._call_content(PURGE_TOOL, args)
+        return await self._call_content(
+            PURGE_TOOL,
+            wire_arguments(PURGE_TOOL, {"before": before, "dry_run": dry_run, "reason": reason}),
+        )
 
     async def numbers(self, *, n: int) -> NumbersOutput:
-        """A list of numbers (non-object output, 2026 style)."""
-        args = NumbersInput.model_validate({"n": n})
-        return await self._call_structured(NUMBERS_TOOL, args, NumbersOutput)
+        """A list of numbers (non-object output, 2026 style).
+
+        Args:
+            n: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            NUMBERS_TOOL, wire_arguments(NUMBERS_TOOL, {"n": n}), NumbersOutput
+        )
 
 
 class SinkSyncClient(SyncClientBase[SinkClient]):
@@ -49,16 +75,44 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
 
     client_class: ClassVar[type[SinkClient]] = SinkClient
 
-    def list_items(self, *, page: Page | None = None, tag: str | None = None) -> ListItemsOutput:
-        """Page through items."""
+    def list_items(
+        self, *, page: Page | Unset = UNSET, tag: str | Unset = UNSET
+    ) -> ListItemsOutput:
+        """Page through items.
+
+        Args:
+            page: (optional)
+            tag: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.list_items(page=page, tag=tag))
 
     def purge(
-        self, *, before: date, dry_run: bool | None = True, reason: str | None = None
+        self, *, before: str, dry_run: bool | Unset = UNSET, reason: str | Unset = UNSET
     ) -> ToolResult:
-        """Delete everything older than a date."""
+        """Delete everything older than a date.
+
+        Args:
+            before: (required)
+            dry_run: (optional; the schema's default is True)
+            reason: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            LockedError: The store is locked.
+            TooManyError: Refusing to purge that much.
+        """
         return self._run(self.client.purge(before=before, dry_run=dry_run, reason=reason))
 
     def numbers(self, *, n: int) -> NumbersOutput:
-        """A list of numbers (non-object output, 2026 style)."""
+        """A list of numbers (non-object output, 2026 style).
+
+        Args:
+            n: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.numbers(n=n))

@@ -2,12 +2,12 @@
 """Pydantic models of the sink server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
-from datetime import date
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class NumbersInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     n: int = Field(..., ge=0, le=100)
@@ -19,6 +19,7 @@ class NumbersOutput(RootModel[list[int]]):
 
 class Page(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     cursor: str | None = None
@@ -27,6 +28,7 @@ class Page(BaseModel):
 
 class PurgeConfirmAnswer(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     ok: bool
@@ -34,9 +36,10 @@ class PurgeConfirmAnswer(BaseModel):
 
 class PurgeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    before: date
+    before: str
     dry_run: bool | None = True
     reason: str | None = None
 
@@ -47,11 +50,12 @@ class Tag(RootModel[str]):
 
 class Item(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     id: int
     tags: list[Tag] | None = None
-    when: AwareDatetime | None = None
+    when: str | None = None
     contact: str | None = None
 
 
@@ -66,6 +70,7 @@ class ListItemsInput(BaseModel):
 
 class ListItemsOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     items: list[Item]

@@ -32,6 +32,22 @@ LIST_ITEMS_TOOL = ToolDef(
   "name": "list_items",
   "title": "List items",
   "description": "Page through items.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "icons": [
+    {
+      "src": "data:image/png;base64,iVBORw0KGgo=",
+      "mimeType": "image/png",
+      "sizes": [
+        "16x16"
+      ]
+    }
+  ],
+  "_meta": {
+    "example.com/tier": "gold"
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -128,22 +144,6 @@ LIST_ITEMS_TOOL = ToolDef(
         "maxLength": 30
       }
     }
-  },
-  "annotations": {
-    "readOnlyHint": true,
-    "openWorldHint": false
-  },
-  "icons": [
-    {
-      "src": "data:image/png;base64,iVBORw0KGgo=",
-      "mimeType": "image/png",
-      "sizes": [
-        "16x16"
-      ]
-    }
-  ],
-  "_meta": {
-    "example.com/tier": "gold"
   }
 }"""),
     input_model=ListItemsInput,
@@ -158,6 +158,9 @@ PURGE_TOOL = ToolDef(
   "name": "purge",
   "title": "Purge",
   "description": "Delete everything older than a date.",
+  "annotations": {
+    "destructiveHint": true
+  },
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -188,9 +191,6 @@ PURGE_TOOL = ToolDef(
         "reason"
       ]
     }
-  },
-  "annotations": {
-    "destructiveHint": true
   }
 }"""),
     input_model=PurgeInput,

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import PingHostInput
 from .tools import PING_HOST_TOOL, SERVER_INFO, TOOLS
 
 
@@ -19,9 +18,17 @@ class MinimalClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def ping_host(self, *, host: str) -> ToolResult:
-        """Check that a host answers."""
-        args = PingHostInput.model_validate({"host": host})
-        return await self._call_content(PING_HOST_TOOL, args)
+        """Check that a host answers.
+
+        Args:
+            host: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            PING_HOST_TOOL, wire_arguments(PING_HOST_TOOL, {"host": host})
+        )
 
 
 class MinimalSyncClient(SyncClientBase[MinimalClient]):
@@ -30,5 +37,12 @@ class MinimalSyncClient(SyncClientBase[MinimalClient]):
     client_class: ClassVar[type[MinimalClient]] = MinimalClient
 
     def ping_host(self, *, host: str) -> ToolResult:
-        """Check that a host answers."""
+        """Check that a host answers.
+
+        Args:
+            host: (required)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.ping_host(host=host))

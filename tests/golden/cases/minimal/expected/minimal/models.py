@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict
 
 class PingHostInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     host: str

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import CallRawInput, ClassInput, FetchDataV2Input, ListInput, UserProfileInput
 from .tools import (
     CALL_RAW_TOOL,
     CLASS_TOOL,
@@ -30,42 +29,78 @@ class NameTricksClient(ClientBase):
         self,
         *,
         import_: str,
-        self_: int | None = None,
-        list_: list[str] | None = None,
-        with_space: bool | None = None,
-        field_1st: str | None = None,
+        self_: int | Unset = UNSET,
+        list_: list[str] | Unset = UNSET,
+        with_space: bool | Unset = UNSET,
+        field_1st: str | Unset = UNSET,
     ) -> ToolResult:
-        """A tool named like a keyword."""
-        args = ClassInput.model_validate(
-            {
-                "import_": import_,
-                "self": self_,
-                "list_": list_,
-                "with_space": with_space,
-                "field_1st": field_1st,
-            }
+        """A tool named like a keyword.
+
+        Args:
+            import_: (required)
+            self_: (optional)
+            list_: (optional)
+            with_space: (optional)
+            field_1st: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            CLASS_TOOL,
+            wire_arguments(
+                CLASS_TOOL,
+                {
+                    "import": import_,
+                    "self": self_,
+                    "list": list_,
+                    "with space": with_space,
+                    "1st": field_1st,
+                },
+            ),
         )
-        return await self._call_content(CLASS_TOOL, args)
 
     async def list_(self) -> ToolResult:
-        """A tool named like a builtin."""
-        args = ListInput.model_validate({})
-        return await self._call_content(LIST_TOOL, args)
+        """A tool named like a builtin.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(LIST_TOOL, wire_arguments(LIST_TOOL, {}))
 
     async def call_raw_(self) -> ToolResult:
-        """A tool named like a client method."""
-        args = CallRawInput.model_validate({})
-        return await self._call_content(CALL_RAW_TOOL, args)
+        """A tool named like a client method.
 
-    async def fetch_data_v2(self, *, x: float | None = None) -> ToolResult:
-        """Dots and dashes in the name."""
-        args = FetchDataV2Input.model_validate({"x": x})
-        return await self._call_content(FETCH_DATA_V2_TOOL, args)
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(CALL_RAW_TOOL, wire_arguments(CALL_RAW_TOOL, {}))
 
-    async def user_profile(self, *, userId: str | None = None) -> ToolResult:
-        """camelCase."""
-        args = UserProfileInput.model_validate({"userId": userId})
-        return await self._call_content(USER_PROFILE_TOOL, args)
+    async def fetch_data_v2(self, *, x: float | Unset = UNSET) -> ToolResult:
+        """Dots and dashes in the name.
+
+        Args:
+            x: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            FETCH_DATA_V2_TOOL, wire_arguments(FETCH_DATA_V2_TOOL, {"x": x})
+        )
+
+    async def user_profile(self, *, userId: str | Unset = UNSET) -> ToolResult:
+        """camelCase.
+
+        Args:
+            userId: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            USER_PROFILE_TOOL, wire_arguments(USER_PROFILE_TOOL, {"userId": userId})
+        )
 
 
 class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
@@ -77,12 +112,23 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
         self,
         *,
         import_: str,
-        self_: int | None = None,
-        list_: list[str] | None = None,
-        with_space: bool | None = None,
-        field_1st: str | None = None,
+        self_: int | Unset = UNSET,
+        list_: list[str] | Unset = UNSET,
+        with_space: bool | Unset = UNSET,
+        field_1st: str | Unset = UNSET,
     ) -> ToolResult:
-        """A tool named like a keyword."""
+        """A tool named like a keyword.
+
+        Args:
+            import_: (required)
+            self_: (optional)
+            list_: (optional)
+            with_space: (optional)
+            field_1st: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(
             self.client.class_(
                 import_=import_,
@@ -94,17 +140,39 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
         )
 
     def list_(self) -> ToolResult:
-        """A tool named like a builtin."""
+        """A tool named like a builtin.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.list_())
 
     def call_raw_(self) -> ToolResult:
-        """A tool named like a client method."""
+        """A tool named like a client method.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.call_raw_())
 
-    def fetch_data_v2(self, *, x: float | None = None) -> ToolResult:
-        """Dots and dashes in the name."""
+    def fetch_data_v2(self, *, x: float | Unset = UNSET) -> ToolResult:
+        """Dots and dashes in the name.
+
+        Args:
+            x: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.fetch_data_v2(x=x))
 
-    def user_profile(self, *, userId: str | None = None) -> ToolResult:
-        """camelCase."""
+    def user_profile(self, *, userId: str | Unset = UNSET) -> ToolResult:
+        """camelCase.
+
+        Args:
+            userId: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.user_profile(userId=userId))

@@ -7,12 +7,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class CallRawInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class ClassInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     import_: str = Field(..., alias="import")
@@ -24,6 +26,7 @@ class ClassInput(BaseModel):
 
 class FetchDataV2Input(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     x: float | None = None
@@ -31,12 +34,14 @@ class FetchDataV2Input(BaseModel):
 
 class ListInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class UserProfileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     userId: str | None = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._runtime.client import ClientBase, SyncClientBase
+from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import AreaInput, AreaInputUnit, AreaOutput, Group
+from .models import AreaInputUnit, AreaOutput, Group
 from .tools import AREA_TOOL, SERVER_INFO, TOOLS
 
 
@@ -22,15 +22,28 @@ class ShapesClient(ClientBase):
         self,
         *,
         group: Group,
-        unit: AreaInputUnit | None = AreaInputUnit.cm,
-        scale: float | None = None,
-        labels: dict[str, str] | None = None,
+        unit: AreaInputUnit | Unset = UNSET,
+        scale: float | None | Unset = UNSET,
+        labels: dict[str, str] | Unset = UNSET,
     ) -> AreaOutput:
-        """Total area of a group of shapes."""
-        args = AreaInput.model_validate(
-            {"group": group, "unit": unit, "scale": scale, "labels": labels}
+        """Total area of a group of shapes.
+
+        Args:
+            group: (required)
+            unit: (optional; the schema's default is AreaInputUnit.cm)
+            scale: (optional)
+            labels: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            AREA_TOOL,
+            wire_arguments(
+                AREA_TOOL, {"group": group, "unit": unit, "scale": scale, "labels": labels}
+            ),
+            AreaOutput,
         )
-        return await self._call_structured(AREA_TOOL, args, AreaOutput)
 
 
 class ShapesSyncClient(SyncClientBase[ShapesClient]):
@@ -42,9 +55,19 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
         self,
         *,
         group: Group,
-        unit: AreaInputUnit | None = AreaInputUnit.cm,
-        scale: float | None = None,
-        labels: dict[str, str] | None = None,
+        unit: AreaInputUnit | Unset = UNSET,
+        scale: float | None | Unset = UNSET,
+        labels: dict[str, str] | Unset = UNSET,
     ) -> AreaOutput:
-        """Total area of a group of shapes."""
+        """Total area of a group of shapes.
+
+        Args:
+            group: (required)
+            unit: (optional; the schema's default is AreaInputUnit.cm)
+            scale: (optional)
+            labels: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
         return self._run(self.client.area(group=group, unit=unit, scale=scale, labels=labels))

@@ -15,6 +15,7 @@ class AreaInputUnit(StrEnum):
 
 class AreaOutputPerShapeItem(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     kind: str
@@ -23,6 +24,7 @@ class AreaOutputPerShapeItem(BaseModel):
 
 class AreaOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     area: float
@@ -31,6 +33,7 @@ class AreaOutput(BaseModel):
 
 class Circle(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     kind: Literal["circle"]
@@ -39,6 +42,7 @@ class Circle(BaseModel):
 
 class Rect(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     kind: Literal["rect"]
@@ -48,6 +52,7 @@ class Rect(BaseModel):
 
 class Group(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     name: str
@@ -57,6 +62,7 @@ class Group(BaseModel):
 
 class AreaInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     group: Group

@@ -155,6 +155,7 @@ AREA_TOOL = ToolDef(
 }"""),
     input_model=AreaInput,
     output_model=AreaOutput,
+    schema_checked=True,
     fingerprint="e2fc9ce97a64d925afd69755ebdde39b4da885d3f6326165e4f98531e1849b0a",
 )
 
