@@ -9,14 +9,20 @@ Besides: the ECMA-262 pattern translation and the exactness analysis, on hand-pi
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import re
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import json_schema_suite as suite
 from codegen.exactness import inexact_keywords, model_view
 from codegen.runtime.patterns import PatternError, compile_pattern, search
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +106,48 @@ def test_model_view_is_never_stricter() -> None:
         "type": "object", "additionalProperties": True}
     # enum members named like str methods get safe Python names
     assert model_view({"type": "string", "enum": ["count", "a-b"]})["x-enum-varnames"] == ["count_", "a_b"]
+
+
+def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
+    """The golden case of shapes that once broke build, import or mypy: it imports and
+    judges exactly (an ECMA control escape, a Unicode property, an anchor ref)."""
+    from codegen import build  # noqa: PLC0415
+    from pull_support import imported  # noqa: PLC0415
+
+    result, written = build([REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml"], tmp_path)
+    assert written is not None, [d.render() for d in result.diagnostics]
+    with imported(tmp_path, "real_tools") as mods:
+        client_cls = mods["client"].RealToolsClient
+        server_mod = importlib.import_module("real_tools.server")
+        errors = importlib.import_module("real_tools.errors")
+        seen: list[dict[str, object]] = []
+
+        class Impl(server_mod.RealToolsServerBase):  # type: ignore[name-defined,misc]
+            def semantics(self, args: Any, ctx: Any) -> Any:
+                seen.append(args.model_dump(mode="json", exclude_unset=True))
+                return mods["client"].ToolResult(content=[{"type": "text", "text": "ok"}])
+
+            def lint(self, args: Any, ctx: Any) -> Any:
+                seen.append(args.model_dump(mode="json", exclude_unset=True))
+                return mods["client"].ToolResult(content=[{"type": "text", "text": "ok"}])
+
+        async def main() -> None:
+            async with client_cls.in_process(Impl()) as c:
+                await c.semantics(control="\x03", letters={"héllo": 1}, flags=0, exact_one=1, tree={"kids": [{}]})
+                assert seen[-1] == {"control": "\x03", "letters": {"héllo": 1}, "flags": 0, "exact_one": 1,
+                                    "tree": {"kids": [{}]}}  # as sent: 0 stays 0, nothing dropped
+                for bad in ({"control": "C"}, {"control": "\x03", "letters": {"h3llo": 1}},
+                            {"control": "\x03", "flags": True}, {"control": "\x03", "never": 1},
+                            {"control": "\x03", "untyped_min": 4}, {"control": "\x03", "tree": {"kids": 1}}):
+                    with pytest.raises(errors.InvalidArgumentsError) as exc:
+                        await c.semantics(**bad)
+                    assert "(?a)" not in str(exc.value)  # messages quote the spec's own patterns
+                    assert (await c.call_raw("semantics", bad)).isError  # the server refuses it too
+                await c.lint(args=["a"], nullable_note=None, mode=mods["models"].LintInputMode.count_)
+                assert seen[-1] == {"args": ["a"], "nullable_note": None, "mode": "count"}  # explicit null sent
+                with pytest.raises(errors.InvalidArgumentsError):
+                    await c.lint(args=["a"], self_=True)  # strict: true is not an integer
+                raw = await c.call_raw("lint", {"args": [], "extra": {"kept": True}})
+                assert not raw.isError and seen[-1] == {"args": [], "extra": {"kept": True}}
+
+        asyncio.run(main())

@@ -65,9 +65,15 @@ def _pydantic_errors(exc: ValidationError) -> list[dict[str, str]]:
     ]
 
 
+#: Python form -> the spec's pattern, so error messages quote what the user wrote.
+_ORIGINAL_PATTERNS: dict[str, str] = {}
+
+
 def _python_pattern(pattern: str) -> str | None:
     try:
-        return "(?a)" + to_python(pattern)
+        translated = "(?a)" + to_python(pattern)
+        _ORIGINAL_PATTERNS[translated] = pattern
+        return translated
     except PatternError:
         _log.warning("pattern %r cannot be enforced (no Python equivalent)", pattern)
         return None
@@ -145,7 +151,15 @@ def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) 
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     except LookupError as exc:  # a $ref the schema does not contain
         return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
-    return [{"path": _path(list(e.absolute_path)), "message": e.message} for e in errors[:10]]
+    return [{"path": _path(list(e.absolute_path)), "message": _spec_patterns(e.message)} for e in errors[:10]]
+
+
+def _spec_patterns(message: str) -> str:
+    """``message`` quoting the spec's patterns, not their Python translation."""
+    if "(?a)" in message:
+        for translated, original in _ORIGINAL_PATTERNS.items():
+            message = message.replace(repr(translated), repr(original))
+    return message
 
 
 def json_integers(value: Any) -> tuple[Any, bool]:
