@@ -149,7 +149,7 @@ def pull_cmd(
     output: Annotated[Path, typer.Option("-o", "--output", help="Spec file to write, e.g. specs/NAME.yaml ('-' prints it).")],
     stdio: Annotated[Optional[str], typer.Option("--stdio", help='Server command line, e.g. "npx -y @modelcontextprotocol/server-everything".')] = None,
     http: Annotated[Optional[str], typer.Option("--http", help="URL of a Streamable HTTP server.")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="Server name in the spec (sets the package name); default: serverInfo.name, sanitized.")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Python name of the pulled package (package NAME in snake_case, classes in PascalCase); serverInfo.name stays as the server reports it. Default: derived from serverInfo.name (see the README).")] = None,
     era: Annotated[EraOption, typer.Option("--era", help="auto: probe 2026-07-28, fall back to initialize.")] = EraOption.auto,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
     cwd: Annotated[Optional[Path], typer.Option("--cwd", help="Working directory of the --stdio server.")] = None,

@@ -35,7 +35,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
-from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, PyIdent, snake
+from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, PyIdent, pascal, snake
 from .schemawalk import walk_schemas
 from .spec.load import join_pointer
 from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
@@ -108,14 +108,18 @@ def normalize_server(info: Mapping[str, Any], instructions: str | None, name: st
     """The ``server:`` block of a pulled spec from the live ``serverInfo`` and instructions."""
     notes: list[Note] = []
     live_name = info.get("name") if isinstance(info.get("name"), str) else ""
-    # the live name verbatim (diff compares it); package and class names follow from it
-    # (naming.natural_words); an unprintable one is sanitized
-    chosen = name or (live_name if live_name.strip() and live_name.isprintable() else sanitize_name(live_name or "server"))
+    # the live name verbatim (diff compares it; an unprintable one is sanitized); package and
+    # class names follow from it (naming.natural_words), or from ``name`` when given
+    chosen = live_name if live_name.strip() and live_name.isprintable() else sanitize_name(live_name or "server")
     version = info.get("version")
     if not isinstance(version, (str, int, float)) or isinstance(version, bool) or str(version) == "":
         notes.append(Note("", "/server/version", "W104", "serverInfo has no version; using 0.0.0"))
         version = "0.0.0"
     server: dict[str, Any] = {"name": chosen, "version": str(version)}
+    if name:
+        server["package"] = sanitize_name(name)
+        stem = pascal(name) or "Server"
+        server["class_name"] = stem if stem[0].isalpha() else "N" + stem
     for key in ("title", "description", "websiteUrl"):
         value = _string_field(info, key, "serverInfo", notes)
         if value:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import shlex
 import subprocess
 import sys
@@ -42,7 +43,8 @@ def pull_and_build(tmp: Path, argv: list[str], name: str, *extra: str, cwd: Path
 
 def test_everything_server(tmp_path: Path, servers: dict[str, list[str]]) -> None:
     out, spec, _ = pull_and_build(tmp_path, servers["everything"], "npm_everything")
-    assert spec["server"]["name"] == "npm_everything"
+    # --name picks the Python names; serverInfo.name stays as the server reports it
+    assert spec["server"]["name"] == "mcp-servers/everything" and spec["server"]["package"] == "npm_everything"
     assert spec["server"]["title"] == "Everything Reference Server" and spec["server"]["instructions"]
     names = [t["name"] for t in spec["tools"]]
     assert names == sorted(names) and {"echo", "get-sum", "get-structured-content"} <= set(names)
@@ -65,6 +67,11 @@ def test_everything_server(tmp_path: Path, servers: dict[str, list[str]]) -> Non
                 assert report.compatible and not report.changed and not report.added, report
 
         run(main())
+    # descriptions and vendor keys kept verbatim: diff against the live server finds nothing
+    spec_file = tmp_path / "specs" / "npm_everything.yaml"
+    proc = cli("diff", str(spec_file), "stdio:" + shlex.join(servers["everything"]), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["changes"] == [], proc.stdout
 
 
 def test_2024_11_05_server(tmp_path: Path, servers: dict[str, list[str]]) -> None:
