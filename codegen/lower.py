@@ -19,6 +19,7 @@ from .naming import (
     ClassName,
     NameRegistry,
     Origin,
+    MethodName,
     PyIdent,
     natural_class_stem,
     natural_package,
@@ -117,7 +118,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
     error_classes: dict[str, ErrorIR] = {}
     tools: list[ToolIR] = []
     for tool in spec.tools:
-        method = methods.claim(str(PyIdent(tool.python_name or tool.name, runtime_names)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+        method = methods.claim(str(MethodName(tool.python_name or tool.name, runtime_names)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         tstem = ClassName(tool.python_name or tool.name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
         in_target = _class_target(resolver, doc, in_ptr)
@@ -159,7 +160,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
                 answer = builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
                                             doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
-            inputs.append(InputIR(inp.key, str(PyIdent(inp.key, frozenset({"self"}))), inp.method, inp.params, answer))
+            inputs.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer))
         inputs_class = None
         if inputs:
             inputs_class = classes.claim(str(ClassName(tstem, "Inputs")), Origin(doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))

@@ -109,6 +109,26 @@ class PyIdent(str):
         return super().__new__(cls, name)
 
 
+#: Builtins the generated classes use in annotations: a method of that name would shadow them.
+_ANNOTATION_BUILTINS = frozenset({"list", "dict", "tuple", "type", "str", "int", "float", "bool", "bytes", "object"})
+
+
+class MethodName(str):
+    """A method name (tool handler / typed call): snake_case, not a keyword, not a reserved
+    name, not a builtin the class bodies use in annotations.  Other builtins are fine as
+    method names (``set``, ``filter``, ``id``): attributes do not shadow module names."""
+
+    __slots__ = ()
+
+    def __new__(cls, raw: str, reserved: frozenset[str] = frozenset()) -> MethodName:
+        name = snake(raw) or "x"
+        if name[0].isdigit():
+            name = "n" + name
+        while keyword.iskeyword(name) or name in _ANNOTATION_BUILTINS or name in reserved:
+            name += "_"
+        return super().__new__(cls, name)
+
+
 class ClassName(str):
     """A PascalCase class name that cannot shadow a builtin or reserved name."""
 

@@ -35,7 +35,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
-from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, PyIdent, pascal, snake
+from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, pascal, snake
 from .schemawalk import walk_schemas
 from .spec.load import join_pointer
 from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
@@ -400,17 +400,17 @@ def _python_names(tools: list[dict[str, Any]], notes: list[Note]) -> None:
     stems: set[str] = set()
     for tool in tools:
         name = tool["name"]
-        method, stem = str(PyIdent(name, runtime)), str(ClassName(name))
+        method, stem = str(MethodName(name, runtime)), str(ClassName(name))
         if method in methods or stem in stems:
             base, n = method.rstrip("_"), 2
-            while str(PyIdent(f"{base}_{n}", runtime)) in methods or str(ClassName(f"{base}_{n}")) in stems:
+            while str(MethodName(f"{base}_{n}", runtime)) in methods or str(ClassName(f"{base}_{n}")) in stems:
                 n += 1
             chosen = f"{base}_{n}"
             notes.append(Note(name, "/python_name", "W104", f"Python name {method!r} is taken by another tool; python_name {chosen!r} set"))
             rest = {k: v for k, v in tool.items() if k != "name"}
             tool.clear()
             tool.update({"name": name, "python_name": chosen, **rest})
-            method, stem = str(PyIdent(chosen, runtime)), str(ClassName(chosen))
+            method, stem = str(MethodName(chosen, runtime)), str(ClassName(chosen))
         methods.add(method)
         stems.add(stem)
 

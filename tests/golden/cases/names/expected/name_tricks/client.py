@@ -11,8 +11,10 @@ from ._runtime.tools import ServerInfo, ToolDef
 from .tools import (
     CALL_RAW_TOOL,
     CLASS_TOOL,
+    DICT_TOOL,
     FETCH_DATA_V2_TOOL,
     LIST_TOOL,
+    SET_TOOL,
     USER_PROFILE_TOOL,
     SERVER_INFO,
     TOOLS,
@@ -102,6 +104,22 @@ class NameTricksClient(ClientBase):
             USER_PROFILE_TOOL, wire_arguments(USER_PROFILE_TOOL, {"userId": userId})
         )
 
+    async def set(self) -> ToolResult:
+        """Named like a builtin that no generated annotation uses (a plain method name).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(SET_TOOL, wire_arguments(SET_TOOL, {}))
+
+    async def dict_(self) -> ToolResult:
+        """Named like a builtin the generated annotations use (suffixed).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(DICT_TOOL, wire_arguments(DICT_TOOL, {}))
+
 
 class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
     """Blocking facade of :class:`NameTricksClient` (runs it on a private event loop)."""
@@ -176,3 +194,19 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return self._run(self.client.user_profile(userId=userId))
+
+    def set(self) -> ToolResult:
+        """Named like a builtin that no generated annotation uses (a plain method name).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.set())
+
+    def dict_(self) -> ToolResult:
+        """Named like a builtin the generated annotations use (suffixed).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.dict_())

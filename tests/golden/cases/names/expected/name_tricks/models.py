@@ -24,6 +24,13 @@ class ClassInput(BaseModel):
     field_1st: str | None = Field(default=None, alias="1st")
 
 
+class DictInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
 class FetchDataV2Input(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -33,6 +40,13 @@ class FetchDataV2Input(BaseModel):
 
 
 class ListInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
+class SetInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,

@@ -10,7 +10,15 @@ from ._runtime.content import ToolResult
 from ._runtime.context import Context
 from ._runtime.server import ServerBase
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import CallRawInput, ClassInput, FetchDataV2Input, ListInput, UserProfileInput
+from .models import (
+    CallRawInput,
+    ClassInput,
+    DictInput,
+    FetchDataV2Input,
+    ListInput,
+    SetInput,
+    UserProfileInput,
+)
 from .tools import SERVER_INFO, TOOLS
 
 
@@ -47,3 +55,11 @@ class NameTricksServerBase(ServerBase):
     ) -> ToolResult | Awaitable[ToolResult]:
         """camelCase."""
         raise NotImplementedError("getUserProfile")
+
+    def set(self, args: SetInput, ctx: Context) -> ToolResult | Awaitable[ToolResult]:
+        """Named like a builtin that no generated annotation uses (a plain method name)."""
+        raise NotImplementedError("set")
+
+    def dict_(self, args: DictInput, ctx: Context) -> ToolResult | Awaitable[ToolResult]:
+        """Named like a builtin the generated annotations use (suffixed)."""
+        raise NotImplementedError("dict")

@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 
 from ._runtime.tools import ServerInfo, ToolDef
-from .models import CallRawInput, ClassInput, FetchDataV2Input, ListInput, UserProfileInput
+from .models import (
+    CallRawInput,
+    ClassInput,
+    DictInput,
+    FetchDataV2Input,
+    ListInput,
+    SetInput,
+    UserProfileInput,
+)
 
 SERVER_INFO = ServerInfo(
     name="name-tricks",
@@ -116,6 +124,34 @@ USER_PROFILE_TOOL = ToolDef(
     fingerprint="a85a5af016315adddeeaaf413d72ac7c48453f030e06890516cc46d143e06f6c",
 )
 
+SET_TOOL = ToolDef(
+    name="set",
+    method="set",
+    wire=json.loads(r"""{
+  "name": "set",
+  "description": "Named like a builtin that no generated annotation uses (a plain method name).",
+  "inputSchema": {
+    "type": "object"
+  }
+}"""),
+    input_model=SetInput,
+    fingerprint="6521c5836ec2b3900a8c9fd1bde699e0e34721fde4bb83726dfbad31ed8339fe",
+)
+
+DICT_TOOL = ToolDef(
+    name="dict",
+    method="dict_",
+    wire=json.loads(r"""{
+  "name": "dict",
+  "description": "Named like a builtin the generated annotations use (suffixed).",
+  "inputSchema": {
+    "type": "object"
+  }
+}"""),
+    input_model=DictInput,
+    fingerprint="cb6100925b992584188dbeeea16a5ad49c0d408c4ed379450e760f4982b2fa98",
+)
+
 #: Every tool, in the order tools/list reports them.
 TOOLS: tuple[ToolDef, ...] = (
     CLASS_TOOL,
@@ -123,4 +159,6 @@ TOOLS: tuple[ToolDef, ...] = (
     CALL_RAW_TOOL,
     FETCH_DATA_V2_TOOL,
     USER_PROFILE_TOOL,
+    SET_TOOL,
+    DICT_TOOL,
 )
