@@ -206,3 +206,23 @@ def test_official_python_sdk_server(tmp_path: Path, mode: str) -> None:
                 assert report.compatible and not report.changed, report
 
         run(main())
+
+
+def test_pulled_packages_pass_mypy_strict(tmp_path: Path, servers: dict[str, list[str]]) -> None:
+    """Real tools/list dumps (three npm servers, 2024 to 2026) build and type-check as pulled."""
+    root = tmp_path / "root"
+    root.mkdir()
+    sources = {"pulled_everything": servers["everything"], "pulled_filesystem": [*servers["filesystem"], str(root)],
+               "pulled_everything_2024": servers["everything-2024"]}
+    specs = []
+    for name, argv in sources.items():
+        spec = tmp_path / "specs" / f"{name}.yaml"
+        proc = cli("pull", "--stdio", shlex.join(argv), "-o", str(spec), "--name", name)
+        assert proc.returncode == 0, proc.stderr
+        specs.append(spec)
+    out = tmp_path / "out"
+    result, report = build(specs, out)
+    assert report is not None, "\n".join(d.render() for d in result.diagnostics)
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *sources], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
