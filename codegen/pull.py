@@ -193,7 +193,7 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
 
     Args:
         snapshot: what the server said.
-        name: the spec's server name (default: ``serverInfo.name``, sanitized).
+        name: the Python package / class-name stem (default: derived from ``serverInfo.name``, which is kept verbatim).
     """
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     tools, shared, more = normalize_tools(snapshot.tools)
