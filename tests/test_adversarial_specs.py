@@ -250,6 +250,15 @@ def test_invalid_tool_names_are_errors() -> None:
     assert sorted(d.pointer for d in result.diagnostics if d.code in ("E020", "E010")) == [f"/tools/{i}/name" for i in range(len(bad))]
 
 
+@pytest.mark.parametrize(("key", "value"), [("package", "x\n"), ("class_name", "X\n"), ("implementation", "m:C\n")])
+def test_name_patterns_refuse_a_trailing_newline(key: str, value: str) -> None:
+    spec = _minimal()
+    spec["server"][key] = value
+    result = generate([_write_tmp(spec)])
+    assert not result.ok
+    assert [(d.code, d.pointer) for d in result.diagnostics if d.is_error] == [("E010", f"/server/{key}")]
+
+
 _TMP_COUNTER = iter(range(1_000_000))
 
 
