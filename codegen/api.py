@@ -45,6 +45,8 @@ class Result:
     specs: list[str] = field(default_factory=list)
     #: every file the run read: spec files and their ``$ref`` targets
     inputs: list[Path] = field(default_factory=list)
+    #: resolved path -> sha256 of the bytes the run used (what build stamps and caches record)
+    input_hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -95,6 +97,8 @@ class Lowered:
     models: ModelsModule | None = None
     deps: tuple[Path, ...] = ()
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: sha256 of the bytes each dep was read as (empty when the pipeline stopped early)
+    dep_hashes: dict[str, str] = field(default_factory=dict)
 
 
 def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
@@ -123,13 +127,14 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     ir, more = lower(spec, resolver, display)
     diags += more
     deps = tuple(sorted(Path(f) for f in resolver.docs))
+    hashes = {str(Path(f).resolve()): d.sha for f, d in resolver.docs.items()}
     if ir is None or not with_models:
-        return Lowered(ir, doc, diagnostics=diags, deps=deps)
+        return Lowered(ir, doc, diagnostics=diags, deps=deps, dep_hashes=hashes)
     models, more = build_models(ir)
     diags += more
     if models is None:
-        return Lowered(None, doc, diagnostics=diags, deps=deps)
-    return Lowered(with_params(ir, models), doc, models, deps, diags)
+        return Lowered(None, doc, diagnostics=diags, deps=deps, dep_hashes=hashes)
+    return Lowered(with_params(ir, models), doc, models, deps, diags, hashes)
 
 
 def generate_one(path: Path, display: str) -> Result:
@@ -147,7 +152,7 @@ def generate_one(path: Path, display: str) -> Result:
     diags += more
     if any(d.is_error for d in diags):
         return Result(diagnostics=diags, specs=[display], inputs=inputs)
-    return Result(files=files, diagnostics=diags, specs=[display], inputs=inputs)
+    return Result(files=files, diagnostics=diags, specs=[display], inputs=inputs, input_hashes=low.dep_hashes)
 
 
 def _diag_to_json(d: Diagnostic) -> dict[str, Any]:
@@ -168,19 +173,16 @@ def _cached_one(path: Path, display: str) -> Result | None:
 
     files, diags, deps = hit
     return Result(files=[GeneratedFile(p, c) for p, c in files], diagnostics=[_diag_from_json(d) for d in diags],
-                  specs=[display], inputs=[Path(d) for d in deps])
+                  specs=[display], inputs=[Path(d) for d in deps], input_hashes=dict(deps))
 
 
 def _generate_and_store(spec: tuple[Path, str]) -> Result:
     """:func:`generate_one`, then remember an error-free result (runs in worker processes)."""
     path, display = spec
-    try:
-        before = path.read_bytes()
-    except OSError:
-        before = None
     one = generate_one(path, display)
-    if before is not None and one.ok and one.files and cache.file_sha(path) == cache.sha256(before):
-        cache.store_result(path, display, before, one.inputs, [(f.path, f.content) for f in one.files],
+    spec_sha = one.input_hashes.get(str(path.resolve()))
+    if spec_sha and one.ok and one.files:  # keyed and checked by the bytes actually used
+        cache.store_result(path, display, spec_sha, one.input_hashes, [(f.path, f.content) for f in one.files],
                            [_diag_to_json(d) for d in one.diagnostics])
     return one
 
@@ -234,6 +236,7 @@ def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = Non
         result.specs += one.specs
         result.diagnostics += one.diagnostics
         result.inputs += one.inputs
+        result.input_hashes.update(one.input_hashes)
         for f in one.files:
             pkg = f.path.split("/", 1)[0]
             if packages.setdefault(pkg, display) != display:
@@ -271,7 +274,7 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
         return result, None
     out.mkdir(parents=True, exist_ok=True)
     report = write_tree(result.files, out, stale)
-    cache.write_stamp(out, paths, specs, result.inputs, [f.path for f in result.files],
+    cache.write_stamp(out, paths, specs, result.input_hashes, [f.path for f in result.files],
                       [_diag_to_json(d) for d in result.diagnostics], result.specs)
     return result, report
 

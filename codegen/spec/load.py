@@ -7,6 +7,7 @@ duplicate keys are errors, and only JSON-compatible values come out.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ class SourceDoc:
     display: str
     data: Any
     positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    sha: str = ""  # sha256 of the bytes this document was parsed from (build stamps, caches)
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """(line, col) of ``pointer`` or of its nearest located ancestor (1-based)."""
@@ -108,7 +110,8 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     """
     shown = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
                                  hint="check the path and that the file is UTF-8 text")]
@@ -130,14 +133,14 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     except yaml.YAMLError as exc:
         if path.suffix == ".json":
             # valid JSON that YAML cannot read (raw control characters): usable, without positions
-            doc = SourceDoc(path=path, display=shown, data=json_data)
+            doc = SourceDoc(path=path, display=shown, data=json_data, sha=hashlib.sha256(raw).hexdigest())
             return doc, _unicode_problems(doc)
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "syntax error"
         return None, [Diagnostic(shown, line, col, "E002", f"invalid YAML: {problem}",
                                  hint="fix the YAML syntax at this position (indentation, quotes, colons)")]
-    doc = SourceDoc(path=path, display=shown, data=None)
+    doc = SourceDoc(path=path, display=shown, data=None, sha=hashlib.sha256(raw).hexdigest())
     if node is None:
         return None, [Diagnostic(shown, 1, 1, "E010", "spec file is empty",
                                  hint="start from `mcp-codegen init NAME`")]
