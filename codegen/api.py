@@ -252,30 +252,42 @@ def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = Non
 
 
 def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | None = None,
-          *, load_files: bool = True) -> tuple[Result, WriteReport | None]:
+          *, load_files: bool = True, waiting: Callable[[str], None] | None = None) -> tuple[Result, WriteReport | None]:
     """Generate and write into ``out``; nothing is written unless every spec succeeded.
 
     Returns at once, without generating, when the build stamp of the last build of the same
     ``paths`` into ``out`` shows that nothing changed (:func:`codegen.cache.stamp_matches`);
     ``result.files`` is then read back from ``out``, or left empty with ``load_files=False``
     (for callers that only need the report, like the CLI).
+
+    Builds into one folder are serialized (``waiting`` hears it when this one has to wait);
+    leftovers of a killed build are cleaned up first (:func:`codegen.emit.recover_leftovers`).
     """
-    specs, _ = discover(paths)
+    specs, diags = discover(paths)
+    if out.exists() and not out.is_dir():
+        return Result(diagnostics=[*diags, Diagnostic(str(out), 0, 0, "E042", "the output path is a file, not a folder",
+                                                      hint="pass a folder with -o (it is created if missing)")]), None
     if specs and (stamp := cache.stamp_matches(out, paths, specs)) is not None:
         return _unchanged(out, stamp, load_files)
-    from .emit import plan_writes, write_tree  # noqa: PLC0415
+    from .emit import output_lock, plan_writes, recover_leftovers, write_tree  # noqa: PLC0415
 
     result = generate(paths, progress)
     if not result.ok:
         return result, None
-    stale, diags = plan_writes(result.files, out, ", ".join(result.specs))
-    if diags:
-        result.diagnostics += diags
+    try:
+        with output_lock(out, waiting):
+            recover_leftovers(out)
+            stale, diags = plan_writes(result.files, out, ", ".join(result.specs))
+            if diags:
+                result.diagnostics += diags
+                return result, None
+            report = write_tree(result.files, out, stale)
+            cache.write_stamp(out, paths, specs, result.input_hashes, [f.path for f in result.files],
+                              [_diag_to_json(d) for d in result.diagnostics], result.specs)
+    except OSError as exc:
+        result.diagnostics.append(Diagnostic(str(out), 0, 0, "E043", f"cannot write the output folder: {exc}",
+                                             hint="check the path and its permissions; the previous output is unchanged"))
         return result, None
-    out.mkdir(parents=True, exist_ok=True)
-    report = write_tree(result.files, out, stale)
-    cache.write_stamp(out, paths, specs, result.input_hashes, [f.path for f in result.files],
-                      [_diag_to_json(d) for d in result.diagnostics], result.specs)
     return result, report
 
 

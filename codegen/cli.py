@@ -66,7 +66,8 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     paths, out = _config(specs, output)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console))
-    result, report = build(paths, out, None if quiet else _progress(0), load_files=False)  # type: ignore[arg-type]
+    result, report = build(paths, out, None if quiet else _progress(0), load_files=False,  # type: ignore[arg-type]
+                           waiting=lambda message: err_console.print(message, style="yellow", markup=False))
     _print_diagnostics(result)
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)

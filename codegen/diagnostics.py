@@ -39,6 +39,8 @@ CODES: dict[str, str] = {
     "E032": "two specs generate the same package",
     "E040": "output path escapes the output folder",
     "E041": "would overwrite a hand-written file",
+    "E042": "output path is a file",
+    "E043": "output folder not writable",
     "E050": "model generation failed",
     "E051": "generated code does not compile",
     "E052": "no spec files found",

@@ -16,10 +16,12 @@ import difflib
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import signal
+import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -187,7 +189,7 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
                 continue
             (report.updated if target.exists() else report.created).append(f.path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.mcp-codegen-tmp")
+            tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.mcp-codegen-tmp")
             staged.append((tmp, target))  # before writing: an interrupt mid-write still cleans it up
             tmp.write_bytes(f.content.encode("utf-8"))
     except BaseException:
@@ -243,7 +245,7 @@ def _replace_all(staged: list[tuple[Path, Path]]) -> None:
         for _, target in staged:
             backup = None
             if target.exists():
-                backup = target.with_name(f".{target.name}.mcp-codegen-bak")
+                backup = target.with_name(f".{target.name}{_BAK}")
                 backup.unlink(missing_ok=True)
                 try:
                     os.link(target, backup)
@@ -266,6 +268,70 @@ def _replace_all(staged: list[tuple[Path, Path]]) -> None:
         for _, backup in backups:
             if backup is not None:
                 backup.unlink(missing_ok=True)
+
+
+_BAK = ".mcp-codegen-bak"
+_TMP = ".mcp-codegen-tmp"
+
+
+def lock_path(out: Path) -> Path:
+    """The lock file of an output folder: in the temp folder, named by the folder's real path
+    (nothing is ever written into the output folder but the generated files)."""
+    key = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:32]
+    owner = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"mcp-codegen-{owner}" / f"{key}.lock"
+
+
+@contextmanager
+def output_lock(out: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the output folder's build lock (see :func:`lock_path`); creates ``out``.
+
+    A second build into the same folder waits until the first is done (``waiting`` is told
+    once), so two builds never mix their trees.  Where ``fcntl`` is missing (Windows) builds
+    are not serialized.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl  # noqa: PLC0415 (POSIX only)
+    except ImportError:
+        yield
+        return
+    path = lock_path(out)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting(f"waiting for another build of {out} to finish")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def recover_leftovers(out: Path) -> list[str]:
+    """Undo what a killed build left (call under :func:`output_lock`).
+
+    A backup whose file is missing is put back (the kill came mid-restore); other backups and
+    every staged temp file are removed.  The build that follows rewrites every owned file, so
+    the tree ends up exactly as generated.  Returns the paths handled.
+    """
+    handled: list[str] = []
+    for path in sorted(out.rglob(f"*{_BAK}")) + sorted(out.rglob(f"*{_TMP}")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        if path.name.endswith(_BAK):
+            target = path.with_name(path.name[1:-len(_BAK)])
+            if not target.exists():
+                os.replace(path, target)
+            else:
+                path.unlink()
+        else:
+            path.unlink()
+        handled.append(path.relative_to(out).as_posix())
+    return handled
 
 
 def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:

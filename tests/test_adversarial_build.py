@@ -74,7 +74,10 @@ def test_interrupt_in_the_replace_loop_restores_everything(tmp_path: Path, monke
 
         monkeypatch.setattr(emit.os, "replace", failing)
         try:
-            build([v2], out)
+            result, report = build([v2], out)
+            if report is None:  # an OSError becomes a located error (E043), not a traceback
+                assert exc is OSError and "E043" in {d.code for d in result.diagnostics}
+                raise exc("reported")
         except exc:
             raised += 1
             assert snapshot(out) == before, f"output changed after an interrupt at replace #{stop_at}"
@@ -106,8 +109,9 @@ def test_error_while_staging_leaves_output_untouched(tmp_path: Path, monkeypatch
         return real(self, data)
 
     monkeypatch.setattr(Path, "write_bytes", failing)
-    with pytest.raises(OSError):
-        build([v2], out)
+    result, report = build([v2], out)
+    assert report is None and [d.code for d in result.diagnostics if d.is_error] == ["E043"]
+    assert "No space left on device" in result.diagnostics[-1].message
     monkeypatch.setattr(Path, "write_bytes", real)
     assert snapshot(out) == before and _leftovers(out) == []
 
@@ -155,3 +159,56 @@ def test_sigint_during_a_real_build_leaves_old_or_new_tree(tmp_path: Path) -> No
         assert _leftovers(out) == []
         outcomes["old" if now == before else "new"] += 1
     print(f"\nSIGINT outcomes over a {full:.1f}s build: {outcomes}")
+
+
+def test_concurrent_builds_into_one_folder_never_mix(tmp_path: Path) -> None:
+    """Two ``mcp-codegen build`` processes into one folder, four rounds: they are serialized,
+    neither fails, and the tree is exactly one of the two outputs (never a mix)."""
+    one = write_spec(tmp_path / "one", _spec("1.0", 30))
+    two = write_spec(tmp_path / "two", _spec("2.0", 31))
+    expected = {}
+    for name, spec in (("one", one), ("two", two)):
+        ref = tmp_path / f"ref-{name}"
+        assert build([spec], ref)[1] is not None
+        expected[name] = snapshot(ref)
+    out = tmp_path / "out"
+    env = {**os.environ, "MCP_CODEGEN_NO_CACHE": "1"}
+    for _ in range(4):
+        procs = [subprocess.Popen([sys.executable, "-m", "codegen", "build", str(spec), "-o", str(out), "-q"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                 for spec in (one, two)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0 and "Traceback" not in err, err
+        assert snapshot(out) in (expected["one"], expected["two"])
+        assert _leftovers(out) == []
+
+
+def test_leftovers_of_a_killed_build_are_cleaned_up(tmp_path: Path) -> None:
+    """kill -9 mid-commit leaves staged temp files and backups; the next build removes them
+    (a backup whose file vanished is put back first) and writes the tree as generated."""
+    v2, out, before = _prepare(tmp_path)
+    client = out / "adv" / "client.py"
+    (client.parent / ".client.py.4242-deadbeef.mcp-codegen-tmp").write_text("partial", "utf-8")
+    (client.parent / ".client.py.mcp-codegen-bak").write_bytes(client.read_bytes())
+    models = out / "adv" / "models.py"
+    models.rename(models.parent / ".models.py.mcp-codegen-bak")  # killed between restore steps
+    assert len(_leftovers(out)) == 3
+    result, report = build([v2], out)
+    assert report is not None, [d.render() for d in result.diagnostics]
+    assert _leftovers(out) == []
+    fresh = tmp_path / "fresh"
+    build([v2], fresh)
+    after = snapshot(out)
+    assert {k: v for k, v in after.items() if not k.startswith("adv_impl")} == \
+        {k: v for k, v in snapshot(fresh).items()} | {"adv/custom.py": HAND_WRITTEN["adv/custom.py"]}
+
+
+def test_output_path_that_is_a_file_is_a_diagnostic(tmp_path: Path) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("not a folder", "utf-8")
+    spec = write_spec(tmp_path / "s", _spec("1.0"))
+    proc = subprocess.run([sys.executable, "-m", "codegen", "build", str(spec), "-o", str(target)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "E042" in proc.stderr and "Traceback" not in proc.stderr
+    assert target.read_text("utf-8") == "not a folder"

@@ -114,8 +114,8 @@ def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
         validate_arguments(tool, arguments)
     except ArgumentsInvalid as exc:
         raise InvalidArgumentsError(str(exc), data={"tool": tool.name, "errors": exc.errors}) from None
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentsError(f"Invalid arguments for tool {tool.name}: not JSON data ({exc})",
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidArgumentsError(f"Invalid arguments for tool {tool.name}: not JSON data ({type(exc).__name__}: {exc})",
                                     data={"tool": tool.name}) from None
     return arguments
 
