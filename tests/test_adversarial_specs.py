@@ -399,3 +399,36 @@ def test_package_override_cannot_escape(tmp_path: Path) -> None:
         result = generate([write_spec(tmp_path, spec)])
         assert [d.code for d in result.diagnostics] == ["E010"], bad
         assert result.diagnostics[0].pointer == "/server/package"
+
+
+_BOMB = "\n".join(["a: &a [x, x, x, x, x, x, x, x, x]"]
+                  + [f"{c}: &{c} [{', '.join(['*' + p] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi")]) + "\n"
+
+
+@pytest.mark.parametrize(("text", "code", "line"), [
+    (_BOMB, "E006", None),  # 9^9 values if expanded: refused quickly instead
+    ("a: &a [*a]\n", "E006", 1),
+    ("mcp-codegen: 1\nserver: !foo {name: x}\n", "E005", 2),
+    ("mcp-codegen: 1\nx: !!python/name:os.system ''\n", "E005", 2),
+    ("mcp-codegen: 1\nx: !!int 'x'\n", "E005", 2),
+    ("base: &b {type: string}\nm: {<<: *b, minLength: 1}\n", "E005", 2),
+])
+def test_yaml_tags_merge_keys_and_alias_bombs_are_located_errors(tmp_path: Path, text: str, code: str,
+                                                                   line: int | None) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text, "utf-8")
+    started = time.monotonic()
+    result = generate([spec])
+    assert time.monotonic() - started < 30  # bounded work (was minutes and gigabytes)
+    errors = [d for d in result.diagnostics if d.is_error]
+    assert [d.code for d in errors] == [code], [d.render() for d in errors]
+    assert errors[0].line >= 1 and (line is None or errors[0].line == line)
+
+
+def test_yaml_aliases_within_limits_still_work(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: al, version: '1'}\ntools:\n"
+                    "  - {name: a, inputSchema: &s {type: object, properties: {q: {type: string}}}}\n"
+                    "  - {name: b, inputSchema: *s}\n", "utf-8")
+    result = generate([spec])
+    assert result.ok, [d.render() for d in result.diagnostics]

@@ -20,6 +20,8 @@ from ..diagnostics import Diagnostic
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
 #: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.
 MAX_DOCUMENT_DEPTH = 256
+#: Values a document may expand to through YAML aliases (an alias bomb stops here).
+MAX_EXPANDED_VALUES = 1_000_000
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
@@ -57,6 +59,14 @@ class SourceDoc:
         return Diagnostic(self.display, line, col, code, message, pointer=pointer, hint=hint, **kw)
 
 
+class _Refused(Exception):
+    """A YAML construct a spec may not use; carries its located diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
 class _Builder:
     """Turns a composed YAML node tree into JSON-like data plus pointer positions."""
 
@@ -64,12 +74,49 @@ class _Builder:
         self.doc = doc
         self.diagnostics: list[Diagnostic] = []
         self._constructor = yaml.SafeLoader("")
+        self._built: dict[int, Any] = {}  # node id -> value: an alias reuses it, never re-walks it
+        self._sizes: dict[int, int] = {}  # node id -> values it expands to
+        self._open: set[int] = set()  # nodes being built (an alias to one of them is a cycle)
+        self._count = 0  # values built so far, aliases counted expanded
+
+    def _refuse(self, node: yaml.Node, code: str, message: str, hint: str) -> _Refused:
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        return _Refused(Diagnostic(self.doc.display, line, col, code, message, hint=hint))
 
     def build(self, node: yaml.Node, pointer: str) -> Any:
+        """The value of ``node``.
+
+        Raises:
+            _Refused: an alias cycle, or aliases expanding beyond ``MAX_EXPANDED_VALUES``.
+        """
+        key = id(node)
+        if key in self._open:
+            raise self._refuse(node, "E006", "an alias refers to a value that contains it (a cycle)",
+                               "YAML aliases must not be recursive in a spec")
+        if key in self._built:  # an alias: the anchored value, shared
+            self._count += self._sizes[key]
+            if self._count > MAX_EXPANDED_VALUES:
+                raise self._refuse(node, "E006", f"aliases expand the document beyond {MAX_EXPANDED_VALUES:,} values",
+                                   "write the repeated part once in $defs and $ref it")
+            return self._built[key]
+        start = self._count
+        self._count += 1
+        self._open.add(key)
+        value = self._build_new(node, pointer)
+        self._open.discard(key)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            self._built[key] = value
+            self._sizes[key] = self._count - start
+        return value
+
+    def _build_new(self, node: yaml.Node, pointer: str) -> Any:
         self.doc.positions[pointer] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise self._refuse(key_node, "E005", "YAML merge keys (<<) are not supported in a spec",
+                                       "write the keys out, or share the schema through $defs and $ref")
                 key = self._scalar(key_node)
                 if not isinstance(key, str):
                     key = str(key).lower() if isinstance(key, bool) else str(key)
@@ -115,11 +162,14 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
                                  hint="check the path and that the file is UTF-8 text")]
-    deep = _too_deep(text)
+    deep, tag = _scan(text)
     too_deep = [Diagnostic(shown, *(deep or (1, 1)), "E028", f"nested more than {MAX_DOCUMENT_DEPTH} levels deep",
                            hint="flatten the schema with $defs and $ref")]
     if deep is not None:
         return None, too_deep
+    if tag is not None and path.suffix != ".json":
+        return None, [Diagnostic(shown, tag[0], tag[1], "E005", f"YAML tag {tag[2]!r} is not allowed in a spec",
+                                 hint="remove the tag; a spec holds plain JSON data (quote a string that starts with !)")]
     if path.suffix == ".json":
         try:
             json_data = json.loads(text)
@@ -145,26 +195,34 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
         return None, [Diagnostic(shown, 1, 1, "E010", "spec file is empty",
                                  hint="start from `mcp-codegen init NAME`")]
     builder = _Builder(doc)
-    doc.data = builder.build(node, "")
+    try:
+        doc.data = builder.build(node, "")
+    except _Refused as exc:
+        return None, [exc.diagnostic]
     if path.suffix == ".json":
         doc.data = json_data  # YAML reads some JSON differently (1e5, "\\ud83d\\ude00")
     return doc, builder.diagnostics + _unicode_problems(doc)
 
 
-def _too_deep(text: str) -> tuple[int, int] | None:
-    """(line, col) where nesting first exceeds ``MAX_DOCUMENT_DEPTH`` (the scanner does not recurse)."""
+def _scan(text: str) -> tuple[tuple[int, int] | None, tuple[int, int, str] | None]:
+    """One pass of the YAML scanner (which does not recurse): (line, col) where nesting first
+    exceeds ``MAX_DOCUMENT_DEPTH``, and (line, col, tag) of the first explicit tag."""
     depth = 0
+    tag: tuple[int, int, str] | None = None
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             if isinstance(token, _OPEN):
                 depth += 1
                 if depth > MAX_DOCUMENT_DEPTH:
-                    return token.start_mark.line + 1, token.start_mark.column + 1
+                    return (token.start_mark.line + 1, token.start_mark.column + 1), tag
             elif isinstance(token, _CLOSE):
                 depth -= 1
+            elif isinstance(token, yaml.TagToken) and tag is None:
+                handle, suffix = token.value
+                tag = (token.start_mark.line + 1, token.start_mark.column + 1, f"{handle or ''}{suffix}")
     except yaml.YAMLError:
-        return None  # the parser reports it with its position
-    return None
+        pass  # the parser reports it with its position
+    return None, tag
 
 
 def _fix_surrogates(text: str) -> str:
