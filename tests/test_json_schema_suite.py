@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import json_schema_suite as suite
 from codegen.exactness import inexact_keywords, model_view
@@ -114,12 +115,15 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
     from codegen import build  # noqa: PLC0415
     from pull_support import imported  # noqa: PLC0415
 
-    result, written = build([REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml"], tmp_path)
+    spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
+    spec["server"]["package"] = "real_tools_live"  # not the golden's own package name
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
+    result, written = build([tmp_path / "spec.yaml"], tmp_path / "out")
     assert written is not None, [d.render() for d in result.diagnostics]
-    with imported(tmp_path, "real_tools") as mods:
+    with imported(tmp_path / "out", "real_tools_live") as mods:
         client_cls = mods["client"].RealToolsClient
-        server_mod = importlib.import_module("real_tools.server")
-        errors = importlib.import_module("real_tools.errors")
+        server_mod = importlib.import_module("real_tools_live.server")
+        errors = importlib.import_module("real_tools_live.errors")
         seen: list[dict[str, object]] = []
 
         class Impl(server_mod.RealToolsServerBase):  # type: ignore[name-defined,misc]
