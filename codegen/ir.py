@@ -68,6 +68,7 @@ class ToolIR:
     inputs: tuple[InputIR, ...]
     read_only: bool
     params: tuple[ParamIR, ...] = ()
+    raw_output: bool = False  # text content sent as written (no control-sequence stripping)
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
             schema_checked=checked, assert_formats=s.format_assertion and checked, fingerprint=tool_fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
-            read_only=bool(ann.get("readOnlyHint", False)),
+            read_only=bool(ann.get("readOnlyHint", False)), raw_output=tool.raw_output,
         ))
     model_schema = builder.finish()
     diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)

@@ -15,7 +15,7 @@ FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
 #: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
-CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs"})
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output"})
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
 
 
@@ -43,6 +43,7 @@ class ToolSpec:
     inputs: tuple[InputSpec, ...]
     python_name: str | None
     pointer: str
+    raw_output: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,5 +106,5 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
             for key, v in sorted((t.get("inputs") or {}).items())
         )
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
-        tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr))
+        tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False))))
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools))
