@@ -33,16 +33,30 @@ MAX_DEPTH = 3
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
+#: A Markdown link destination (inline ``](…)`` or a reference definition ``[x]: …``) whose
+#: scheme runs code or smuggles content when clicked.
+_UNSAFE_LINK = re.compile(r"(\]\(\s*|^\s{0,3}\[[^\]\n]+\]:\s*)(?:javascript|vbscript|data|file)\s*:[^)\s]*",
+                          re.IGNORECASE | re.MULTILINE)
+
+
 def md_text(text: Any) -> str:
-    """Prose: HTML neutralised (``<`` ``>`` ``&``), control characters dropped, Markdown kept."""
+    """Prose: HTML neutralised (``<`` ``>`` ``&``), control characters dropped, links with a
+    ``javascript:``/``vbscript:``/``data:``/``file:`` destination made inert (``#``), Markdown
+    otherwise kept.  Spec text may come from a remote server (``pull``)."""
     s = str(text).replace("\r\n", "\n").replace("\r", "\n")
     s = "".join(c for c in s if c in "\n\t" or c.isprintable())
-    return s.translate(_HTML).strip()
+    return _UNSAFE_LINK.sub(r"\1#", s.translate(_HTML)).strip()
 
 
 def md_line(text: Any) -> str:
     """One line of prose (headings, list items): newlines folded into spaces."""
     return " ".join(md_text(text).split())
+
+
+def md_link_text(text: Any) -> str:
+    """The text of a link: one line, HTML neutralised, brackets escaped (a tool name such as
+    ``x](javascript:…)`` cannot close the link early)."""
+    return md_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def md_cell(text: Any) -> str:
@@ -292,7 +306,8 @@ def tool_page_data(tool: ToolIR, types: dict[str, TypeDoc], seen: dict[str, str]
 def render_docs(projects: Sequence[ProjectIR]) -> list[GeneratedFile]:
     """One ``<package>.md`` per server plus ``llms.txt`` (sorted, deterministic)."""
     env = environment()
-    env.filters.update(md_cell=md_cell, md_text=md_text, md_line=md_line, md_code=md_code, anchor=anchor)
+    env.filters.update(md_cell=md_cell, md_text=md_text, md_line=md_line, md_code=md_code, anchor=anchor,
+                       md_link_text=md_link_text)
     files: list[GeneratedFile] = []
     servers = []
     for ir in sorted(projects, key=lambda p: p.server.package):

@@ -56,6 +56,19 @@ def test_tables_keep_their_shape_with_hostile_text() -> None:
     assert "pipe \\| in<br>name and text" in page
 
 
+def test_docs_are_inert() -> None:
+    """No raw HTML and no script-bearing link destinations, in the pages or in llms.txt
+    (code spans are literal text in Markdown, so HTML inside them is inert and kept)."""
+    got = _generated(CASES / "inert")
+    for rel, text in got.items():
+        prose = re.sub(r"(`+).*?\1", "", text)  # code spans render literally
+        assert "<img" not in prose and "<script" not in prose and "<iframe" not in prose, rel
+        assert not re.search(r"\]\(\s*(javascript|data|vbscript):", prose, re.I), rel
+        assert not re.search(r"(?im)^\s*\[[^\]]+\]:\s*(javascript|data|vbscript):", prose), rel
+    assert "<img" not in got["llms.txt"] and "javascript:" not in got["llms.txt"].lower()
+    assert "[ok](https://example.com)" in got["inert.md"]  # ordinary links stay links
+
+
 def test_escaping_helpers() -> None:
     assert md_cell("a | b\nc") == "a \\| b<br>c"
     assert md_cell("<x> & y") == "&lt;x&gt; &amp; y"
