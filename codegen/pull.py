@@ -175,8 +175,10 @@ def _dump(value: Any, indent: int) -> str:
 
 
 def _comment(text: str, indent: int) -> str:
+    """YAML comment lines; characters YAML cannot carry (ESC, BEL, ...) are shown escaped."""
     pad = " " * indent
-    return "".join(f"{pad}# {line}".rstrip() + "\n" for line in text.splitlines())
+    safe = "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
+    return "".join(f"{pad}# {line}".rstrip() + "\n" for line in safe.splitlines())
 
 
 def _header(snapshot: ServerSnapshot) -> str:

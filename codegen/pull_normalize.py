@@ -36,6 +36,7 @@ from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
 from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, pascal, snake
+from .runtime.sanitize import strip_controls
 from .schemawalk import walk_schemas
 from .spec.load import join_pointer
 from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
@@ -110,7 +111,8 @@ def normalize_server(info: Mapping[str, Any], instructions: str | None, name: st
     live_name = info.get("name") if isinstance(info.get("name"), str) else ""
     # the live name verbatim (diff compares it; an unprintable one is sanitized); package and
     # class names follow from it (naming.natural_words), or from ``name`` when given
-    chosen = live_name if live_name.strip() and live_name.isprintable() else sanitize_name(live_name or "server")
+    shown = strip_controls(live_name).replace("\n", " ").replace("\t", " ").strip()  # no terminal escapes
+    chosen = shown if shown and shown.isprintable() else sanitize_name(live_name or "server")
     version = info.get("version")
     if not isinstance(version, (str, int, float)) or isinstance(version, bool) or str(version) == "":
         notes.append(Note("", "/server/version", "W104", "serverInfo has no version; using 0.0.0"))

@@ -224,3 +224,13 @@ def test_live_snapshot_from_in_process_server() -> None:
         sys.path.remove(examples)
     assert snapshot.server_info["name"] == "weather" and snapshot.era == "modern"
     assert sorted(t["name"] for t in snapshot.tools) == ["get_forecast", "get_weather"]
+
+
+def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
+    """A hostile serverInfo (ESC, BEL) gives a readable name and a spec that loads and builds."""
+    snapshot = ServerSnapshot({"name": "\x1b[31mevil\x07 server", "version": "1\x07", "title": "t\x1b]0;x\x07"},
+                              "instr\x1b[2J", [{"name": "a", "description": "d\x1b[31m", "inputSchema": OBJ}])
+    result = spec_from_snapshot(snapshot)
+    assert result.data["server"]["name"] == "evil server"
+    assert yaml.safe_load(result.text) == result.data
+    assert not [d.render() for d in check_spec(result, "evil.yaml") if d.level is Level.ERROR]
