@@ -131,6 +131,10 @@ def test_protocol_errors_map_to_status_codes(weather: ServerProcess) -> None:
     assert res.status_code == 400 and error_of(res)["code"] == p.PARSE_ERROR
     res = httpx.post(url, content=b"{}", headers={**modern_headers("tools/list"), "content-type": "text/plain"})
     assert res.status_code == 415
+    # a lone UTF-16 surrogate is not Unicode: refused like bad JSON (was a 500 with a traceback)
+    lone = json.dumps(modern_request(7, "tools/call", {"name": "get_weather", "arguments": {"location": "\ud800"}}))
+    res = httpx.post(url, content=lone.encode("ascii"), headers=modern_headers("tools/call", "get_weather"))
+    assert res.status_code == 400 and error_of(res)["code"] == p.PARSE_ERROR
     # notifications -> 202, empty body
     res = post(url, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "_meta": {}}},
                modern_headers("notifications/cancelled"))

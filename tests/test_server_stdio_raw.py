@@ -42,6 +42,18 @@ def test_framing_errors_keep_serving(srv: RawServer) -> None:
     _alive(srv)
 
 
+def test_lone_surrogates_are_refused_not_fatal(srv: RawServer) -> None:
+    """A lone UTF-16 surrogate is not Unicode: the message is refused (-32700) and the server
+    goes on; a surrogate pair is an ordinary character."""
+    bad = json.dumps(req(7, "tools/call", modern({"name": "get_weather", "arguments": {"location": "\ud800"}})))
+    srv.send_raw(bad.encode("ascii") + b"\n")
+    assert srv.recv()["error"]["code"] == p.PARSE_ERROR
+    good = json.dumps(req(8, "tools/call", modern({"name": "get_weather", "arguments": {"location": "\ud83d\ude00"}})))
+    srv.send_raw(good.encode("ascii") + b"\n")
+    assert "error" not in srv.response(8)  # a pair is fine (an unknown-location tool error at most)
+    _alive(srv)
+
+
 def test_oversize_line_rejected_without_dying(srv: RawServer) -> None:
     huge = json.dumps(req(9, "tools/call", modern({"name": "get_weather", "arguments": {"location": "x" * (5 * 1024 * 1024)}})))
     srv.send_raw(huge.encode()[: 3 * 1024 * 1024])

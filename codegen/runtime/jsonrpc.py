@@ -19,6 +19,7 @@ Message builders return plain ``dict`` objects ready for :func:`encode`:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final, Literal
 
 from . import protocol as p
@@ -109,17 +110,63 @@ def encode(message: Any) -> bytes:
     return text.encode("utf-8") + b"\n"
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a parsed value holds a lone UTF-16 surrogate (pairs were joined by json)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= c <= "\udfff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def decode(line: bytes | str) -> Any:
     """Parse one framed message (the trailing newline may be present).
 
+    A message holding a lone UTF-16 surrogate (``"\\ud800"``: not Unicode, it could not be
+    encoded again) is refused like invalid JSON, on every transport.
+
     Raises:
-        ParseError: the line is not valid UTF-8 JSON (code -32700).
+        ParseError: the line is not valid UTF-8 JSON of Unicode text (code -32700).
     """
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
-        return json.loads(text, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError as exc:
+        raise ParseError("Parse error: JSON nested too deeply") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ParseError("Parse error: invalid JSON") from exc
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
+        raise ParseError("Parse error: lone UTF-16 surrogate (not Unicode text)")
+    return value
+
+
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")')
+
+
+def salvage_response_id(line: bytes | str) -> str | int | None:
+    """The ``id`` of a response that cannot be parsed (too deep, not Unicode ...), if its
+    start shows one and it is a response (no ``method``), so the one call can fail cleanly."""
+    head = (line[:4096].decode("utf-8", "replace") if isinstance(line, bytes) else line[:4096])
+    if re.search(r'"method"\s*:', head):
+        return None
+    match = _ID.search(head)
+    if match is None:
+        return None
+    try:
+        rid = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return rid if isinstance(rid, (str, int)) else None
 
 
 def _reject_constant(name: str) -> Any:

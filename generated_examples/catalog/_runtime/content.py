@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .sanitize import strip_controls
+
 
 class _Block(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -84,6 +86,8 @@ class ToolResult(BaseModel):
     isError: bool = False
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
-    def text(self) -> str:
-        """All text blocks joined by newlines (convenience for display)."""
-        return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
+    def text(self, *, raw: bool = False) -> str:
+        """All text blocks joined by newlines, for display: terminal control sequences are
+        stripped (a server may be hostile) unless ``raw``; ``content`` keeps the raw data."""
+        joined = "\n".join(b.text for b in self.content if isinstance(b, TextContent))
+        return joined if raw else strip_controls(joined)

@@ -44,8 +44,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from . import jsonrpc
 from . import protocol as p
-from .client_transports import ClientTransport, JsonMessage, MessageSink
+from .client_transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
+from .errors import ParseError
 from .http_headers import HeaderParam, encode_text, encode_value, header_params, name_source
 from .sse import SseError, SseParser
 
@@ -286,10 +288,9 @@ class HttpTransport(ClientTransport):
         if resp.status_code >= 400:
             logger.warning("server refused a %s: HTTP %d", _describe(message), resp.status_code)
         elif resp.content:
-            with contextlib.suppress(ValueError):
-                answer = json.loads(resp.content)
-                if isinstance(answer, (dict, list)):
-                    await self._deliver(answer)
+            answer = parse_incoming(resp.content)
+            if answer is not None:
+                await self._deliver(answer)
 
     async def _request(self, message: dict[str, Any]) -> None:
         assert self._http is not None
@@ -347,9 +348,9 @@ class HttpTransport(ClientTransport):
             await self._fail(rid, p.INTERNAL_ERROR, f"HTTP {resp.status_code} without a response")
             return
         try:
-            answer = json.loads(body)
-        except ValueError:
-            await self._fail(rid, p.PARSE_ERROR, "the server answered with invalid JSON")
+            answer = jsonrpc.decode(body)
+        except ParseError as exc:
+            await self._fail(rid, p.PARSE_ERROR, f"the server answered with unreadable JSON ({exc.message})")
             return
         if isinstance(answer, (dict, list)):
             await self._deliver(self._filter(answer))
@@ -357,8 +358,8 @@ class HttpTransport(ClientTransport):
     async def _http_error(self, resp: httpx.Response, rid: Any) -> None:
         body = await self._read_all(resp)
         answer: Any = None
-        with contextlib.suppress(ValueError):
-            answer = json.loads(body) if body else None
+        with contextlib.suppress(ParseError):
+            answer = jsonrpc.decode(body) if body else None
         error = answer.get("error") if isinstance(answer, dict) else None
         if isinstance(error, dict) and isinstance(error.get("code"), int):
             if resp.status_code == 404 and self.session_id is not None and error.get("code") not in (
@@ -393,12 +394,8 @@ class HttpTransport(ClientTransport):
                 for event in parser.feed(chunk):
                     if not event.data.strip():
                         continue  # priming event
-                    try:
-                        message = json.loads(event.data)
-                    except ValueError:
-                        logger.warning("ignoring a non-JSON SSE event: %.200s", event.data)
-                        continue
-                    if not isinstance(message, (dict, list)):
+                    message = parse_incoming(event.data)  # an unreadable response fails its call
+                    if message is None:
                         continue
                     if isinstance(message, dict) and message.get("id") == rid and "method" not in message:
                         got = True
@@ -464,10 +461,9 @@ class HttpTransport(ClientTransport):
                     async for chunk in resp.aiter_bytes():
                         for event in parser.feed(chunk):
                             if event.data.strip():
-                                with contextlib.suppress(ValueError):
-                                    message = json.loads(event.data)
-                                    if isinstance(message, (dict, list)):
-                                        await self._deliver(message)
+                                message = parse_incoming(event.data)
+                                if message is not None:
+                                    await self._deliver(message)
                     last_id = parser.last_event_id or last_id
                     retry = parser.retry_ms or retry
             except (httpx.HTTPError, SseError, OSError) as exc:

@@ -48,7 +48,9 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
-from .errors import TransportClosedError
+from . import jsonrpc
+from . import protocol as p
+from .errors import ParseError, TransportClosedError
 
 logger = logging.getLogger("mcp_codegen.client.transport")
 
@@ -107,19 +109,33 @@ class ClientTransport:
             self._sink.closed(TransportClosedError(f"{self.description}: {reason}"))
 
 
-def _parse_line(line: bytes) -> JsonMessage | None:
-    text = line.decode("utf-8", errors="replace").strip()
-    if not text:
+def parse_incoming(data: bytes | str) -> JsonMessage | None:
+    """One message from the server, or None (logged) when it is not one.
+
+    A response that cannot be read (invalid JSON, nested too deeply, a lone surrogate) but
+    whose ``id`` shows at its start becomes a -32700 error response for that id: the one
+    call fails with :class:`ParseError` at once and the connection stays usable.
+    """
+    if not (data.strip() if isinstance(data, (bytes, str)) else data):
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
-        logger.warning("ignoring a non-JSON line from the server: %.200s", text)
-        return None
+        value = jsonrpc.decode(data)
+    except ParseError as exc:
+        rid = jsonrpc.salvage_response_id(data)
+        shown = data[:200].decode("utf-8", "replace") if isinstance(data, bytes) else data[:200]
+        if rid is None:
+            logger.warning("ignoring an unreadable message from the server (%s): %s", exc.message, shown)
+            return None
+        logger.warning("unreadable response to request %r (%s)", rid, exc.message)
+        return jsonrpc.error(rid, p.PARSE_ERROR, f"unreadable response from the server: {exc.message}")
     if isinstance(value, (dict, list)):
         return value
-    logger.warning("ignoring a JSON line that is not a message: %.200s", text)
+    logger.warning("ignoring a JSON value that is not a message: %.200s", str(value))
     return None
+
+
+def _parse_line(line: bytes) -> JsonMessage | None:
+    return parse_incoming(line)
 
 
 def encode_message(message: JsonMessage) -> bytes:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from . import protocol as p
 from .content import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent, ToolResult
 from .errors import InternalError
+from .sanitize import strip_controls
 from .tools import ToolDef
 from .validation import OutputInvalid, dump_output
 
@@ -37,8 +38,11 @@ def json_safe(value: Any) -> Any:
 
 
 def error_result(message: str, code: str | None = None, data: Any = None) -> dict[str, Any]:
-    """An ``isError: true`` result with one text block (and the error code in ``_meta``)."""
-    result: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
+    """An ``isError: true`` result with one text block (and the error code in ``_meta``).
+
+    The message is stripped of terminal control sequences (:mod:`.sanitize`).
+    """
+    result: dict[str, Any] = {"content": [{"type": "text", "text": strip_controls(message)}], "isError": True}
     if code is not None:
         info: dict[str, Any] = {"code": code}
         safe = json_safe(data) if data is not None else None
@@ -70,10 +74,35 @@ def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
 def build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
     """The CallToolResult (newest protocol shape) for a handler's return value.
 
+    Text in content blocks is stripped of terminal control sequences unless the tool says
+    ``raw_output`` (the spec's ``raw_output: true``); structured content is data and stays.
+
     Raises:
         InternalError: the value breaks the output schema or is of an unsupported type
             (-32603; details go to the server log only).
     """
+    result = _build_result(tool, value)
+    return result if tool.raw_output else sanitized(result)
+
+
+def sanitized(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with the text of its content blocks (and embedded text resources) stripped
+    of terminal control sequences."""
+    blocks = result.get("content")
+    if not isinstance(blocks, list):
+        return result
+    clean = []
+    for block in blocks:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            block = {**block, "text": strip_controls(block["text"])}
+        resource = block.get("resource") if isinstance(block, dict) else None
+        if isinstance(resource, dict) and isinstance(resource.get("text"), str):
+            block = {**block, "resource": {**resource, "text": strip_controls(resource["text"])}}
+        clean.append(block)
+    return {**result, "content": clean}
+
+
+def _build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
     if isinstance(value, ToolResult):
         result: dict[str, Any] = value.model_dump(mode="json", by_alias=True, exclude_none=True)
         if tool.output_model is not None and not value.isError:

@@ -68,6 +68,8 @@ class ToolDef:
             and the (looser) models only give the handler its typed view.
         assert_formats: ``format`` is an assertion (the spec's ``server.formatAssertion``),
             checked with ``jsonschema``'s format checker; otherwise an annotation.
+        raw_output: the spec's ``raw_output: true``: text content is sent as the handler
+            wrote it (by default terminal control sequences are stripped).
         errors: declared error code -> exception class.
         inputs: declared input key -> :class:`InputDef`.
         fingerprint: sha256 of the canonical JSON of name + schemas, for drift checks.
@@ -80,6 +82,7 @@ class ToolDef:
     output_model: type[BaseModel] | None = None
     schema_checked: bool = False
     assert_formats: bool = False
+    raw_output: bool = False
     errors: Mapping[str, type[DeclaredToolError]] = field(default_factory=dict)
     inputs: Mapping[str, InputDef] = field(default_factory=dict)
     fingerprint: str = ""
