@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from codegen.runtime import protocol as p
-from support_server import RawServer, assert_wire, modern, req
+from common_support import stop_pid
+from support_server import EXAMPLES, RawServer, assert_wire, modern, req, server_env
 
 
 @pytest.fixture
@@ -192,3 +197,50 @@ def test_modern_removed_methods_and_envelope(srv: RawServer) -> None:
     version = srv.call("v", "server/discover", {"_meta": {p.META_PROTOCOL_VERSION: "2025-11-25", p.META_CLIENT_CAPABILITIES: {}}})
     assert version["error"]["code"] == p.UNSUPPORTED_VERSION
     assert version["error"]["data"]["requested"] == "2025-11-25"
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def test_stdout_backpressure_bounds_memory() -> None:
+    """A client that sends 40,000 requests and never reads stdout: the server stops reading
+    stdin once ~4 MiB of output wait (the client's writes block), so its memory stays
+    bounded; once the client reads, every request is answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "weather", "--stdio"], cwd=EXAMPLES, env=server_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    total = 40_000
+    line = (json.dumps(req("ID", "tools/list", modern())) + "\n").encode()
+    sent = [0]
+
+    def write_all() -> None:
+        try:
+            for i in range(total):
+                proc.stdin.write(line.replace(b'"ID"', str(i).encode()))  # type: ignore[union-attr]
+                sent[0] += 1
+            proc.stdin.flush()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError):
+            pass
+
+    writer = threading.Thread(target=write_all, daemon=True)
+    try:
+        time.sleep(1.0)  # the server is up
+        base = _rss_kib(proc.pid)
+        writer.start()
+        time.sleep(6.0)
+        assert writer.is_alive() and sent[0] < total, "the server kept reading although nobody read its output"
+        grown = _rss_kib(proc.pid) - base
+        assert grown < 120 * 1024, f"server grew by {grown} KiB while its output was not read"
+        got = 0
+        for _ in proc.stdout:
+            got += 1
+            if got == total:
+                break
+        writer.join(30)
+        assert got == total and sent[0] == total
+    finally:
+        stop_pid(proc)

@@ -50,3 +50,8 @@ class HttpSettings:
     max_sessions: int = 1000
     #: Events kept per SSE stream for replay (legacy) and queued per request (2026).
     max_events_per_stream: int = 1000
+    #: Legacy: finished request streams are kept for ``Last-Event-ID`` resumption at most this
+    #: long (seconds) and, per session, up to this many bytes of events (oldest dropped first);
+    #: a stream answered with plain JSON cannot be resumed and is dropped at once.
+    replay_ttl: float = 300.0
+    max_replay_bytes: int = 8 * 1024 * 1024

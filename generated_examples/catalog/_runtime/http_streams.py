@@ -56,6 +56,8 @@ class EventStream:
         #: Standalone stream: last seq written to some GET response.
         self.cursor = 0
         self.finished_at: float | None = None
+        #: Bytes of the events as written (the SSE writer counts them; see :meth:`weight`).
+        self.written_bytes = 0
         self._changed = asyncio.Event()
 
     def append(self, message: Outgoing, *, final: bool = False) -> None:
@@ -80,6 +82,13 @@ class EventStream:
         """End the SSE responses writing this stream now (the stream itself goes on)."""
         self.closes += 1
         self._changed.set()
+
+    def weight(self) -> int:
+        """Bytes this stream's kept events hold, as written, or estimated when nothing
+        wrote them (a client that never read its stream)."""
+        if self.written_bytes:
+            return self.written_bytes
+        return sum(len(jsonrpc.encode(m)) for _, m in self.events) if self.events else 0
 
     def after(self, seq: int) -> list[tuple[int, Outgoing]]:
         """The kept events numbered above ``seq``, oldest first."""

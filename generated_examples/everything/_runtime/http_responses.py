@@ -203,6 +203,7 @@ async def _write_sse(
                 for number, message in pending:
                     seq = number
                     data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+                    stream.written_bytes += len(data)
                     await chunk(encode_event(data, event_id=f"{stream.number}-{number}" if legacy else None))
                     if stream.standalone:
                         stream.cursor = max(stream.cursor, number)

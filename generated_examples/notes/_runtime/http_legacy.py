@@ -53,10 +53,13 @@ class Session:
         limit: events kept per stream.
     """
 
-    def __init__(self, sid: str, principal: Any, client_key: str, limit: int) -> None:
+    def __init__(self, sid: str, principal: Any, client_key: str, limit: int, *,
+                 replay_ttl: float = 300.0, max_replay_bytes: int = 8 * 1024 * 1024) -> None:
         self.id = sid
         self.principal = principal
         self.limit = limit
+        self.replay_ttl = replay_ttl
+        self.max_replay_bytes = max_replay_bytes
         self.conn = StreamConnection(self.stream_for, principal, client_key)
         self.standalone = EventStream(0, limit, standalone=True)
         self.streams: OrderedDict[int, EventStream] = OrderedDict()
@@ -66,15 +69,30 @@ class Session:
         self._numbers = itertools.count(1)
 
     def new_stream(self) -> EventStream:
-        """A numbered stream for a new request (finished old ones beyond the limit are forgotten)."""
+        """A numbered stream for a new request (old finished ones are trimmed, see :meth:`trim`)."""
+        self.trim()
         stream = EventStream(next(self._numbers), self.limit)
         self.streams[stream.number] = stream
+        return stream
+
+    def trim(self) -> None:
+        """Forget finished streams nobody can resume any more: JSON-answered ones, those
+        finished longer than ``replay_ttl`` ago, and the oldest beyond ``_KEPT_STREAMS`` or
+        beyond ``max_replay_bytes`` of kept events (bounded memory per session)."""
+        now = time.monotonic()
+        kept_bytes = 0
+        for number, stream in reversed(list(self.streams.items())):  # newest first
+            if not stream.done:
+                continue
+            expired = stream.finished_at is not None and now - stream.finished_at > self.replay_ttl
+            kept_bytes += 0 if stream.json_only or expired else stream.weight()
+            if stream.json_only or expired or kept_bytes > self.max_replay_bytes:
+                del self.streams[number]
         while len(self.streams) > _KEPT_STREAMS:
             oldest = next(iter(self.streams.values()))
             if not oldest.done:
                 break
             self.streams.popitem(last=False)
-        return stream
 
     def stream_for(self, related_to: jsonrpc.RequestId | None) -> EventStream:
         """Where an outgoing message goes: its request's SSE stream while open, else the GET stream."""
@@ -135,6 +153,8 @@ class LegacyHandler:
         for session in list(self.sessions.values()):
             if not session.tasks and now - session.last_seen > self.settings.session_idle_timeout:
                 self._drop(session)
+            else:
+                session.trim()
         while len(self.sessions) >= self.settings.max_sessions:
             idle = [s for s in self.sessions.values() if s.idle]
             if not idle:
@@ -182,7 +202,8 @@ class LegacyHandler:
             raise HttpError(400, p.INVALID_REQUEST, "Invalid Request")
         self._prune()
         sid = secrets.token_urlsafe(24)
-        session = Session(sid, principal, client_key(req, principal), self.settings.max_events_per_stream)
+        session = Session(sid, principal, client_key(req, principal), self.settings.max_events_per_stream,
+                          replay_ttl=self.settings.replay_ttl, max_replay_bytes=self.settings.max_replay_bytes)
         response = await self.server.handle(message, session.conn)
         if not isinstance(response, dict) or "error" in response:
             session.close()

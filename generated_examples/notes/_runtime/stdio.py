@@ -8,6 +8,8 @@
   and skipped without being buffered; invalid JSON gets ``-32700`` (id null).
 * On stdin EOF, pending server->client requests fail at once, running requests get
   ``settings.shutdown_grace`` seconds, then the coroutine returns.
+* Backpressure: while more than 4 MiB of output wait for a client that does not read
+  stdout, no further request is read (memory stays bounded; the client's writes block).
 
 When stdin and stdout are pipes or sockets (the normal case: a client spawned the server),
 both are driven by the event loop itself (``connect_read_pipe`` / ``connect_write_pipe``),
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcp_codegen.stdio")
 _CHUNK = 65536
+#: Output bytes waiting for the client beyond which no further request is read.
+_OUTPUT_HIGH = 4 * 1024 * 1024
 
 
 def _reader(stream: IO[bytes]) -> Callable[[], bytes]:
@@ -95,6 +99,9 @@ async def serve_stdio(
     pipes = await _LoopPipes.open(in_fd, out_fd) if in_fd is not None and out_fd is not None else None
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-stdout")
     broken = threading.Event()
+    queued = [0]  # bytes handed to the writer thread and not yet written (no-pipe path)
+    room = asyncio.Event()
+    room.set()
 
     def write(data: bytes) -> None:
         if broken.is_set():
@@ -114,7 +121,15 @@ async def serve_stdio(
                 return
             data = jsonrpc.encode(jsonrpc.error(message["id"], p.INTERNAL_ERROR, "Internal error"))
         if pipes is None:
-            await loop.run_in_executor(writer, write, data)
+            queued[0] += len(data)
+            if queued[0] > _OUTPUT_HIGH:
+                room.clear()
+            try:
+                await loop.run_in_executor(writer, write, data)
+            finally:
+                queued[0] -= len(data)
+                if queued[0] <= _OUTPUT_HIGH:
+                    room.set()
             return
         if broken.is_set():
             return
@@ -142,6 +157,23 @@ async def serve_stdio(
             if not chunk:
                 return
 
+    async def output_room() -> None:
+        """Backpressure: while the client is not reading our output (more than
+        ``_OUTPUT_HIGH`` bytes waiting), stop reading its requests."""
+        if broken.is_set():
+            return
+        if pipes is None:
+            await room.wait()
+            return
+        transport = pipes.writer.transport
+        while not broken.is_set() and transport.get_write_buffer_size() > _OUTPUT_HIGH:
+            try:
+                await pipes.writer.drain()
+            except (OSError, RuntimeError, ValueError):
+                broken.set()
+            if transport.is_closing():
+                break
+
     async def next_chunk() -> bytes:
         if pipes is None:
             return await chunks.get()
@@ -158,6 +190,7 @@ async def serve_stdio(
             chunk = await next_chunk()
             batch = lines.feed(chunk) if chunk else lines.flush()
             for line in batch:
+                await output_room()
                 if isinstance(line, bytes):
                     try:
                         message = jsonrpc.decode(line)
