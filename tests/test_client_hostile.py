@@ -6,14 +6,17 @@ on purpose)."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codegen.runtime import errors as E
 from codegen.runtime.client import ClientBase
+from common_support import free_port, stop_pid, wait_port
 
 SCRIPT = r'''
 import json, sys
@@ -57,6 +60,76 @@ def test_unreadable_response_fails_one_call_and_the_connection_lives(tmp_path: P
                 await c.call_raw(kind, {})
             assert time.monotonic() - started < 10  # failed at once, not after the call's timeout
             assert (await c.call_raw("ok", {})).text() == "fine"  # the same connection still works
+            assert await c.list_tools(refresh=True) == []
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+APP = r'''
+import json, sys
+import uvicorn
+
+BAD = {
+    "deep": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"x":%s%s}}' % (json.dumps(rid), "[" * 200000, "]" * 200000)).encode(),
+    "surrogate": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\ud800"}]}}' % json.dumps(rid)).encode(),
+    "broken": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"content":[' % json.dumps(rid)).encode(),
+}
+
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    body = b""
+    while True:
+        event = await receive()
+        body += event.get("body", b"")
+        if not event.get("more_body"):
+            break
+    msg = json.loads(body) if body else {}
+    rid, method = msg.get("id"), msg.get("method")
+    if scope["method"] != "POST" or rid is None:
+        await send({"type": "http.response.start", "status": 202 if scope["method"] == "POST" else 405, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    if method == "initialize":
+        out = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "hostile-http", "version": "1"}}}).encode()
+    elif method == "tools/call" and msg["params"]["name"] in BAD:
+        out = BAD[msg["params"]["name"]](rid)
+    elif method == "tools/call":
+        out = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "fine"}]}}).encode()
+    elif method == "tools/list":
+        out = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}}).encode()
+    else:
+        out = json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}}).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": out})
+
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+'''
+
+
+@pytest.fixture(scope="module")
+def hostile_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    script = tmp_path_factory.mktemp("hostile") / "app.py"
+    script.write_text(APP, "utf-8")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(port, proc=proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop_pid(proc)
+
+
+@pytest.mark.parametrize("kind", ["deep", "surrogate", "broken"])
+def test_unreadable_http_response_fails_one_call(hostile_http: str, kind: str) -> None:
+    async def main() -> None:
+        async with ClientBase.http(hostile_http, era="legacy", audit=None, timeout=20) as c:
+            started = time.monotonic()
+            with pytest.raises(E.ParseError, match="unreadable"):
+                await c.call_raw(kind, {})
+            assert time.monotonic() - started < 10
+            assert (await c.call_raw("ok", {})).text() == "fine"
             assert await c.list_tools(refresh=True) == []
 
     asyncio.run(asyncio.wait_for(main(), 60))
