@@ -78,3 +78,12 @@ def test_server_strips_text_and_errors_and_client_display_strips_too(tmp_path: P
                 assert kept.text() == CLEAN and kept.text(raw=True) == HOSTILE  # the client's display helper
 
         asyncio.run(main())
+
+
+def test_lone_surrogates_in_output_become_replacement_characters() -> None:
+    """A handler's text with a lone surrogate cannot be UTF-8: it is sent with U+FFFD in its
+    place (stdio/HTTP JSON through jsonrpc.encode, SSE through encode_event), pairs stay."""
+    from codegen.runtime import jsonrpc, sse  # noqa: PLC0415
+
+    assert jsonrpc.encode({"t": "a\ud800b\ud83d\ude00"}) == '{"t":"a\ufffdb\U0001F600"}\n'.encode()
+    assert sse.encode_event("x\udc00") == "data: x\ufffd\n\n".encode()
