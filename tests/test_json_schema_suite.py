@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -155,3 +157,34 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
                 assert not raw.isError and seen[-1] == {"args": [], "extra": {"kept": True}}
 
         asyncio.run(main())
+
+
+def test_schema_checked_tool_without_jsonschema_fails_clearly(tmp_path: Path) -> None:
+    """Without the jsonschema package a schema-checked tool is never run on unchecked input:
+    the server answers an internal error and logs why; the typed client warns and sends."""
+    from codegen import build  # noqa: PLC0415
+    spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
+    spec["server"]["package"] = "real_tools_nojs"
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
+    result, written = build([tmp_path / "spec.yaml"], tmp_path / "out")
+    assert written is not None
+    script = """
+import asyncio, logging, sys
+sys.modules["jsonschema"] = None  # not installed
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+from real_tools_nojs.server import RealToolsServerBase
+from real_tools_nojs.client import RealToolsClient
+from real_tools_nojs._runtime.content import ToolResult
+class Impl(RealToolsServerBase):
+    def semantics(self, args, ctx):
+        raise AssertionError("ran on unchecked input")
+async def main():
+    async with RealToolsClient.in_process(Impl()) as c:
+        res = await c.call_raw("semantics", {"control": "C"})
+        print("isError", res.isError, res.text())
+asyncio.run(main())
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "out", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "isError True Tool semantics failed with an internal error" in proc.stdout
+    assert "needs the 'jsonschema' package" in proc.stderr and "ran on unchecked input" not in proc.stderr

@@ -40,6 +40,10 @@ _LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAP = ("properties", "$defs", "definitions", "dependentSchemas")
 
 
+class SchemaCheckUnavailable(ImportError):
+    """A schema-checked tool was used without the ``jsonschema`` package installed."""
+
+
 class ArgumentsInvalid(Exception):
     """Arguments failed validation; ``errors`` lists ``{"path", "message"}`` items."""
 
@@ -130,8 +134,13 @@ def _schema_validator(schema: Mapping[str, Any], formats: bool = False) -> Any:
     if cached is not None and cached[0] is schema:
         return cached[1]
     # Lazy (only schema-checked tools need it) and untyped on purpose (no stubs needed).
-    jsonschema: Any = importlib.import_module("jsonschema")
-    Registry: Any = importlib.import_module("referencing").Registry
+    try:
+        jsonschema: Any = importlib.import_module("jsonschema")
+        Registry: Any = importlib.import_module("referencing").Registry
+    except ImportError as exc:
+        raise SchemaCheckUnavailable(
+            "this tool's schema needs the 'jsonschema' package to be checked exactly (pip install jsonschema)"
+        ) from exc
 
     def _no_retrieve(uri: str) -> Any:
         raise LookupError(f"remote $ref not allowed: {uri}")

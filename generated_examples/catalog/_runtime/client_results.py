@@ -47,7 +47,7 @@ from .errors import (
     UnknownToolError,
 )
 from .tools import ToolDef
-from .validation import ArgumentsInvalid, validate_arguments
+from .validation import ArgumentsInvalid, SchemaCheckUnavailable, validate_arguments
 
 logger = logging.getLogger("mcp_codegen.client")
 
@@ -83,6 +83,9 @@ class Unset(enum.Enum):
 UNSET = Unset.UNSET
 
 
+_UNCHECKED: set[str] = set()  # tools whose client-side check was skipped (no jsonschema), warned once
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
@@ -112,6 +115,10 @@ def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
     arguments = {key: _jsonable(value) for key, value in values.items() if value is not UNSET}
     try:
         validate_arguments(tool, arguments)
+    except SchemaCheckUnavailable as exc:  # the server still judges; say once why we cannot
+        if tool.name not in _UNCHECKED:
+            _UNCHECKED.add(tool.name)
+            logger.warning("tool %s: arguments not checked before sending: %s", tool.name, exc)
     except ArgumentsInvalid as exc:
         raise InvalidArgumentsError(str(exc), data={"tool": tool.name, "errors": exc.errors}) from None
     except (TypeError, ValueError, RecursionError) as exc:

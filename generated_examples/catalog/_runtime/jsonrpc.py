@@ -108,7 +108,16 @@ def encode(message: Any) -> bytes:
         TypeError: the value holds a non-JSON type.
     """
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.encode("utf-8") + b"\n"
+    return utf8(text) + b"\n"
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate (from a handler's text, say) becomes U+FFFD
+    instead of failing the whole message."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")

@@ -67,7 +67,7 @@ from .results import build_result, error_result
 from .security import Signer, TokenBucket, exceeds_limits, load_keys
 from .settings import ServerSettings
 from .tools import ServerInfo, ToolDef
-from .validation import ArgumentsInvalid, validate_arguments
+from .validation import ArgumentsInvalid, SchemaCheckUnavailable, validate_arguments
 from .versions import call_result_for_version, implementation, tool_for_version
 
 if TYPE_CHECKING:
@@ -423,6 +423,9 @@ class ServerBase:
             if env.version in _STRICT_ARG_ERRORS:
                 raise InvalidParamsError(str(exc), data={"tool": name, "errors": exc.errors}) from None
             return self._finish(error_result(str(exc), p.TOOL_ERROR_INVALID_ARGUMENTS, {"errors": exc.errors}), env)
+        except SchemaCheckUnavailable as exc:  # never run a handler on unchecked input
+            logger.error("tool %s cannot be called: %s", name, exc)
+            return self._finish(error_result(f"Tool {name} failed with an internal error", p.TOOL_ERROR_INTERNAL), env)
         allowed = self.authorize(conn.principal, tool, model)
         if inspect.isawaitable(allowed):
             allowed = await allowed

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .jsonrpc import utf8
+
 
 class SseError(ValueError):
     """Malformed or oversized event stream."""
@@ -52,7 +54,7 @@ def encode_event(
     lines = data.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     parts.extend(f"data: {line}\n" for line in lines)
     parts.append("\n")
-    return "".join(parts).encode("utf-8")
+    return utf8("".join(parts))
 
 
 def encode_comment(text: str = "") -> bytes:
