@@ -142,7 +142,8 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
                 allowed = allowed | {"multipleOf"}
         elif single == "object":
             allowed = frozenset({"properties", "required", "additionalProperties"})
-            props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+            raw_props = node.get("properties")
+            props: dict[str, Any] = raw_props if isinstance(raw_props, dict) else {}
             for name, sub in props.items():
                 visit(sub, join_pointer(at, "properties", name))
             req = node.get("required", [])
@@ -268,7 +269,8 @@ def _shaped(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, 
         if kind == "integer" and isinstance(mult, int) and not isinstance(mult, bool) and mult > 0:
             out["multipleOf"] = mult
     elif kind == "object":
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        raw_props = node.get("properties")
+        props: dict[str, Any] = raw_props if isinstance(raw_props, dict) else {}
         if props:
             out["properties"] = {name: model_view(sub) for name, sub in props.items()}
         req = node.get("required")

@@ -227,7 +227,8 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...]) -> tuple[ParamIR, .
             name += "_"
         reserved.add(name)
         sub = props.get(p.wire, {}) if isinstance(props, dict) else {}
-        doc = sub.get("description") if isinstance(sub, dict) and isinstance(sub.get("description"), str) else ""
+        described = sub.get("description") if isinstance(sub, dict) else None
+        doc = described if isinstance(described, str) else ""
         if p.default is None:
             out.append(replace(p, name=name, description=doc))
             continue

@@ -108,7 +108,8 @@ def _icons(raw: Any, pointer: str, tool: str, notes: list[Note]) -> list[dict[st
 def normalize_server(info: Mapping[str, Any], instructions: str | None, name: str | None = None) -> tuple[dict[str, Any], list[Note]]:
     """The ``server:`` block of a pulled spec from the live ``serverInfo`` and instructions."""
     notes: list[Note] = []
-    live_name = info.get("name") if isinstance(info.get("name"), str) else ""
+    raw_name = info.get("name")
+    live_name = raw_name if isinstance(raw_name, str) else ""
     # the live name verbatim (diff compares it; an unprintable one is sanitized); package and
     # class names follow from it (naming.natural_words), or from ``name`` when given
     shown = strip_controls(live_name).replace("\n", " ").replace("\t", " ").strip()  # no terminal escapes
