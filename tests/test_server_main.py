@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from codegen.runtime.main import load_implementation
 from codegen.runtime.server import ServerBase
-from support_server import EXAMPLES, DemoServer, server_env
+from support_server import EXAMPLES, DemoServer, modern_meta, server_env
 
 import pytest
 
@@ -36,3 +39,58 @@ def test_load_implementation() -> None:
         load_implementation("support_server:EchoIn", ServerBase)
     with pytest.raises(ValueError, match="no attribute"):
         load_implementation("support_server:Missing", ServerBase)
+
+
+def test_startup_line_names_server_transport_and_versions() -> None:
+    proc = _run("--stdio")
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "weather 1.2.0: MCP over stdio (protocol 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)" in proc.stderr
+
+
+def test_help_lists_limits_and_environment() -> None:
+    proc = _run("--help")
+    for needle in ("--rate-limit", "--rate-burst", "--max-concurrency", "--call-timeout",
+                   "MCP_CODEGEN_HTTP_TOKENS", "MCP_CODEGEN_RATE_LIMIT", "MCP_CODEGEN_STATE_KEY"):
+        assert needle in " ".join(proc.stdout.split()), needle
+
+
+def test_rate_limit_from_flag_and_environment() -> None:
+    """3,000 quick calls: refused after the burst by default, all served with --rate-limit 0
+    or MCP_CODEGEN_RATE_LIMIT=0 (and a bad value is a clear error)."""
+    calls = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+            "name": "get_forecast", "arguments": {"location": "Paris"}, "_meta": modern_meta()}}) + "\n"
+        for i in range(3000))
+
+    def limited(*args: str, **env: str) -> int:
+        proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", *args], cwd=EXAMPLES,
+                              env=server_env(**env), input=calls, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.count("Rate limit exceeded")
+
+    assert limited() > 0
+    assert limited("--rate-limit", "0") == 0
+    assert limited(MCP_CODEGEN_RATE_LIMIT="0") == 0
+    bad = subprocess.run([sys.executable, "-m", "weather", "--stdio"], cwd=EXAMPLES, input="",
+                         env=server_env(MCP_CODEGEN_RATE_LIMIT="fast"), capture_output=True, text=True, timeout=30)
+    assert bad.returncode != 0 and "MCP_CODEGEN_RATE_LIMIT='fast' is not a number" in bad.stderr
+
+
+def test_constructor_without_settings_and_missing_handlers_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "bad_impl.py").write_text(
+        "from weather.server import WeatherServerBase\n"
+        "class NoSettings(WeatherServerBase):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "class Partial(WeatherServerBase):\n"
+        "    def get_weather(self, args, ctx):\n"
+        "        raise NotImplementedError\n", "utf-8")
+    env = server_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{EXAMPLES}")
+    proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", "--impl", "bad_impl:NoSettings"], cwd=EXAMPLES,
+                          env=env, input="", capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "must accept and pass on the base class's arguments" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", "--impl", "bad_impl:Partial"], cwd=EXAMPLES,
+                          env=env, input="", capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and "Partial does not implement tool get_forecast" in proc.stderr
+    assert "does not implement tool get_weather" not in proc.stderr

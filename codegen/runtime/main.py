@@ -16,14 +16,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from .server import ServerBase
+from .server import SUPPORTED_VERSIONS, ServerBase
 from .settings import ServerSettings
 from .stdio import run_stdio
+
+
+logger = logging.getLogger("mcp_codegen.server")
 
 
 def _http_module() -> ModuleType | None:
@@ -56,14 +60,28 @@ def load_implementation(spec: str, base: type[ServerBase]) -> type[ServerBase]:
     return obj
 
 
+_ENV_HELP = (
+    "Environment: MCP_CODEGEN_STATE_KEY signs cursors and MRTR requestState (comma-separated keys "
+    "rotate: the first signs, all verify; random per process if unset). MCP_CODEGEN_HTTP_TOKENS "
+    "(principal=token,...) makes HTTP require one of these bearer tokens. MCP_CODEGEN_RATE_LIMIT, "
+    "MCP_CODEGEN_RATE_BURST, MCP_CODEGEN_MAX_CONCURRENCY and MCP_CODEGEN_CALL_TIMEOUT are the "
+    "defaults of the flags of the same names."
+)
+
+
+def _env_number(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r} is not a number") from None
+
+
 def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentParser:
     info = base.server_info
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description=f"Serve the {info.name} MCP server.",
-        epilog="Environment: MCP_CODEGEN_STATE_KEY signs cursors and MRTR requestState "
-        "(comma-separated keys rotate: the first signs, all verify); random per process if unset.",
-    )
+    parser = argparse.ArgumentParser(prog=prog, description=f"Serve the {info.name} MCP server.", epilog=_ENV_HELP)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="serve over stdin/stdout (default)")
     mode.add_argument("--http", action="store_true", help="serve Streamable HTTP")
@@ -76,7 +94,17 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     )
     defaults = ServerSettings()
     parser.add_argument("--page-size", type=int, default=defaults.page_size, help="tools per tools/list page")
-    parser.add_argument("--call-timeout", type=float, default=defaults.call_timeout, help="seconds per tool call")
+    parser.add_argument("--call-timeout", type=float, default=_env_number("MCP_CODEGEN_CALL_TIMEOUT", defaults.call_timeout),
+                        help=f"seconds per tool call (default {defaults.call_timeout:g})")
+    parser.add_argument("--rate-limit", type=float,
+                        default=_env_number("MCP_CODEGEN_RATE_LIMIT", defaults.rate_limit_per_second),
+                        help=f"tool calls per second per client, sustained; 0 = unlimited (default {defaults.rate_limit_per_second:g})")
+    parser.add_argument("--rate-burst", type=int,
+                        default=int(_env_number("MCP_CODEGEN_RATE_BURST", defaults.rate_limit_burst)),
+                        help=f"tool calls per client at once before the rate applies (default {defaults.rate_limit_burst})")
+    parser.add_argument("--max-concurrency", type=int,
+                        default=int(_env_number("MCP_CODEGEN_MAX_CONCURRENCY", defaults.max_concurrent_calls)),
+                        help=f"tool calls running at once, server-wide (default {defaults.max_concurrent_calls})")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     http = _http_module()
     if http is not None:
@@ -93,14 +121,33 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         parser.error("no implementation: pass --impl module:Class")
     try:
         cls = load_implementation(args.impl, base)
-        settings = ServerSettings(page_size=args.page_size, call_timeout=args.call_timeout)
+        unlimited = args.rate_limit <= 0
+        settings = ServerSettings(
+            page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
+            rate_limit_per_second=1e12 if unlimited else args.rate_limit,
+            rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
+        )
     except (ImportError, ValueError) as exc:
         parser.error(str(exc))
-    server = cls(settings=settings)
+    try:
+        server = cls(settings=settings)
+    except TypeError as exc:
+        parser.error(f"{args.impl}(settings=...) failed: {exc}. A handler class's __init__ must accept and pass "
+                     "on the base class's arguments: def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)")
+    for tool in cls.tool_defs:
+        if getattr(cls, tool.method, None) is getattr(base, tool.method, None):
+            logger.warning("%s does not implement tool %s (method %s); calling it is an error",
+                           cls.__name__, tool.name, tool.method)
+    eras = f"protocol {', '.join(reversed(SUPPORTED_VERSIONS))}"
     if args.http:
         http = _http_module()
         if http is None:
             parser.error("the HTTP transport is not available in this package")
+        path = getattr(args, "path", "/mcp")
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"{cls.server_info.name} {cls.server_info.version}: MCP over Streamable HTTP at "
+              f"http://{host}:{args.port}{path} ({eras})", file=sys.stderr, flush=True)
         http.run(server, args)
         return
+    print(f"{cls.server_info.name} {cls.server_info.version}: MCP over stdio ({eras})", file=sys.stderr, flush=True)
     run_stdio(server)
