@@ -30,8 +30,22 @@ out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/cli_sync.py)
 
-SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: [tool.mcp-codegen] specs).", show_default=False)]
-OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: [tool.mcp-codegen] output).")]
+
+def _show_version(value: bool) -> None:
+    if value:
+        out_console.print(f"mcp-codegen {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version and exit.", callback=_show_version,
+                                          is_eager=True)] = False,
+) -> None:
+    """Generate typed MCP servers and clients from declarative tool specs."""
+
+SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of \\[tool.mcp-codegen] in pyproject.toml).", show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of \\[tool.mcp-codegen] in pyproject.toml).")]
 
 
 def _print_diagnostics(result: Result) -> None:
@@ -59,7 +73,7 @@ def _progress(total_hint: int) -> object:
 
 
 @app.command("build")
-def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet")] = False,
+def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Print only diagnostics and failures (no progress, no file list).")] = False,
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""

@@ -143,3 +143,13 @@ def test_builds_are_identical_across_hash_seeds(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         outs.append(snapshot(out))
     assert outs[0] == outs[1]
+
+
+def test_version_flag_and_help_defaults() -> None:
+    from codegen import __version__  # noqa: PLC0415
+
+    for flag in ("--version", "-V"):
+        proc = run(flag)
+        assert proc.returncode == 0 and proc.stdout.strip() == f"mcp-codegen {__version__}"
+    text = " ".join(run("build", "--help").stdout.split())
+    assert "[tool.mcp-codegen]" in text and "--quiet" in text and "Print only diagnostics" in text
