@@ -137,6 +137,9 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
                 seen.append(args.model_dump(mode="json", exclude_unset=True))
                 return mods["client"].ToolResult(content=[{"type": "text", "text": "ok"}])
 
+            def second(self, args: Any, ctx: Any) -> Any:
+                return {"entry": {"name": 5}}  # breaks the output schema
+
         async def main() -> None:
             async with client_cls.in_process(Impl()) as c:
                 await c.semantics(control="\x03", letters={"héllo": 1}, flags=0, exact_one=1, tree={"kids": [{}]})
@@ -155,6 +158,8 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
                     await c.lint(args=["a"], self_=True)  # strict: true is not an integer
                 raw = await c.call_raw("lint", {"args": [], "extra": {"kept": True}})
                 assert not raw.isError and seen[-1] == {"args": [], "extra": {"kept": True}}
+                with pytest.raises(errors.OutputValidationError):  # as the README's error table says
+                    await c.second()
 
         asyncio.run(main())
 

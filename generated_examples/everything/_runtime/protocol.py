@@ -62,6 +62,8 @@ TOOL_ERROR_FORBIDDEN: Final = "mcp-codegen.forbidden"
 TOOL_ERROR_RATE_LIMITED: Final = "mcp-codegen.rate_limited"
 TOOL_ERROR_TIMEOUT: Final = "mcp-codegen.timeout"
 TOOL_ERROR_INPUT_UNAVAILABLE: Final = "mcp-codegen.input_unavailable"
+#: ``data.code`` of the -32603 a server sends when a handler's result breaks the output schema.
+ERROR_INVALID_OUTPUT: Final = "mcp-codegen.invalid_output"
 
 LOG_LEVELS: Final[tuple[str, ...]] = (
     "debug",

@@ -59,7 +59,7 @@ def _dump_block(block: BaseModel) -> dict[str, Any]:
 
 def _invalid(tool: ToolDef, why: str) -> InternalError:
     logger.error("tool %s returned an invalid result: %s", tool.name, why)
-    return InternalError("Internal error: the tool produced an invalid result")
+    return InternalError("Internal error: the tool produced an invalid result", data={"code": p.ERROR_INVALID_OUTPUT})
 
 
 def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from . import protocol as p
 from .client_core import ClientCore
 from .client_hooks import arguments_digest, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .client_input import run_input_rounds
@@ -23,7 +24,7 @@ from .client_results import classify_invalid_params, parse_call_result, parse_ou
 from .client_tools import check_tools_page, collect_tools, compat_report
 from .client_types import AuditRecord, CompatReport, ProgressCallback
 from .content import ToolResult
-from .errors import InvalidParamsError
+from .errors import InternalError, InvalidParamsError, OutputValidationError
 from .tools import ToolDef
 
 M = TypeVar("M", bound=BaseModel)
@@ -191,6 +192,10 @@ class ClientBase(ClientCore):
                 )
             except InvalidParamsError as exc:
                 raise classify_invalid_params(exc, name, arguments, tool_def) from None
+            except InternalError as exc:
+                if isinstance(exc.data, dict) and exc.data.get("code") == p.ERROR_INVALID_OUTPUT:
+                    raise OutputValidationError(exc.message, data=exc.data) from None
+                raise
             finally:
                 self._inflight.remove(name)
 
