@@ -12,7 +12,7 @@ import ast
 import copy
 import re
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .diagnostics import Diagnostic
 from .ir import ParamIR, ProjectIR, ToolIR
@@ -27,6 +27,8 @@ class ModelsModule:
     classes: frozenset[str]
     fields: dict[str, tuple[ParamIR, ...]]
     imports: dict[str, str]  # imported name -> "from X import Y" line, for annotations reused elsewhere
+    enums: dict[str, tuple[str, ...]] = field(default_factory=dict)  # string enum class -> member values
+    objects: frozenset[str] = frozenset()  # BaseModel classes (objects a caller may pass as mappings)
 
 
 def run_dcg(schema: dict[str, object]) -> str:
@@ -180,9 +182,19 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     imports: dict[str, str] = {}
     roots = _root_types(tree)
     src = _Source(source)
+    enums: dict[str, tuple[str, ...]] = {}
+    objects: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             classes.add(node.name)
+            bases = {getattr(b, "id", "") for b in node.bases}
+            if bases & {"StrEnum", "Enum"}:
+                values = [s.value.value for s in node.body if isinstance(s, ast.Assign)
+                          and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)]
+                if values and len(values) == sum(isinstance(s, ast.Assign) for s in node.body):
+                    enums[node.name] = tuple(values)
+            elif "BaseModel" in bases:
+                objects.add(node.name)
             params = [_unwrap_roots(p, roots) for stmt in node.body
                       if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, src))]
             required = [p for p in params if p.default is None]
@@ -195,7 +207,8 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     if missing:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation did not produce classes {', '.join(missing)}",
                                  hint="this is a generator bug; please report it with the spec attached")]
-    return ModelsModule(source=source, classes=frozenset(classes), fields=fields, imports=imports), []
+    return ModelsModule(source=source, classes=frozenset(classes), fields=fields, imports=imports, enums=enums,
+                        objects=frozenset(objects)), []
 
 
 def _union_members(node: ast.expr) -> list[ast.expr]:
@@ -210,13 +223,63 @@ def _without_none(annotation: str) -> str:
     return " | ".join(ast.unparse(m) for m in members) if members else "None"
 
 
-def client_params(tool: ToolIR, fields: tuple[ParamIR, ...]) -> tuple[ParamIR, ...]:
+class _Widen(ast.NodeTransformer):
+    """Client annotations callers can satisfy naturally: a string enum also takes its values
+    (``Unit | Literal["celsius", "fahrenheit"]``), an object model also takes a mapping."""
+
+    def __init__(self, enums: dict[str, tuple[str, ...]], objects: frozenset[str]) -> None:
+        self.enums = enums
+        self.objects = objects
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.enums:
+            values = ast.Tuple([ast.Constant(v) for v in self.enums[node.id]], ast.Load())
+            literal = ast.Subscript(ast.Name("Literal", ast.Load()), values, ast.Load())
+            return ast.BinOp(node, ast.BitOr(), literal)
+        if node.id in self.objects:
+            mapping = ast.Subscript(ast.Name("Mapping", ast.Load()),
+                                    ast.Tuple([ast.Name("str", ast.Load()), ast.Name("Any", ast.Load())], ast.Load()),
+                                    ast.Load())
+            return ast.BinOp(node, ast.BitOr(), mapping)
+        return node
+
+
+class _FlatUnions(ast.NodeTransformer):
+    """``A | (B | A)`` -> ``A | B``: unions flattened, members deduplicated in order."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        if not isinstance(node.op, ast.BitOr):
+            self.generic_visit(node)
+            return node
+        members: dict[str, ast.expr] = {}
+        for member in _union_members(node):
+            member = self.visit(member)
+            members.setdefault(ast.unparse(member), member)
+        out = list(members.values())
+        result = out[0]
+        for member in out[1:]:
+            result = ast.BinOp(result, ast.BitOr(), member)
+        return result
+
+
+def widen(annotation: str, enums: dict[str, tuple[str, ...]], objects: frozenset[str]) -> str:
+    """``annotation`` with :class:`_Widen` applied (unchanged when nothing matches)."""
+    if not enums and not objects:
+        return annotation
+    tree = _Widen(enums, objects).visit(ast.parse(annotation, mode="eval"))
+    return ast.unparse(_FlatUnions().visit(tree))
+
+
+def client_params(tool: ToolIR, fields: tuple[ParamIR, ...], enums: dict[str, tuple[str, ...]] | None = None,
+                  objects: frozenset[str] = frozenset()) -> tuple[ParamIR, ...]:
     """The typed client method's keyword arguments for ``tool``, from its input model fields.
 
     An optional argument defaults to ``UNSET`` (left out of the call); it accepts ``None``
     (sent as ``null``) only where the schema allows ``null``.  Names used in the method
     body (``self``, the tool constant, the output class, ``wire_arguments``) get a ``_``.
+    String enums also accept their values, object models also accept mappings.
     """
+    enums = enums or {}
     schema = tool.wire.get("inputSchema") or {}
     props = schema.get("properties") if isinstance(schema, dict) else None
     reserved = {"self", "cls", "wire_arguments", tool.const, tool.output_class or "self"}
@@ -230,9 +293,10 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...]) -> tuple[ParamIR, .
         described = sub.get("description") if isinstance(sub, dict) else None
         doc = described if isinstance(described, str) else ""
         if p.default is None:
-            out.append(replace(p, name=name, description=doc))
+            out.append(replace(p, name=name, description=doc, annotation=widen(p.annotation, enums, objects)))
             continue
         annotation = p.annotation if allows_null(sub, schema) else _without_none(p.annotation)
+        annotation = widen(annotation, enums, objects)
         shown = p.default if p.default not in ("None", "") and _is_simple(p.default) else None
         out.append(replace(p, name=name, annotation=f"{annotation} | Unset", default="UNSET", schema_default=shown,
                            description=doc))
@@ -241,5 +305,6 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...]) -> tuple[ParamIR, .
 
 def with_params(ir: ProjectIR, models: ModelsModule) -> ProjectIR:
     """The IR with each tool's client keyword arguments read from its generated input model."""
-    tools = tuple(replace(t, params=client_params(t, models.fields.get(t.input_class, ()))) for t in ir.tools)
+    tools = tuple(replace(t, params=client_params(t, models.fields.get(t.input_class, ()), models.enums, models.objects))
+                  for t in ir.tools)
     return replace(ir, tools=tools)

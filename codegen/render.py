@@ -127,6 +127,10 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     return env
 
 
+#: Names client.py.jinja imports itself (never imported a second time from models' imports).
+_CLIENT_IMPORTS = frozenset({"Any", "ClassVar", "Literal", "Mapping"})
+
+
 def _annotation_names(annotation: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(n, ast.Name)}
 
@@ -142,7 +146,7 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
             for name in _annotation_names(p.annotation):
                 if name in models.classes:
                     client_models.add(name)
-                elif name in models.imports:
+                elif name in models.imports and name not in _CLIENT_IMPORTS:
                     import_lines.add(models.imports[name])
     answers = {i.answer_class for t in tools for i in t.inputs if i.answer_class}
     tool_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -39,9 +40,13 @@ class CatalogClient(ClientBase):
         self,
         *,
         query: str,
-        status: list[SearchProductsInputStatusItem] | Unset = UNSET,
-        max_price: Money | Unset = UNSET,
-        sort: SearchProductsInputSort | Unset = UNSET,
+        status: (
+            list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
+        ) = UNSET,
+        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        sort: (
+            SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
+        ) = UNSET,
         page: int | Unset = UNSET,
     ) -> SearchProductsOutput:
         """Full-text search with filters; returns one page of products.
@@ -74,7 +79,7 @@ class CatalogClient(ClientBase):
     async def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | QuoteInputLinesItemOption2],
+        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
@@ -102,7 +107,11 @@ class CatalogClient(ClientBase):
         )
 
     async def set_price(
-        self, *, sku: str, price: Money | Unset = UNSET, percent: float | Unset = UNSET
+        self,
+        *,
+        sku: str,
+        price: Money | Mapping[str, Any] | Unset = UNSET,
+        percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
 
@@ -131,9 +140,13 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         self,
         *,
         query: str,
-        status: list[SearchProductsInputStatusItem] | Unset = UNSET,
-        max_price: Money | Unset = UNSET,
-        sort: SearchProductsInputSort | Unset = UNSET,
+        status: (
+            list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
+        ) = UNSET,
+        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        sort: (
+            SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
+        ) = UNSET,
         page: int | Unset = UNSET,
     ) -> SearchProductsOutput:
         """Full-text search with filters; returns one page of products.
@@ -157,7 +170,7 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
     def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | QuoteInputLinesItemOption2],
+        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
@@ -181,7 +194,11 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         return self._run(self.client.category_tree())
 
     def set_price(
-        self, *, sku: str, price: Money | Unset = UNSET, percent: float | Unset = UNSET
+        self,
+        *,
+        sku: str,
+        price: Money | Mapping[str, Any] | Unset = UNSET,
+        percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
 

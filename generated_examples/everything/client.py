@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -300,8 +301,10 @@ class EverythingClient(ClientBase):
         self,
         *,
         name: str | Unset = UNSET,
-        address: Address | Unset = UNSET,
-        contactMethod: JsonSchema202012ToolInputContactMethod | Unset = UNSET,
+        address: Address | Mapping[str, Any] | Unset = UNSET,
+        contactMethod: (
+            JsonSchema202012ToolInputContactMethod | Literal["phone", "email"] | Unset
+        ) = UNSET,
         phone: str | Unset = UNSET,
         email: str | Unset = UNSET,
     ) -> ToolResult:
@@ -575,8 +578,10 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         self,
         *,
         name: str | Unset = UNSET,
-        address: Address | Unset = UNSET,
-        contactMethod: JsonSchema202012ToolInputContactMethod | Unset = UNSET,
+        address: Address | Mapping[str, Any] | Unset = UNSET,
+        contactMethod: (
+            JsonSchema202012ToolInputContactMethod | Literal["phone", "email"] | Unset
+        ) = UNSET,
         phone: str | Unset = UNSET,
         email: str | Unset = UNSET,
     ) -> ToolResult:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -18,7 +19,9 @@ class WeatherClient(ClientBase):
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
-    async def get_weather(self, *, location: str, unit: Unit | Unset = UNSET) -> GetWeatherOutput:
+    async def get_weather(
+        self, *, location: str, unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET
+    ) -> GetWeatherOutput:
         """Current weather for a location.
 
         Args:
@@ -57,7 +60,9 @@ class WeatherSyncClient(SyncClientBase[WeatherClient]):
 
     client_class: ClassVar[type[WeatherClient]] = WeatherClient
 
-    def get_weather(self, *, location: str, unit: Unit | Unset = UNSET) -> GetWeatherOutput:
+    def get_weather(
+        self, *, location: str, unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET
+    ) -> GetWeatherOutput:
         """Current weather for a location.
 
         Args:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -19,7 +20,10 @@ class EscapingClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def tricky(
-        self, *, text: str | Unset = UNSET, mode: TrickyInputMode | Unset = UNSET
+        self,
+        *,
+        text: str | Unset = UNSET,
+        mode: TrickyInputMode | Literal['a"b', "c'd", "e\\f", "__import__('os')"] | Unset = UNSET,
     ) -> TrickyOutput:
         """\"\"\"); import os; os.system("touch CANARY") #
         Backslash at the end \\
@@ -44,7 +48,10 @@ class EscapingSyncClient(SyncClientBase[EscapingClient]):
     client_class: ClassVar[type[EscapingClient]] = EscapingClient
 
     def tricky(
-        self, *, text: str | Unset = UNSET, mode: TrickyInputMode | Unset = UNSET
+        self,
+        *,
+        text: str | Unset = UNSET,
+        mode: TrickyInputMode | Literal['a"b', "c'd", "e\\f", "__import__('os')"] | Unset = UNSET,
     ) -> TrickyOutput:
         """\"\"\"); import os; os.system("touch CANARY") #
         Backslash at the end \\

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -19,7 +20,7 @@ class SinkClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def list_items(
-        self, *, page: Page | Unset = UNSET, tag: str | Unset = UNSET
+        self, *, page: Page | Mapping[str, Any] | Unset = UNSET, tag: str | Unset = UNSET
     ) -> ListItemsOutput:
         """Page through items.
 
@@ -76,7 +77,7 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
     client_class: ClassVar[type[SinkClient]] = SinkClient
 
     def list_items(
-        self, *, page: Page | Unset = UNSET, tag: str | Unset = UNSET
+        self, *, page: Page | Mapping[str, Any] | Unset = UNSET, tag: str | Unset = UNSET
     ) -> ListItemsOutput:
         """Page through items.
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -33,7 +33,7 @@ class RealToolsClient(ClientBase):
         args: list[str],
         wire_arguments_: str | Unset = UNSET,
         self_: int | Unset = UNSET,
-        mode: LintInputMode | Unset = UNSET,
+        mode: LintInputMode | Literal["count", "index", "title", "upper", "strict"] | Unset = UNSET,
         homepage: str | Unset = UNSET,
         nullable_note: str | None | Unset = UNSET,
     ) -> ToolResult:
@@ -65,7 +65,7 @@ class RealToolsClient(ClientBase):
             ),
         )
 
-    async def first(self, *, item: Item | Unset = UNSET) -> ToolResult:
+    async def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
@@ -76,7 +76,7 @@ class RealToolsClient(ClientBase):
         """
         return await self._call_content(FIRST_TOOL, wire_arguments(FIRST_TOOL, {"item": item}))
 
-    async def second(self, *, item: Item | Unset = UNSET) -> SecondOutput:
+    async def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
@@ -90,7 +90,7 @@ class RealToolsClient(ClientBase):
         )
 
     async def third(
-        self, *, item: ThirdItem | Unset = UNSET, entry: str | Unset = UNSET
+        self, *, item: ThirdItem | Mapping[str, Any] | Unset = UNSET, entry: str | Unset = UNSET
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
@@ -117,7 +117,7 @@ class RealToolsClient(ClientBase):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | None | Unset = UNSET,
+        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 
@@ -167,7 +167,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         args: list[str],
         wire_arguments_: str | Unset = UNSET,
         self_: int | Unset = UNSET,
-        mode: LintInputMode | Unset = UNSET,
+        mode: LintInputMode | Literal["count", "index", "title", "upper", "strict"] | Unset = UNSET,
         homepage: str | Unset = UNSET,
         nullable_note: str | None | Unset = UNSET,
     ) -> ToolResult:
@@ -195,7 +195,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
             )
         )
 
-    def first(self, *, item: Item | Unset = UNSET) -> ToolResult:
+    def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
@@ -206,7 +206,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """
         return self._run(self.client.first(item=item))
 
-    def second(self, *, item: Item | Unset = UNSET) -> SecondOutput:
+    def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
@@ -217,7 +217,9 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """
         return self._run(self.client.second(item=item))
 
-    def third(self, *, item: ThirdItem | Unset = UNSET, entry: str | Unset = UNSET) -> ToolResult:
+    def third(
+        self, *, item: ThirdItem | Mapping[str, Any] | Unset = UNSET, entry: str | Unset = UNSET
+    ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
         Args:
@@ -241,7 +243,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | None | Unset = UNSET,
+        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 

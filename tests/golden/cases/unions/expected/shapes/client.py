@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.content import ToolResult
@@ -21,8 +22,8 @@ class ShapesClient(ClientBase):
     async def area(
         self,
         *,
-        group: Group,
-        unit: AreaInputUnit | Unset = UNSET,
+        group: Group | Mapping[str, Any],
+        unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
     ) -> AreaOutput:
@@ -54,8 +55,8 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
     def area(
         self,
         *,
-        group: Group,
-        unit: AreaInputUnit | Unset = UNSET,
+        group: Group | Mapping[str, Any],
+        unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
     ) -> AreaOutput:
