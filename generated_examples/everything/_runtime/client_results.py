@@ -47,7 +47,7 @@ from .errors import (
     UnknownToolError,
 )
 from .tools import ToolDef
-from .validation import ArgumentsInvalid, SchemaCheckUnavailable, validate_arguments
+from .validation import ArgumentsInvalid, SchemaCheckUnavailable, schema_errors, validate_arguments
 
 logger = logging.getLogger("mcp_codegen.client")
 
@@ -274,6 +274,10 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
                 parsed = model.model_validate(attempt)
             except ValidationError as exc:
                 errors.append(exc.errors(include_url=False, include_context=False))
+                if tool.schema_checked and validate_output and _schema_accepts(tool, attempt):
+                    # valid by the schema, which is the judge; a model narrower than its schema
+                    # must not refuse it (the value is passed through unconverted)
+                    return _unvalidated(model, attempt)
                 continue
             if tool.schema_checked and validate_output:
                 check_output_schema(tool, attempt)
@@ -284,33 +288,41 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
     )
 
 
+def _schema_accepts(tool: ToolDef, value: Any) -> bool:
+    try:
+        check_output_schema(tool, value)
+    except OutputValidationError:
+        return False
+    return True
+
+
+def _unvalidated(model: type[M], value: Any) -> M:
+    if isinstance(value, dict) and "root" not in model.model_fields:
+        return model.model_construct(**value)
+    return model.model_construct(root=value)
+
+
 def check_output_schema(tool: ToolDef, value: Any) -> None:
-    """Check ``value`` against the tool's wire ``outputSchema`` with ``jsonschema`` (if installed).
+    """Check ``value`` against the tool's wire ``outputSchema`` exactly as the server does
+    (:func:`~.validation.schema_errors`: ECMA-262 patterns, no retrieval).
 
     Args:
         tool: the tool's definition.
         value: the output value.
 
     Raises:
-        OutputValidationError: the value breaks the schema (or the schema has a non-local ``$ref``).
+        OutputValidationError: the value breaks the schema.
     """
     schema = tool.wire.get("outputSchema")
     if not isinstance(schema, dict):
         return
     try:
-        import jsonschema  # type: ignore[import-untyped]
-        from referencing import Registry
-    except ImportError:  # pragma: no cover - optional dependency
+        problems = schema_errors(schema, value, tool.assert_formats)
+    except SchemaCheckUnavailable:
         logger.warning("jsonschema is not installed; %s output checked by the model only", tool.name)
         return
-
-    def no_retrieve(uri: str) -> Any:
-        raise OutputValidationError(f"refusing to dereference a non-local $ref: {uri}")
-
-    validator = jsonschema.Draft202012Validator(schema, registry=Registry(retrieve=no_retrieve))  # type: ignore[call-arg]
-    problems = [e.message for e in validator.iter_errors(value)]
     if problems:
         raise OutputValidationError(
             f"{tool.name}: the result does not match the output schema",
-            data={"tool": tool.name, "errors": problems[:20]},
+            data={"tool": tool.name, "errors": problems},
         )
