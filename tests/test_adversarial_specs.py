@@ -432,3 +432,11 @@ def test_yaml_aliases_within_limits_still_work(tmp_path: Path) -> None:
                     "  - {name: b, inputSchema: *s}\n", "utf-8")
     result = generate([spec])
     assert result.ok, [d.render() for d in result.diagnostics]
+
+
+def test_programming_language_type_names_get_a_did_you_mean(tmp_path: Path) -> None:
+    spec = _minimal(tools=[{"name": "t", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "int"}, "m": {"type": ["str", "null"]}}}}])
+    result = generate([_write_tmp(spec)])
+    hints = {d.pointer.rsplit("/", 2)[-2]: d.hint for d in result.diagnostics if d.code == "E023"}
+    assert "did you mean 'integer'" in hints["n"] and "did you mean 'string' for 'str'" in hints["m"]

@@ -157,9 +157,26 @@ def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
     meta = cls(cls.META_SCHEMA)
     out = []
     for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
+        hint = "see https://json-schema.org/draft/2020-12 for the keyword's allowed values"
+        path = list(err.absolute_path)
+        if path and path[-1] == "type" or len(path) > 1 and path[-2] == "type":
+            names = err.instance if isinstance(err.instance, list) else [err.instance]
+            wrong = next((n for n in names if isinstance(n, str) and n not in _JSON_TYPES), None)
+            right = _TYPE_NAMES.get(wrong.lower()) if wrong else None
+            if wrong and right:
+                hint = f"did you mean {right!r} for {wrong!r}? JSON Schema types: {', '.join(_JSON_TYPES)}"
+            else:
+                hint = f"JSON Schema types: {', '.join(_JSON_TYPES)}"
         out.append(doc.diag("E023", f"invalid JSON Schema: {err.message}", join_pointer(ptr, *err.absolute_path),
-                            hint="see https://json-schema.org/draft/2020-12 for the keyword's allowed values"))
+                            hint=hint))
     return out
+
+
+_JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+#: Type names from programming languages, and the JSON Schema type they mean.
+_TYPE_NAMES = {"int": "integer", "integer": "integer", "long": "integer", "float": "number", "double": "number",
+               "decimal": "number", "str": "string", "text": "string", "bool": "boolean", "dict": "object",
+               "map": "object", "list": "array", "tuple": "array", "none": "null", "nil": "null"}
 
 
 def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
