@@ -162,7 +162,8 @@ def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
         if path and path[-1] == "type" or len(path) > 1 and path[-2] == "type":
             names = err.instance if isinstance(err.instance, list) else [err.instance]
             wrong = next((n for n in names if isinstance(n, str) and n not in _JSON_TYPES), None)
-            right = _TYPE_NAMES.get(wrong.lower()) if wrong else None
+            right = (_TYPE_NAMES.get(wrong.lower()) or next(iter(difflib.get_close_matches(wrong.lower(), _JSON_TYPES, 1)), None)
+                     if wrong else None)
             if wrong and right:
                 hint = f"did you mean {right!r} for {wrong!r}? JSON Schema types: {', '.join(_JSON_TYPES)}"
             else:
