@@ -94,3 +94,10 @@ def test_constructor_without_settings_and_missing_handlers_are_reported(tmp_path
                           env=env, input="", capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and "Partial does not implement tool get_forecast" in proc.stderr
     assert "does not implement tool get_weather" not in proc.stderr
+
+
+def test_json_log_format() -> None:
+    proc = _run("--stdio", "--log-format", "json", "--impl", "weather_impl:WeatherService")
+    lines = [json.loads(line) for line in proc.stderr.splitlines() if line.strip()]
+    assert lines and lines[0]["level"] == "info" and "MCP over stdio" in lines[0]["message"]
+    assert all({"time", "level", "logger", "message"} <= set(entry) for entry in lines)

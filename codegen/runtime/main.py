@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import os
 import sys
+from datetime import datetime, timezone
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -37,6 +39,31 @@ def _http_module() -> ModuleType | None:
         if exc.name and exc.name.endswith("http_server"):
             return None
         raise
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per log line: ``time`` (ISO 8601, UTC), ``level``, ``logger``, ``message``
+    (and ``exception`` text when there is one)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def _announce(args: argparse.Namespace, line: str) -> None:
+    """The start-up line: always shown, as text or as a JSON log line."""
+    if getattr(args, "log_format", "text") == "json":
+        print(JsonLogFormatter().format(logging.LogRecord("mcp_codegen.server", logging.INFO, "", 0, line, None, None)),
+              file=sys.stderr, flush=True)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def load_implementation(spec: str, base: type[ServerBase]) -> type[ServerBase]:
@@ -106,6 +133,8 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
                         default=int(_env_number("MCP_CODEGEN_MAX_CONCURRENCY", defaults.max_concurrent_calls)),
                         help=f"tool calls running at once, server-wide (default {defaults.max_concurrent_calls})")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
+                        help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
     http = _http_module()
     if http is not None:
         http.add_arguments(parser)
@@ -116,7 +145,10 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     """Parse the command line and serve (blocks until the transport ends)."""
     parser = build_parser(base, prog)
     args = parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=str(args.log_level).upper())
+    handler = logging.StreamHandler(sys.stderr)
+    if args.log_format == "json":
+        handler.setFormatter(JsonLogFormatter())
+    logging.basicConfig(level=str(args.log_level).upper(), handlers=[handler])
     if not args.impl:
         parser.error("no implementation: pass --impl module:Class")
     try:
@@ -145,9 +177,9 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             parser.error("the HTTP transport is not available in this package")
         path = getattr(args, "path", "/mcp")
         host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"{cls.server_info.name} {cls.server_info.version}: MCP over Streamable HTTP at "
-              f"http://{host}:{args.port}{path} ({eras})", file=sys.stderr, flush=True)
+        _announce(args, f"{cls.server_info.name} {cls.server_info.version}: MCP over Streamable HTTP at "
+                        f"http://{host}:{args.port}{path} ({eras})")
         http.run(server, args)
         return
-    print(f"{cls.server_info.name} {cls.server_info.version}: MCP over stdio ({eras})", file=sys.stderr, flush=True)
+    _announce(args, f"{cls.server_info.name} {cls.server_info.version}: MCP over stdio ({eras})")
     run_stdio(server)
