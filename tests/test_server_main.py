@@ -101,3 +101,27 @@ def test_json_log_format() -> None:
     lines = [json.loads(line) for line in proc.stderr.splitlines() if line.strip()]
     assert lines and lines[0]["level"] == "info" and "MCP over stdio" in lines[0]["message"]
     assert all({"time", "level", "logger", "message"} <= set(entry) for entry in lines)
+
+
+@pytest.mark.parametrize("host", ["claude-desktop", "claude-code", "cursor", "vscode"])
+def test_printed_host_config_starts_the_server_from_any_folder(host: str) -> None:
+    """The printed entry (absolute interpreter, args, PYTHONPATH) starts the server from /."""
+    import asyncio  # noqa: PLC0415
+
+    from codegen.runtime.client import ClientBase  # noqa: PLC0415
+
+    proc = _run("--print-config", host)
+    assert proc.returncode == 0, proc.stderr
+    config = json.loads(proc.stdout)
+    servers = config["servers"] if host == "vscode" else config["mcpServers"]
+    entry = servers["weather"]
+    assert Path(entry["command"]).is_absolute() and (entry.get("type") == "stdio") == (host in ("vscode", "claude-code"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | entry["env"]
+
+    async def main() -> None:
+        async with ClientBase.stdio(entry["command"], entry["args"], env=env, cwd="/", audit=None) as c:
+            assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
+            result = await c.call_tool("get_forecast", {"location": "Paris"})
+            assert result.text()
+
+    asyncio.run(asyncio.wait_for(main(), 60))

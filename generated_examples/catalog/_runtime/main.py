@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import logging
 import os
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -40,6 +42,41 @@ def _http_module() -> ModuleType | None:
         if exc.name and exc.name.endswith("http_server"):
             return None
         raise
+
+
+#: Hosts whose MCP configuration ``--print-config`` writes an entry for.
+HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")
+
+
+def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
+    """A host's MCP configuration holding one entry that starts this server over stdio.
+
+    Claude Desktop (``claude_desktop_config.json``) and Cursor (``.cursor/mcp.json``) use
+    ``{"mcpServers": {name: {command, args, env}}}``, Claude Code (``.mcp.json``) the same with
+    ``"type": "stdio"``, VS Code (``.vscode/mcp.json``) ``{"servers": {name: {"type": "stdio", ...}}}``.
+    The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
+    of the implementation module, so the entry works from any working directory.
+    """
+    package = (__package__ or "").split(".")[0]
+    folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
+    spec = importlib.util.find_spec(impl.partition(":")[0])
+    if spec is not None and spec.origin:
+        module_dir = Path(spec.origin).resolve().parent
+        depth = impl.partition(":")[0].count(".") + (1 if spec.origin.endswith("__init__.py") else 0)
+        for _ in range(depth):
+            module_dir = module_dir.parent
+        folders.append(str(module_dir))
+    entry: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", package, "--stdio", "--impl", impl],
+        "env": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))},
+    }
+    name = base.server_info.name
+    if host == "vscode":
+        return {"servers": {name: {"type": "stdio", **entry}}}
+    if host == "claude-code":
+        return {"mcpServers": {name: {"type": "stdio", **entry}}}
+    return {"mcpServers": {name: entry}}
 
 
 class JsonLogFormatter(logging.Formatter):
@@ -133,6 +170,9 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--max-concurrency", type=int,
                         default=int(_env_number("MCP_CODEGEN_MAX_CONCURRENCY", defaults.max_concurrent_calls)),
                         help=f"tool calls running at once, server-wide (default {defaults.max_concurrent_calls})")
+    parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
+                        help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
+                             "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
                         help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
@@ -152,6 +192,13 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     logging.basicConfig(level=str(args.log_level).upper(), handlers=[handler])
     if not args.impl:
         parser.error("no implementation: pass --impl module:Class")
+    if args.print_config:
+        try:
+            load_implementation(args.impl, base)
+        except (ImportError, ValueError) as exc:
+            parser.error(str(exc))
+        print(json.dumps(host_config(args.print_config, base, args.impl), indent=2))
+        return
     try:
         cls = load_implementation(args.impl, base)
         unlimited = args.rate_limit <= 0
