@@ -84,6 +84,8 @@ class ServerIR:
     client_class: str
     sync_client_class: str
     spec_display: str  # path of the spec as shown in headers (posix, relative)
+    project: bool = False  # also write pyproject.toml (installable package with a console script)
+    script: str = ""  # the console script's name, when ``project``
 
 
 @dataclass(frozen=True)

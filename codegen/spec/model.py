@@ -58,6 +58,7 @@ class ServerSpec:
     class_name: str | None
     extra: dict[str, Any] = field(default_factory=dict)
     format_assertion: bool = False
+    project: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         class_name=s.get("class_name"),
         extra={k: s[k] for k in ("websiteUrl", "icons") if k in s},
         format_assertion=bool(s.get("formatAssertion", False)),
+        project=bool(s.get("project", False)),
     )
     tools = []
     for i, t in enumerate(data["tools"]):

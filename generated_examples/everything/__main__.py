@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import EverythingServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m everything``)."""
     main(EverythingServerBase, prog="everything")
+
+
+if __name__ == "__main__":
+    cli()

@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import NotesServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m notes``)."""
     main(NotesServerBase, prog="notes")
+
+
+if __name__ == "__main__":
+    cli()

@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import WeatherServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m weather``)."""
     main(WeatherServerBase, prog="weather")
+
+
+if __name__ == "__main__":
+    cli()

@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import MinimalServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m minimal``)."""
     main(MinimalServerBase, prog="minimal")
+
+
+if __name__ == "__main__":
+    cli()

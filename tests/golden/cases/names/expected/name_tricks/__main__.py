@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import NameTricksServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m name_tricks``)."""
     main(NameTricksServerBase, prog="name_tricks")
+
+
+if __name__ == "__main__":
+    cli()

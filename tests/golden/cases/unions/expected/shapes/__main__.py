@@ -6,5 +6,11 @@ from __future__ import annotations
 from ._runtime.main import main
 from .server import ShapesServerBase
 
-if __name__ == "__main__":
+
+def cli() -> None:
+    """Console-script entry point (the same flags as ``python -m shapes``)."""
     main(ShapesServerBase, prog="shapes")
+
+
+if __name__ == "__main__":
+    cli()
