@@ -27,6 +27,7 @@ import copy
 import importlib
 import json
 import logging
+import os
 import re
 import sys
 from collections import Counter
@@ -35,7 +36,22 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT.parent / "shared" / "json-schema-test-suite"
+SUITE_ENV = "MCP_CODEGEN_JSON_SCHEMA_SUITE"
+
+
+def _suite_dir() -> Path:
+    """The official suite: ``$MCP_CODEGEN_JSON_SCHEMA_SUITE``, else ``../shared/`` beside the
+    checkout, else ``/work/shared/`` (where CI machines keep it)."""
+    candidates = [Path(p) for p in (os.environ.get(SUITE_ENV, ""),) if p]
+    candidates += [ROOT.parent / "shared" / "json-schema-test-suite", Path("/work/shared/json-schema-test-suite")]
+    for candidate in candidates:
+        if (candidate / "draft2020-12").is_dir():
+            return candidate
+    raise FileNotFoundError(f"JSON-Schema-Test-Suite not found (tried {', '.join(map(str, candidates))}; "
+                            f"set {SUITE_ENV})")
+
+
+SUITE = _suite_dir()
 CACHE = ROOT / ".cache" / "json-schema-suite"
 
 
