@@ -314,3 +314,39 @@ def check(paths: Sequence[Path], out: Path) -> tuple[Result, list[str]]:
     if not result.ok:
         return result, []
     return result, diff_tree(result.files, out)
+
+
+def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], list[Diagnostic]]:
+    """Write each server's implementation stub ``OUT/<package>_impl.py`` unless it exists.
+
+    Returns:
+        (files written, files kept because they exist, diagnostics).
+    """
+    from .emit import format_python  # noqa: PLC0415
+    from .render import render_scaffold  # noqa: PLC0415
+
+    specs, diags = discover(paths)
+    written: list[Path] = []
+    kept: list[Path] = []
+    for path, display in specs:
+        low = lower_one(path, display, with_models=False)
+        diags += [d for d in low.diagnostics if d.is_error]
+        if low.ir is None:
+            continue
+        stub = render_scaffold(low.ir)
+        target = out / stub.path
+        if target.exists() or target.is_symlink():
+            kept.append(target)
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(format_python(stub.content), encoding="utf-8", newline="\n")
+        try:
+            os.link(tmp, target)  # never replaces a file that appeared meanwhile
+        except FileExistsError:
+            kept.append(target)
+        else:
+            written.append(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return written, kept, diags

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from . import __version__
 from .api import Result, build, check, generate
+from .api import scaffold as scaffold_stubs
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
@@ -75,7 +76,8 @@ def _progress(total_hint: int) -> object:
 @app.command("build")
 def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Print only diagnostics and failures (no progress, no file list).")] = False,
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
-              interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5) -> None:
+              interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
+              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     paths, out = _config(specs, output)
     if watch:
@@ -86,6 +88,12 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
+    if scaffold:
+        written, kept, _ = scaffold_stubs(paths, out)
+        for path in written:
+            out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers)", markup=False)
+        for path in kept:
+            out_console.print(f"  kept     {path} (exists; never overwritten)", markup=False)
     if not quiet:
         for label, items, style in (("created", report.created, "green"), ("updated", report.updated, "yellow"), ("deleted", report.deleted, "red")):
             for item in items:

@@ -85,6 +85,8 @@ class ServerIR:
     sync_client_class: str
     spec_display: str  # path of the spec as shown in headers (posix, relative)
     project: bool = False  # also write pyproject.toml (installable package with a console script)
+    impl_module: str = ""  # module of the implementation stub ``build --scaffold`` writes once
+    impl_class: str = ""  # its class
     script: str = ""  # the console script's name, when ``project``
 
 

@@ -185,6 +185,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
         sync_client_class=stem + "SyncClient", spec_display=spec_display,
         project=s.project, script=package.replace("_", "-") + "-server",
+        impl_module=package + "_impl", impl_class=stem + "Service",
     )
     ir = ProjectIR(server=server, tools=tuple(tools), errors=tuple(sorted(error_classes.values(), key=lambda e: e.class_name)),
                    model_schema=model_schema, model_classes=_referenced_classes(tools))

@@ -153,3 +153,26 @@ def test_version_flag_and_help_defaults() -> None:
         assert proc.returncode == 0 and proc.stdout.strip() == f"mcp-codegen {__version__}"
     text = " ".join(run("build", "--help").stdout.split())
     assert "[tool.mcp-codegen]" in text and "--quiet" in text and "Print only diagnostics" in text
+
+
+def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = run("build", str(REPO / "specs" / "weather.yaml"), "-o", str(out), "--scaffold")
+    assert proc.returncode == 0 and "wrote" in proc.stdout, proc.stderr
+    stub = out / "weather_impl.py"
+    text = stub.read_text("utf-8")
+    assert "class WeatherService(WeatherServerBase):" in text and "_runtime" not in text
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "weather_impl.py"], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert mypy.returncode == 0, mypy.stdout  # the stub type-checks as written
+    check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
+                           cwd=out, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 1 and "get_weather() only raises NotImplementedError" in check.stderr
+    stub.write_text(text.replace('raise NotImplementedError("get_forecast")', 'return ToolResult(content=[])')
+                    .replace('raise NotImplementedError("get_weather")', 'raise ValueError("todo")'), "utf-8")
+    check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
+                           cwd=out, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and "2 of 2 tools implemented" in check.stderr, check.stderr
+    mine = stub.read_text("utf-8")
+    proc = run("build", str(REPO / "specs" / "weather.yaml"), "-o", str(out), "--scaffold")
+    assert proc.returncode == 0 and "kept" in proc.stdout and stub.read_text("utf-8") == mine  # never overwritten

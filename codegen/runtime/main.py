@@ -14,12 +14,15 @@ module exists ``--http`` exits with an error.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.util
+import inspect
 import json
 import logging
 import os
 import sys
+import textwrap
 from datetime import datetime, timezone
 from pathlib import Path
 from collections.abc import Sequence
@@ -41,6 +44,42 @@ def _http_module() -> ModuleType | None:
         if exc.name and exc.name.endswith("http_server"):
             return None
         raise
+
+
+def _is_stub(function: Any) -> bool:
+    """Whether a handler only raises ``NotImplementedError`` (a scaffold stub left as is)."""
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return False
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
+
+
+def implementation_problems(cls: type[ServerBase], base: type[ServerBase]) -> list[str]:
+    """One line per tool ``cls`` does not implement properly: not overridden, still a stub
+    that only raises ``NotImplementedError``, or not callable as ``handler(args, ctx)``."""
+    problems = []
+    for tool in base.tool_defs:
+        handler = getattr(cls, tool.method, None)
+        if handler is None or handler is getattr(base, tool.method, None):
+            problems.append(f"tool {tool.name}: no method {tool.method}() in {cls.__name__}")
+            continue
+        try:
+            inspect.signature(handler).bind(None, None, None)
+        except TypeError as exc:
+            problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() cannot be called as (self, args, ctx): {exc}")
+            continue
+        if _is_stub(handler):
+            problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() only raises NotImplementedError")
+    return problems
 
 
 #: Hosts whose MCP configuration ``--print-config`` writes an entry for.
@@ -172,6 +211,8 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
+    parser.add_argument("--check", action="store_true",
+                        help="check the implementation (every tool implemented, handlers take (args, ctx)) and exit: 0 when complete")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
                         help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
@@ -191,6 +232,17 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     logging.basicConfig(level=str(args.log_level).upper(), handlers=[handler])
     if not args.impl:
         parser.error("no implementation: pass --impl module:Class")
+    if args.check:
+        try:
+            checked = load_implementation(args.impl, base)
+        except (ImportError, ValueError) as exc:
+            parser.error(str(exc))
+        problems = implementation_problems(checked, base)
+        for line in problems:
+            print(line, file=sys.stderr)
+        print(f"{args.impl}: {len(base.tool_defs) - len(problems)} of {len(base.tool_defs)} tools implemented",
+              file=sys.stderr)
+        raise SystemExit(1 if problems else 0)
     if args.print_config:
         try:
             load_implementation(args.impl, base)
