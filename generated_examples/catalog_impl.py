@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog._runtime.context import Context
-from catalog._runtime.settings import ServerSettings
+from catalog import Context, ServerSettings
 from catalog.errors import UnknownSkuError
 from catalog.models import (
     Category,

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from notes._runtime.content import TextContent, ToolResult
-from notes._runtime.context import Context
-from notes._runtime.settings import ServerSettings
+from notes import Context, ServerSettings, TextContent, ToolResult
 from notes.errors import ConfirmationDeclinedError, NotFoundError
 from notes.models import (
     CreateNoteInput,

@@ -6,8 +6,7 @@ the default implementation).
 
 from __future__ import annotations
 
-from weather._runtime.content import TextContent, ToolResult
-from weather._runtime.context import Context
+from weather import Context, TextContent, ToolResult
 from weather.errors import UnknownLocationError
 from weather.models import GetForecastInput, GetWeatherInput, GetWeatherOutput, Unit
 from weather.server import GetWeatherInputs, WeatherServerBase
