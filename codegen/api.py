@@ -322,7 +322,7 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
     Returns:
         (files written, files kept because they exist, diagnostics).
     """
-    from .emit import format_python  # noqa: PLC0415
+    from .emit import format_python, write_text_file  # noqa: PLC0415
     from .render import render_scaffold  # noqa: PLC0415
 
     specs, diags = discover(paths)
@@ -335,18 +335,10 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
             continue
         stub = render_scaffold(low.ir)
         target = out / stub.path
-        if target.exists() or target.is_symlink():
-            kept.append(target)
-            continue
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(format_python(stub.content), encoding="utf-8", newline="\n")
         try:
-            os.link(tmp, target)  # never replaces a file that appeared meanwhile
+            write_text_file(target, format_python(stub.content))
         except FileExistsError:
             kept.append(target)
         else:
             written.append(target)
-        finally:
-            tmp.unlink(missing_ok=True)
     return written, kept, diags

@@ -270,6 +270,32 @@ def _replace_all(staged: list[tuple[Path, Path]]) -> None:
                 backup.unlink(missing_ok=True)
 
 
+def write_text_file(path: Path, text: str, *, replace: bool = False) -> None:
+    """Write a file the user owns from then on (a pulled spec, an implementation stub).
+
+    Without ``replace`` an existing file, even one that appears meanwhile, is never touched;
+    with it the file is replaced atomically (temp file, then rename).
+
+    Raises:
+        FileExistsError: ``path`` exists and ``replace`` is false.
+    """
+    if path.exists() and not replace:
+        raise FileExistsError(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not replace:
+        with path.open("x", encoding="utf-8", newline="\n") as fh:  # "x": never replace a file that appeared meanwhile
+            fh.write(text)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 _BAK = ".mcp-codegen-bak"
 _TMP = ".mcp-codegen-tmp"
 

@@ -30,7 +30,9 @@ from .spec.refs import resolve_pointer
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
                           "writeOnly", "$schema", "$defs", "definitions", "contentMediaType", "contentEncoding",
                           "contentSchema", "$id", "$anchor", "$dynamicAnchor"})
-_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
+#: The JSON Schema types, in the order an untyped schema's model union lists them.
+_ALL = ("object", "array", "string", "integer", "number", "boolean", "null")
+_TYPES = frozenset(_ALL)
 _STRING_EXACT = frozenset({"minLength", "maxLength"})
 _NUMBER_EXACT = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
@@ -41,6 +43,21 @@ _ARRAY_KEYS = frozenset({"items", "prefixItems", "contains", "minContains", "max
 _STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format"})
 _NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 _IDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef")
+
+
+def _int_multiple(node: dict[str, Any], kind: str) -> int | None:
+    """``multipleOf`` when the models express it exactly: a positive int on an integer."""
+    mult = node.get("multipleOf")
+    return mult if kind == "integer" and isinstance(mult, int) and not isinstance(mult, bool) and mult > 0 else None
+
+
+def _string_members(node: dict[str, Any]) -> list[str] | None:
+    """``enum`` members when they are distinct strings (a ``StrEnum``), else None."""
+    members = node.get("enum")
+    if isinstance(members, list) and members and all(isinstance(m, str) for m in members) \
+            and len(set(members)) == len(members):
+        return list(members)
+    return None
 
 
 def _is_annotation(key: str) -> bool:
@@ -113,9 +130,7 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
                     visit(b, join_pointer(at, k, i))
         keys.discard("anyOf")
         if "enum" in keys:
-            members = node["enum"]
-            if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)
-                    and len(set(members)) == len(members) and types in (None, ["string"])):
+            if _string_members(node) is None or types not in (None, ["string"]):
                 found.append((at, "enum"))
             keys.discard("enum")
         if "const" in keys:
@@ -136,10 +151,7 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
         if single == "string":
             allowed = _STRING_EXACT
         elif single in ("integer", "number"):
-            allowed = _NUMBER_EXACT
-            mult = node.get("multipleOf")
-            if single == "integer" and isinstance(mult, int) and not isinstance(mult, bool) and mult > 0:
-                allowed = allowed | {"multipleOf"}
+            allowed = _NUMBER_EXACT | ({"multipleOf"} if _int_multiple(node, single) is not None else set())
         elif single == "object":
             allowed = frozenset({"properties", "required", "additionalProperties"})
             raw_props = node.get("properties")
@@ -206,8 +218,6 @@ def model_view(node: Any) -> Any:
     return out
 
 
-_ALL = ("object", "array", "string", "integer", "number", "boolean", "null")
-
 
 def _union(types: list[str], node: dict[str, Any], keep: dict[str, Any]) -> dict[str, Any]:
     """Several types: objects and arrays as shaped branches, the rest as one plain branch."""
@@ -224,11 +234,10 @@ def _has_shape(view: dict[str, Any]) -> bool:
 
 
 def _string_enum(node: dict[str, Any]) -> dict[str, Any] | None:
-    members = node.get("enum")
-    if isinstance(members, list) and members and all(isinstance(m, str) for m in members) \
-            and len(set(members)) == len(members):
+    members = _string_members(node)
+    if members is not None:
         names = enum_member_names(members)
-        return {"enum": list(members), **({"x-enum-varnames": names} if names else {})}
+        return {"enum": members, **({"x-enum-varnames": names} if names else {})}
     if isinstance(node.get("const"), str):
         return {"const": node["const"]}
     return None
@@ -265,8 +274,8 @@ def _shaped(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, 
     elif kind in ("integer", "number"):
         out.update({k: node[k] for k in _NUMBER_EXACT if isinstance(node.get(k), (int, float))
                     and not isinstance(node.get(k), bool)})
-        mult = node.get("multipleOf")
-        if kind == "integer" and isinstance(mult, int) and not isinstance(mult, bool) and mult > 0:
+        mult = _int_multiple(node, kind)
+        if mult is not None:
             out["multipleOf"] = mult
     elif kind == "object":
         raw_props = node.get("properties")
@@ -299,8 +308,9 @@ def schema_patterns(schema: Any) -> list[tuple[str, str]]:
     def visit(node: dict[str, Any], at: str) -> None:
         if isinstance(node.get("pattern"), str):
             found.append((join_pointer(at, "pattern"), node["pattern"]))
-        for key in node.get("patternProperties") or {} if isinstance(node.get("patternProperties"), dict) else {}:
-            found.append((join_pointer(at, "patternProperties", key), key))
+        keys = node.get("patternProperties")
+        if isinstance(keys, dict):
+            found.extend((join_pointer(at, "patternProperties", key), key) for key in keys)
 
     walk_schemas(schema, visit)
     return found

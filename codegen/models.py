@@ -282,7 +282,7 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...], enums: dict[str, tu
     enums = enums or {}
     schema = tool.wire.get("inputSchema") or {}
     props = schema.get("properties") if isinstance(schema, dict) else None
-    reserved = {"self", "cls", "wire_arguments", tool.const, tool.output_class or "self"}
+    reserved = {"self", "cls", "wire_arguments", tool.const} | ({tool.output_class} if tool.output_class else set())
     out: list[ParamIR] = []
     for p in fields:
         name = p.name

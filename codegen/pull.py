@@ -270,21 +270,9 @@ def write_spec(text: str, path: Path, force: bool = False) -> None:
     Raises:
         FileExistsError: ``path`` exists and ``force`` is false.
     """
-    if path.exists() and not force:
-        raise FileExistsError(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not force:
-        with path.open("x", encoding="utf-8", newline="\n") as fh:  # "x": never replace a file that appeared meanwhile
-            fh.write(text)
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from .emit import write_text_file  # noqa: PLC0415 (emit imports black lazily; keep pull light)
+
+    write_text_file(path, text, replace=force)
 
 
 # -- all together ----------------------------------------------------------------------------

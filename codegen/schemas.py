@@ -110,7 +110,7 @@ class ModelSchemaBuilder:
         self._queue: list[tuple[Target, str]] = []
         self._object_roots: set[Target] = set()
         self._scope_stems: dict[str, str] = {}  # tool schema pointer -> class-name stem of its tool
-        self._local_bodies: dict[str, str] = {}  # class name of a tool-local $defs entry -> its canonical JSON
+        self._local_targets: dict[str, Target] = {}  # class name of a tool-local $defs entry -> its schema
         #: (document, pointer, message) for every place the models loosen the schema (W102).
         self.loosened: list[tuple[SourceDoc, str, str]] = []
 
@@ -129,8 +129,9 @@ class ModelSchemaBuilder:
             elif scope and self.registry.taken(name):
                 # a tool schema's own $defs entry named like another one: the same schema
                 # shares that class, a different one is namespaced by its tool
+                first = self._local_targets.get(name)
                 body = canonical(self.resolver.schema_at(target))
-                if self._local_bodies.get(name) == body and "$ref" not in body:
+                if first is not None and canonical(self.resolver.schema_at(first)) == body and "$ref" not in body:
                     self.names[target] = name
                     return name
                 stem = self._scope_stems.get(scope, "")
@@ -140,7 +141,7 @@ class ModelSchemaBuilder:
                     name = ClassName(stem + "".join(pascal(t.replace("~1", "/").replace("~0", "~")) for t in path))
             self.registry.claim(name, Origin(doc.display, target.pointer, what))
             if scope and what == "$defs entry":
-                self._local_bodies.setdefault(name, canonical(self.resolver.schema_at(target)))
+                self._local_targets.setdefault(name, target)
             self.names[target] = name
             self._queue.append((target, scope))
         return self.names[target]

@@ -325,7 +325,14 @@ def run(optional: bool = False, formats: bool = False) -> Report:
     handler = _Narrower(report)
     root = logging.getLogger()
     root.addHandler(handler)
-    logging.getLogger("py.warnings").propagate = False
+    try:
+        _run_into(report, optional, formats)
+    finally:
+        root.removeHandler(handler)
+    return report
+
+
+def _run_into(report: Report, optional: bool, formats: bool) -> None:
     groups = []
     for g in load_groups(optional):
         reason = _needs_remote(g.schema)
@@ -342,24 +349,24 @@ def run(optional: bool = False, formats: bool = False) -> Report:
         pkg = package_name(file)
         if pkg in failures:
             report.unbuildable.append((file, failures[pkg]))
-            for g in members:
-                for t in g.tests:
-                    for path in ("server", "client"):
-                        report.outcomes.append(Outcome(file, g.description, t["description"], t["valid"], path,
-                                                       "error", "unbuildable"))
+            _fail_rest(report, file, members, "unbuildable")
             continue
         try:
             asyncio.run(run_package(pkg, members, report))
         except Exception as exc:  # noqa: BLE001 (an import crash counts against every test of the file)
             report.unbuildable.append((file, f"{type(exc).__name__}: {exc}"))
-            done = {(o.group, o.test, o.path) for o in report.outcomes if o.file == file}
-            for g in members:
-                for t in g.tests:
-                    for path in ("server", "client"):
-                        if (g.description, t["description"], path) not in done:
-                            report.outcomes.append(Outcome(file, g.description, t["description"], t["valid"], path,
-                                                           "error", f"{type(exc).__name__}: {exc}"[:300]))
-    return report
+            _fail_rest(report, file, members, f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _fail_rest(report: Report, file: str, members: list[Group], detail: str) -> None:
+    """An ``error`` outcome for every test of ``file`` that has none yet, on both paths."""
+    done = {(o.group, o.test, o.path) for o in report.outcomes if o.file == file}
+    for g in members:
+        for t in g.tests:
+            for path in ("server", "client"):
+                if (g.description, t["description"], path) not in done:
+                    report.outcomes.append(Outcome(file, g.description, t["description"], t["valid"], path,
+                                                   "error", detail))
 
 
 VERDICTS = ("agree", "refused-valid", "accepted-invalid", "altered", "error")

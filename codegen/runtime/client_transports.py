@@ -115,7 +115,7 @@ def parse_incoming(data: bytes | str) -> JsonMessage | None:
     whose ``id`` shows at its start becomes a -32700 error response for that id: the one
     call fails with :class:`ParseError` at once and the connection stays usable.
     """
-    if not (data.strip() if isinstance(data, (bytes, str)) else data):
+    if not data.strip():
         return None
     try:
         value = jsonrpc.decode(data)
@@ -131,10 +131,6 @@ def parse_incoming(data: bytes | str) -> JsonMessage | None:
         return value
     logger.warning("ignoring a JSON value that is not a message: %.200s", str(value))
     return None
-
-
-def _parse_line(line: bytes) -> JsonMessage | None:
-    return parse_incoming(line)
 
 
 def encode_message(message: JsonMessage) -> bytes:
@@ -246,7 +242,7 @@ class StdioTransport(ClientTransport):
                     break
                 if not line:
                     break
-                message = _parse_line(line)
+                message = parse_incoming(line)
                 if message is not None:
                     await self._deliver(message)
         except asyncio.CancelledError:

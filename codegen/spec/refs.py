@@ -139,6 +139,8 @@ class Resolver:
         above it, and the result must be a resource or anchor defined in this file.
         """
         index = self._index(origin)
+        if not index:  # the usual document: no $id or anchor anywhere, nothing to look up
+            return None
         base = _BASE
         node: Any = origin.data
         tokens = [t.replace("~1", "/").replace("~0", "~") for t in at.strip("/").split("/")[:-1]] if at.strip("/") else []

@@ -171,26 +171,41 @@ def _spec_patterns(message: str) -> str:
     return message
 
 
+def _scan(value: Any) -> tuple[bool, bool]:
+    """(holds ``null``, holds an integral float) for a JSON value; no copying."""
+    has_null = has_integral = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            has_null = True
+        elif isinstance(item, float):
+            has_integral = has_integral or item.is_integer()
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return has_null, has_integral
+
+
+def _as_int(item: Any) -> Any:
+    if isinstance(item, float) and item.is_integer():
+        return int(item)
+    if isinstance(item, dict):
+        return {k: _as_int(v) for k, v in item.items()}
+    if isinstance(item, list):
+        return [_as_int(v) for v in item]
+    return item
+
+
 def json_integers(value: Any) -> tuple[Any, bool]:
     """``value`` with integral floats as ints (``1.0`` -> ``1``), and whether it holds ``null``.
 
-    JSON Schema's ``integer`` accepts ``1.0``; pydantic's strict ``int`` does not.
+    JSON Schema's ``integer`` accepts ``1.0``; pydantic's strict ``int`` does not.  The value
+    is copied only when it holds such a float (the common call has none).
     """
-    has_null = False
-
-    def walk(item: Any) -> Any:
-        nonlocal has_null
-        if item is None:
-            has_null = True
-        elif isinstance(item, float) and item.is_integer():
-            return int(item)
-        elif isinstance(item, dict):
-            return {k: walk(v) for k, v in item.items()}
-        elif isinstance(item, list):
-            return [walk(v) for v in item]
-        return item
-
-    return walk(value), has_null
+    has_null, has_integral = _scan(value)
+    return (_as_int(value) if has_integral else value), has_null
 
 
 def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:

@@ -24,16 +24,15 @@ import logging
 import os
 import sys
 import textwrap
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 from .server import SUPPORTED_VERSIONS, ServerBase
 from .settings import ServerSettings
 from .stdio import run_stdio
-
 
 logger = logging.getLogger("mcp_codegen.server")
 
@@ -64,15 +63,21 @@ def _is_stub(function: Any) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
 
 
+def unimplemented(cls: type[ServerBase], base: type[ServerBase]) -> list[Any]:
+    """The tool definitions whose handler ``cls`` does not override."""
+    return [t for t in base.tool_defs if getattr(cls, t.method, None) in (None, getattr(base, t.method, None))]
+
+
 def implementation_problems(cls: type[ServerBase], base: type[ServerBase]) -> list[str]:
     """One line per tool ``cls`` does not implement properly: not overridden, still a stub
     that only raises ``NotImplementedError``, or not callable as ``handler(args, ctx)``."""
     problems = []
+    missing = {tool.name for tool in unimplemented(cls, base)}
     for tool in base.tool_defs:
-        handler = getattr(cls, tool.method, None)
-        if handler is None or handler is getattr(base, tool.method, None):
+        if tool.name in missing:
             problems.append(f"tool {tool.name}: no method {tool.method}() in {cls.__name__}")
             continue
+        handler = getattr(cls, tool.method)
         try:
             inspect.signature(handler).bind(None, None, None)
         except TypeError as exc:
@@ -233,43 +238,37 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     logging.basicConfig(level=str(args.log_level).upper(), handlers=[handler])
     if not args.impl:
         parser.error("no implementation: pass --impl module:Class")
+    try:
+        cls = load_implementation(args.impl, base)
+    except (ImportError, ValueError) as exc:
+        parser.error(str(exc))
     if args.check:
-        try:
-            checked = load_implementation(args.impl, base)
-        except (ImportError, ValueError) as exc:
-            parser.error(str(exc))
-        problems = implementation_problems(checked, base)
+        problems = implementation_problems(cls, base)
         for line in problems:
             print(line, file=sys.stderr)
         print(f"{args.impl}: {len(base.tool_defs) - len(problems)} of {len(base.tool_defs)} tools implemented",
               file=sys.stderr)
         raise SystemExit(1 if problems else 0)
     if args.print_config:
-        try:
-            load_implementation(args.impl, base)
-        except (ImportError, ValueError) as exc:
-            parser.error(str(exc))
         print(json.dumps(host_config(args.print_config, base, args.impl), indent=2))
         return
     try:
-        cls = load_implementation(args.impl, base)
         unlimited = args.rate_limit <= 0
         settings = ServerSettings(
             page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
         )
-    except (ImportError, ValueError) as exc:
+    except ValueError as exc:
         parser.error(str(exc))
     try:
         server = cls(settings=settings)
     except TypeError as exc:
         parser.error(f"{args.impl}(settings=...) failed: {exc}. A handler class's __init__ must accept and pass "
                      "on the base class's arguments: def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)")
-    for tool in cls.tool_defs:
-        if getattr(cls, tool.method, None) is getattr(base, tool.method, None):
-            logger.warning("%s does not implement tool %s (method %s); calling it is an error",
-                           cls.__name__, tool.name, tool.method)
+    for tool in unimplemented(cls, base):
+        logger.warning("%s does not implement tool %s (method %s); calling it is an error",
+                       cls.__name__, tool.name, tool.method)
     eras = f"protocol {', '.join(reversed(SUPPORTED_VERSIONS))}"
     if args.http:
         http = _http_module()
