@@ -160,6 +160,9 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
                 assert not raw.isError and seen[-1] == {"args": [], "extra": {"kept": True}}
                 with pytest.raises(errors.OutputValidationError):  # as the README's error table says
                     await c.second()
+                listed = {t["name"]: t for t in await c.list_tools(refresh=True)}
+                assert listed["lint"]["x-vendor-rank"] == 3  # vendor keys pass through on the wire
+                assert listed["lint"]["annotations"]["category"] == "code-quality"
 
         asyncio.run(main())
 
@@ -193,3 +196,52 @@ asyncio.run(main())
     assert proc.returncode == 0, proc.stderr
     assert "isError True Tool semantics failed with an internal error" in proc.stdout
     assert "needs the 'jsonschema' package" in proc.stderr and "ran on unchecked input" not in proc.stderr
+
+
+def _build_one(tmp_path: Path, spec: dict[str, Any], package: str) -> Any:
+    from codegen import build  # noqa: PLC0415
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
+    result, written = build([tmp_path / "spec.yaml"], tmp_path / "out")
+    assert written is not None, [d.render() for d in result.diagnostics]
+    return result
+
+
+def test_format_is_an_annotation_unless_the_spec_asserts_it(tmp_path: Path) -> None:
+    """``format: date`` accepts any string by default; ``server.formatAssertion: true`` makes
+    the server (and the typed client) refuse a string that is not a date."""
+    from pull_support import imported  # noqa: PLC0415
+
+    for asserted in (False, True):
+        package = f"fmt_{'on' if asserted else 'off'}"
+        spec = {"mcp-codegen": 1, "server": {"name": package, "version": "1", "formatAssertion": asserted},
+                "tools": [{"name": "when", "inputSchema": {"type": "object", "properties": {
+                    "day": {"type": "string", "format": "date"}}, "required": ["day"]}}]}
+        _build_one(tmp_path / package, spec, package)
+        with imported(tmp_path / package / "out", package) as mods:
+            server_mod = importlib.import_module(f"{package}.server")
+            base = next(v for k, v in vars(server_mod).items() if k.endswith("ServerBase") and v.__module__ == server_mod.__name__)
+            impl = type("Impl", (base,), {"when": lambda self, args, ctx: mods["client"].ToolResult(content=[])})
+            client_cls = next(v for k, v in vars(mods["client"]).items() if k.endswith("Client") and not k.endswith("SyncClient")
+                              and getattr(v, "__module__", "") == mods["client"].__name__)
+
+            async def main() -> tuple[bool, bool]:
+                async with client_cls.in_process(impl()) as c:
+                    good = (await c.call_raw("when", {"day": "2026-12-01"})).isError
+                    bad = (await c.call_raw("when", {"day": "2026-13-45"})).isError
+                    return good, bad
+
+            good_refused, bad_refused = asyncio.run(main())
+            assert not good_refused and bad_refused is asserted
+
+
+def test_pattern_without_python_equivalent_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    spec = {"mcp-codegen": 1, "server": {"name": "odd_pattern", "version": "1"},
+            "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
+                "s": {"type": "string", "pattern": "^\\p{NoSuchProperty}$"}}}}]}
+    result = _build_one(tmp_path, spec, "odd_pattern")
+    assert [d.code for d in result.diagnostics if d.code == "W106"] == ["W106"]
+    proc = subprocess.run([sys.executable, "-c", "import odd_pattern.client, odd_pattern.server"], cwd=tmp_path / "out",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

@@ -234,3 +234,20 @@ def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
     assert result.data["server"]["name"] == "evil server"
     assert yaml.safe_load(result.text) == result.data
     assert not [d.render() for d in check_spec(result, "evil.yaml") if d.level is Level.ERROR]
+
+
+def test_pull_hints_name_the_real_cause() -> None:
+    from codegen.pull import PullError, _pull_hint  # noqa: PLC0415
+    from codegen.runtime.errors import TransportClosedError, UnsupportedProtocolVersionError  # noqa: PLC0415
+
+    def failing(cause: Exception, text: str) -> PullError:
+        try:
+            raise PullError(text) from cause
+        except PullError as exc:
+            return exc
+
+    version = _pull_hint(failing(UnsupportedProtocolVersionError("x"), "answered with protocol version '2023-01-01'"))
+    assert "--era or --protocol-version will not help" in version
+    assert "--era legacy" not in version
+    assert "timeout" in _pull_hint(PullError("no complete answer from the server within 5 s"))
+    assert "exited" in _pull_hint(failing(TransportClosedError("gone"), "TransportClosedError: gone"))

@@ -62,10 +62,15 @@ def object_schema(schema: Any) -> bool:
     return isinstance(schema, Mapping) and schema.get("type") == "object"
 
 
+#: Every Tool field some protocol version defines; other keys are vendor keys.
+_KNOWN_TOOL_FIELDS = frozenset().union(*_TOOL_FIELDS.values())
+
+
 def tool_for_version(wire: Mapping[str, Any], version: str) -> dict[str, Any]:
-    """The Tool object of ``wire`` as ``version`` defines it."""
+    """The Tool object of ``wire`` as ``version`` defines it: protocol fields ``version`` does
+    not have are dropped, vendor keys (the spec's unknown Tool keys, W105) are kept."""
     fields = _TOOL_FIELDS.get(version, _TOOL_FIELDS[p.LATEST])
-    tool = {k: v for k, v in wire.items() if k in fields}
+    tool = {k: v for k, v in wire.items() if k in fields or k not in _KNOWN_TOOL_FIELDS}
     if not is_modern(version) and "outputSchema" in tool and not object_schema(tool["outputSchema"]):
         del tool["outputSchema"]  # before 2026 an outputSchema must be an object schema
     return tool
