@@ -36,8 +36,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _measure import Run, run_measured, table  # noqa: E402
-from make_specs import write_spec_set  # noqa: E402
+from _measure import Run, run_measured, table
+from make_specs import write_spec_set
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from benchsrv._runtime.context import Context
-from benchsrv._runtime.settings import ServerSettings
+from benchsrv import Context, ServerSettings
 from benchsrv.models import AddInput, AddOutput, IngestInput, IngestOutput
 from benchsrv.server import BenchsrvServerBase
 

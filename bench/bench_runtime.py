@@ -234,7 +234,7 @@ class Bench:
             proc.stdin.close()
             try:
                 await asyncio.wait_for(proc.wait(), 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 await proc.wait()
 
@@ -338,7 +338,7 @@ def main() -> None:
             print(table(["calls", "RSS MB"], [[f"{n:,}", f"{mb:.1f}"] for n, mb in samples]))
             growth = samples[-1][1] - samples[1][1]
             print(f"growth after the first {samples[1][0]:,} calls: {growth:+.1f} MB "
-                  f"(median step {statistics.median(b[1] - a[1] for a, b in zip(samples[1:], samples[2:])):+.2f} MB)")
+                  f"(median step {statistics.median(b[1] - a[1] for a, b in zip(samples[1:], samples[2:], strict=False)):+.2f} MB)")
 
 
 if __name__ == "__main__":

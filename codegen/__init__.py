@@ -24,7 +24,7 @@ _LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "Ge
 def __getattr__(name: str) -> Any:
     """Import the API on first use (keeps ``mcp-codegen`` start-up, and no-op builds, fast)."""
     if name in _LAZY:
-        import importlib  # noqa: PLC0415
+        import importlib
 
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value

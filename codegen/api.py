@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import cache
 from .diagnostics import Diagnostic, Level, has_errors, sort_key
+from .options import DEFAULT, SHARED_RUNTIME, Options
 
 if TYPE_CHECKING:
     from .emit import WriteReport
@@ -112,10 +113,10 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     Returns:
         The IR (None on errors) with its source document, dependencies and diagnostics.
     """
-    from .lower import lower  # noqa: PLC0415 (heavy imports only when generating)
-    from .models import build_models, with_params  # noqa: PLC0415
-    from .spec.load import load_spec_file  # noqa: PLC0415
-    from .spec.validate import validate  # noqa: PLC0415
+    from .lower import lower
+    from .models import build_models, with_params
+    from .spec.load import load_spec_file
+    from .spec.validate import validate
 
     doc, diags = load_spec_file(path, display)
     if doc is None or any(d.is_error for d in diags):
@@ -137,18 +138,19 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     return Lowered(with_params(ir, models), doc, models, deps, diags, hashes)
 
 
-def generate_one(path: Path, display: str) -> Result:
+def generate_one(path: Path, display: str, options: Options = DEFAULT) -> Result:
     """Run the whole pipeline for one spec file, in memory (no cache)."""
-    from .emit import finalize  # noqa: PLC0415
-    from .lockfile import lock_file  # noqa: PLC0415
-    from .render import environment, render_package  # noqa: PLC0415
+    from .emit import finalize
+    from .lockfile import lock_file
+    from .render import environment, render_package
 
     low = lower_one(path, display)
     diags = low.diagnostics
     inputs = list(low.deps)
     if low.ir is None or low.models is None:
         return Result(diagnostics=diags, specs=[display], inputs=inputs)
-    files, more = finalize([*render_package(low.ir, low.models, environment()), lock_file(low.ir)], display)
+    ir = options.apply(low.ir)
+    files, more = finalize([*render_package(ir, low.models, environment()), lock_file(ir)], display)
     diags += more
     if any(d.is_error for d in diags):
         return Result(diagnostics=diags, specs=[display], inputs=inputs)
@@ -164,25 +166,25 @@ def _diag_from_json(d: dict[str, Any]) -> Diagnostic:
     return Diagnostic(**{**d, "level": Level(d["level"])})
 
 
-def _cached_one(path: Path, display: str) -> Result | None:
+def _cached_one(path: Path, display: str, options: Options) -> Result | None:
     """The spec's result from the cache (identical to generating it), or None."""
-    hit = cache.load_result(path, display)
+    hit = cache.load_result(path, display, options.key())
     if hit is None:
         return None
-    from .render import GeneratedFile  # noqa: PLC0415
+    from .render import GeneratedFile
 
     files, diags, deps = hit
-    return Result(files=[GeneratedFile(p, c) for p, c in files], diagnostics=[_diag_from_json(d) for d in diags],
+    return Result(files=[GeneratedFile(p, c, v) for p, c, v in files], diagnostics=[_diag_from_json(d) for d in diags],
                   specs=[display], inputs=[Path(d) for d in deps], input_hashes=dict(deps))
 
 
-def _generate_and_store(spec: tuple[Path, str]) -> Result:
+def _generate_and_store(spec: tuple[Path, str], options: Options = DEFAULT) -> Result:
     """:func:`generate_one`, then remember an error-free result (runs in worker processes)."""
     path, display = spec
-    one = generate_one(path, display)
+    one = generate_one(path, display, options)
     spec_sha = one.input_hashes.get(str(path.resolve()))
     if spec_sha and one.ok and one.files:  # keyed and checked by the bytes actually used
-        cache.store_result(path, display, spec_sha, one.input_hashes, [(f.path, f.content) for f in one.files],
+        cache.store_result(path, display, options.key(), spec_sha, one.input_hashes, [(f.path, f.content, f.verbatim) for f in one.files],
                            [_diag_to_json(d) for d in one.diagnostics])
     return one
 
@@ -201,50 +203,57 @@ def _jobs(work: int) -> int:
     return max(1, min(wanted, work))
 
 
-def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None) -> list[Result]:
+def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None,
+                  options: Options = DEFAULT) -> list[Result]:
     """Results of ``specs`` in order: cache hits first, the rest in parallel when it pays."""
-    results: list[Result | None] = [_cached_one(path, display) for path, display in specs]
+    results: list[Result | None] = [_cached_one(path, display, options) for path, display in specs]
     misses = [i for i, r in enumerate(results) if r is None]
     if progress:
-        for path, display in specs:
+        for _, display in specs:
             progress(display)
     jobs = _jobs(len(misses))
     if jobs > 1:
-        import multiprocessing  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        import datamodel_code_generator  # noqa: F401, PLC0415 (import once; workers inherit it)
+        import datamodel_code_generator  # noqa: F401 (import once; workers inherit it)
 
-        from . import emit, lockfile, lower, render  # noqa: F401, PLC0415
-        from .spec import validate  # noqa: F401, PLC0415
+        from . import emit, lockfile, lower, render  # noqa: F401
+        from .spec import validate  # noqa: F401
 
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            for i, one in zip(misses, pool.map(_generate_and_store, [specs[i] for i in misses])):
+            work = [specs[i] for i in misses]
+            for i, one in zip(misses, pool.map(_generate_and_store, work, [options] * len(work)), strict=True):
                 results[i] = one
     else:
         for i in misses:
-            results[i] = _generate_and_store(specs[i])
+            results[i] = _generate_and_store(specs[i], options)
     return [r for r in results if r is not None]
 
 
-def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = None) -> Result:
+def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = None,
+             options: Options = DEFAULT) -> Result:
     """Generate every spec under ``paths``; collects all diagnostics of all specs."""
     specs, diags = discover(paths)
     result = Result(diagnostics=list(diags))
     packages: dict[str, str] = {}
-    for (path, display), one in zip(specs, _generate_all(specs, progress), strict=True):
+    shared: set[str] = set()
+    for (_, display), one in zip(specs, _generate_all(specs, progress, options), strict=True):
         result.specs += one.specs
         result.diagnostics += one.diagnostics
         result.inputs += one.inputs
         result.input_hashes.update(one.input_hashes)
         for f in one.files:
             pkg = f.path.split("/", 1)[0]
+            if pkg == SHARED_RUNTIME:
+                continue
             if packages.setdefault(pkg, display) != display:
                 result.diagnostics.append(Diagnostic(display, 1, 1, "E032",
                     f"package {pkg!r} is also generated from {packages[pkg]}",
                     hint="give one of the servers another name, or set server.package"))
                 break
-        result.files += one.files
+        result.files += [f for f in one.files if f.path not in shared]  # one copy of the shared runtime
+        shared.update(f.path for f in one.files if f.path.startswith(SHARED_RUNTIME + "/"))
     result.diagnostics.sort(key=sort_key)
     if not result.ok:
         result.files = []
@@ -252,7 +261,8 @@ def generate(paths: Sequence[Path], progress: Callable[[str], None] | None = Non
 
 
 def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | None = None,
-          *, load_files: bool = True, waiting: Callable[[str], None] | None = None) -> tuple[Result, WriteReport | None]:
+          *, load_files: bool = True, waiting: Callable[[str], None] | None = None,
+          options: Options = DEFAULT) -> tuple[Result, WriteReport | None]:
     """Generate and write into ``out``; nothing is written unless every spec succeeded.
 
     Returns at once, without generating, when the build stamp of the last build of the same
@@ -267,11 +277,11 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
     if out.exists() and not out.is_dir():
         return Result(diagnostics=[*diags, Diagnostic(str(out), 0, 0, "E042", "the output path is a file, not a folder",
                                                       hint="pass a folder with -o (it is created if missing)")]), None
-    if specs and (stamp := cache.stamp_matches(out, paths, specs)) is not None:
+    if specs and (stamp := cache.stamp_matches(out, paths, specs, options.key())) is not None:
         return _unchanged(out, stamp, load_files)
-    from .emit import output_lock, plan_writes, recover_leftovers, write_tree  # noqa: PLC0415
+    from .emit import output_lock, plan_writes, recover_leftovers, write_tree
 
-    result = generate(paths, progress)
+    result = generate(paths, progress, options)
     if not result.ok:
         return result, None
     try:
@@ -282,7 +292,7 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
                 result.diagnostics += diags
                 return result, None
             report = write_tree(result.files, out, stale)
-            cache.write_stamp(out, paths, specs, result.input_hashes, [f.path for f in result.files],
+            cache.write_stamp(out, paths, options.key(), specs, result.input_hashes, [f.path for f in result.files],
                               [_diag_to_json(d) for d in result.diagnostics], result.specs)
     except OSError as exc:
         result.diagnostics.append(Diagnostic(str(out), 0, 0, "E043", f"cannot write the output folder: {exc}",
@@ -293,12 +303,12 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
 
 def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Result, WriteReport]:
     """What ``build`` returns when the stamp matched: the files as they are on disk."""
-    from .emit import WriteReport  # noqa: PLC0415
+    from .emit import WriteReport
 
     rels = [entry[0] for entry in stamp["outputs"]]
     files = []
     if load_files:
-        from .render import GeneratedFile  # noqa: PLC0415
+        from .render import GeneratedFile
 
         files = [GeneratedFile(rel, (out / rel).read_bytes().decode("utf-8")) for rel in rels]
     result = Result(files=files, diagnostics=[_diag_from_json(d) for d in stamp["diagnostics"]],
@@ -306,11 +316,11 @@ def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Resu
     return result, WriteReport(unchanged=rels)
 
 
-def check(paths: Sequence[Path], out: Path) -> tuple[Result, list[str]]:
+def check(paths: Sequence[Path], out: Path, options: Options = DEFAULT) -> tuple[Result, list[str]]:
     """Compare what ``build`` would write with ``out``; returns unified diffs."""
-    from .emit import diff_tree  # noqa: PLC0415
+    from .emit import diff_tree
 
-    result = generate(paths)
+    result = generate(paths, options=options)
     if not result.ok:
         return result, []
     return result, diff_tree(result.files, out)
@@ -322,8 +332,8 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
     Returns:
         (files written, files kept because they exist, diagnostics).
     """
-    from .emit import format_python, write_text_file  # noqa: PLC0415
-    from .render import render_scaffold  # noqa: PLC0415
+    from .emit import format_python, write_text_file
+    from .render import render_scaffold
 
     specs, diags = discover(paths)
     written: list[Path] = []

@@ -18,6 +18,7 @@ from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
 from .diagnostics import Level
+from .options import Options
 from .starter import starter_spec
 
 app = typer.Typer(
@@ -30,6 +31,12 @@ app = typer.Typer(
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/cli_sync.py)
+
+
+class Target(str, Enum):
+    server = "server"
+    client = "client"
+    both = "both"
 
 
 def _show_version(value: bool) -> None:
@@ -46,6 +53,8 @@ def _global_options(
     """Generate typed MCP servers and clients from declarative tool specs."""
 
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of \\[tool.mcp-codegen] in pyproject.toml).", show_default=False)]
+TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
+SharedOpt = Annotated[bool, typer.Option("--shared-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy) instead of a private _runtime copy per package.")]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of \\[tool.mcp-codegen] in pyproject.toml).")]
 
 
@@ -67,6 +76,10 @@ def _config(specs: list[Path] | None, output: Path | None, need_output: bool = T
     return list(cfg.specs), cfg.output
 
 
+def _options(target: Target | None, shared_runtime: bool) -> Options:
+    return Options(target.value if target else None, shared_runtime)
+
+
 def _progress(total_hint: int) -> object:
     def report(name: str) -> None:
         err_console.print(f"  generating {name}", style="dim", markup=False)
@@ -77,13 +90,16 @@ def _progress(total_hint: int) -> object:
 def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Print only diagnostics and failures (no progress, no file list).")] = False,
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
-              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False) -> None:
+              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False,
+              target: TargetOpt = None, shared_runtime: SharedOpt = False) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     paths, out = _config(specs, output)
+    options = _options(target, shared_runtime)
     if watch:
-        raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console))
+        raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
     result, report = build(paths, out, None if quiet else _progress(0), load_files=False,  # type: ignore[arg-type]
-                           waiting=lambda message: err_console.print(message, style="yellow", markup=False))
+                           waiting=lambda message: err_console.print(message, style="yellow", markup=False),
+                           options=options)
     _print_diagnostics(result)
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
@@ -104,10 +120,11 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
 
 
 @app.command("check")
-def check_cmd(specs: SpecsArg = None, output: OutOpt = None) -> None:
+def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
+              shared_runtime: SharedOpt = False) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
     paths, out = _config(specs, output)
-    result, diffs = check(paths, out)
+    result, diffs = check(paths, out, _options(target, shared_runtime))
     _print_diagnostics(result)
     if not result.ok:
         raise typer.Exit(1)
@@ -115,7 +132,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None) -> None:
         for d in diffs:
             out_console.print(d, markup=False, end="")
         err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
-        from .lockfile import version_drift  # noqa: PLC0415 (keeps start-up light)
+        from .lockfile import version_drift
 
         for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
             err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
@@ -182,7 +199,7 @@ def pull_cmd(
     no_check: Annotated[bool, typer.Option("--no-check", help="Do not build the pulled spec to check it.")] = False,
 ) -> None:
     """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
-    from . import pull as pull_mod  # noqa: PLC0415 (heavy; imported only by this command)
+    from . import pull as pull_mod
 
     if (stdio is None) == (http is None):
         err_console.print("error: give exactly one of --stdio COMMAND or --http URL", style="red", markup=False)

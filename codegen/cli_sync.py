@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from .diagnostics import Diagnostic, Level
+from .options import DEFAULT, Options
 
 
 class DiffFormat(str, enum.Enum):
@@ -49,8 +50,8 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         Inputs are judged contravariantly, outputs covariantly, on the bundled wire schemas.
         Exit status: 0 compatible (or allowed), 1 breaking, 2 a side could not be read.
         """
-        from .diff import diff, parse_allow  # noqa: PLC0415
-        from .diff.report import RENDERERS, render_table  # noqa: PLC0415
+        from .diff import diff, parse_allow
+        from .diff.report import RENDERERS, render_table
 
         rules = []
         for rule in allow or []:
@@ -84,8 +85,8 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         check_only: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 when the folder is out of date.")] = False,
     ) -> None:
         """Write a Markdown reference per server (tools, arguments, outputs, errors, examples) and llms.txt."""
-        from .docs import build_docs, plan_docs  # noqa: PLC0415
-        from .emit import diff_tree, write_tree  # noqa: PLC0415
+        from .docs import build_docs, plan_docs
+        from .emit import diff_tree, write_tree
 
         files, diags = build_docs(specs)
         _print_diags(diags, err)
@@ -111,9 +112,10 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
                   f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
 
 
-def run_watch(paths: list[Path], out_dir: Path, interval: float, quiet: bool, out: Console, err: Console) -> int:
+def run_watch(paths: list[Path], out_dir: Path, interval: float, quiet: bool, out: Console, err: Console,
+              options: Options = DEFAULT) -> int:
     """``build --watch``: print each rebuild until Ctrl-C; returns the exit status (0)."""
-    from .watch import BuildEvent, Watcher  # noqa: PLC0415
+    from .watch import BuildEvent, Watcher
 
     def show(event: BuildEvent) -> None:
         _print_diags(event.result.diagnostics, err)
@@ -133,7 +135,7 @@ def run_watch(paths: list[Path], out_dir: Path, interval: float, quiet: bool, ou
         out.print(f"{what} {', '.join(event.specs)} -> {out_dir}: {len(r.created)} created, {len(r.updated)} updated, "
                   f"{len(r.deleted)} deleted, {len(r.unchanged)} unchanged", markup=False)
 
-    watcher = Watcher(paths, out_dir, show)
+    watcher = Watcher(paths, out_dir, show, options)
     out.print(f"watching {', '.join(map(str, paths))} (every {interval:g}s; Ctrl-C stops)", markup=False)
     watcher.run(interval)
     out.print("stopped watching", markup=False)

@@ -6,7 +6,7 @@ from and with:
 * the spec format version and the spec's display path;
 * the generator and the pinned formatter / model generator versions (a different black or
   datamodel-code-generator produces different bytes, so ``check`` explains a drift by them);
-* per tool: the canonical schema fingerprint (:func:`codegen.runtime.tools.tool_fingerprint`,
+* per tool: the canonical schema fingerprint (:func:`codegen.runtime.wire.tools.tool_fingerprint`,
   the same hash the generated client compares with a live ``tools/list``), a hash of the whole
   wire ``Tool`` (description, annotations ...), and the Python names the generator chose.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from .ir import ProjectIR, ToolIR
 from .render import GeneratedFile
-from .runtime.tools import canonical_json, tool_fingerprint
+from .runtime.wire.tools import canonical_json, tool_fingerprint
 from .spec.model import FORMAT_VERSION
 
 LOCKFILE = "mcp-codegen.lock"
@@ -35,7 +35,7 @@ PINNED = ("black", "datamodel-code-generator")
 
 def generator_versions() -> dict[str, str]:
     """Versions of mcp-codegen and of the pinned tools it runs (from installed metadata)."""
-    from . import __version__  # noqa: PLC0415 (the package imports this module)
+    from . import __version__
 
     versions = {"mcp-codegen": __version__}
     for dist in PINNED:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dis
 import sys
-from typing import Any
 
 from .diagnostics import Diagnostic, Level
+from .exactness import inexact_keywords, schema_patterns
 from .ir import ErrorIR, InputIR, ProjectIR, ServerIR, ToolIR
 from .naming import (
     RESERVED_MODULE_NAMES,
@@ -24,9 +24,8 @@ from .naming import (
     natural_class_stem,
     natural_package,
 )
-from .exactness import inexact_keywords, schema_patterns
-from .runtime.patterns import PatternError, compile_pattern
-from .runtime.tools import tool_fingerprint
+from .runtime.schema.patterns import PatternError, compile_pattern
+from .runtime.wire.tools import tool_fingerprint
 from .schemas import ModelSchemaBuilder, bundle_wire
 from .spec.load import SourceDoc, join_pointer
 from .spec.model import SpecFile
@@ -36,16 +35,14 @@ from .spec.validate import object_root
 
 def runtime_member_names() -> frozenset[str]:
     """Attribute names of the runtime base classes; tool methods must not shadow them."""
-    names: set[str] = {"self", "ctx", "args"}
-    try:
-        from .runtime import client, server  # noqa: PLC0415 (optional until both halves exist)
+    from .runtime.client import ClientBase, SyncClientBase
+    from .runtime.server.core import ServerBase
 
-        for cls in (server.ServerBase, client.ClientBase, client.SyncClientBase):
-            names.update(n for n in dir(cls))
-            # instance attributes set in __init__ (a tool named `timeout` must not hide one)
-            names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
-    except (ImportError, AttributeError):
-        pass
+    names: set[str] = {"self", "ctx", "args"}
+    for cls in (ServerBase, ClientBase, SyncClientBase):
+        names.update(n for n in dir(cls))
+        # instance attributes set in __init__ (a tool named `timeout` must not hide one)
+        names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
     return frozenset(names)
 
 
@@ -184,7 +181,7 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
         implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
         sync_client_class=stem + "SyncClient", spec_display=spec_display,
-        project=s.project, script=package.replace("_", "-") + "-server",
+        project=s.project, target=s.target, script=package.replace("_", "-") + "-server",
         impl_module=package + "_impl", impl_class=stem + "Service",
     )
     ir = ProjectIR(server=server, tools=tuple(tools), errors=tuple(sorted(error_classes.values(), key=lambda e: e.class_name)),

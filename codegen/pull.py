@@ -29,7 +29,7 @@ import yaml
 from .diagnostics import Diagnostic, Level
 from .pull_normalize import INFO, Note, normalize_server, normalize_tools
 from .runtime.client import ClientBase
-from .runtime.errors import TransportClosedError, UnsupportedProtocolVersionError
+from .runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 from .spec.load import load_spec_file
 
 EraChoice = Literal["auto", "modern", "legacy"]
@@ -92,7 +92,7 @@ async def read_server(client: ClientBase) -> ServerSnapshot:
             tools = await client.list_tools(refresh=True)
             return ServerSnapshot(dict(client.server_identity), client.instructions, tools,
                                   client.era, client.protocol_version)
-    except Exception as exc:  # noqa: BLE001 - any failure of a foreign server is reported, not raised through
+    except Exception as exc:
         stderr = client.stderr_output.strip()
         tail = "\n".join(stderr.splitlines()[-15:])
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -118,7 +118,7 @@ def fetch(client: ClientBase, timeout: float = 60.0) -> ServerSnapshot:
     async def bounded() -> ServerSnapshot:
         try:
             return await asyncio.wait_for(read_server(client), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise PullError(f"no complete answer from the server within {timeout:g} s") from None
 
     return asyncio.run(bounded())
@@ -248,7 +248,7 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
 
     Every diagnostic is located in the spec text (``display`` is its file name).
     """
-    from .api import generate_one  # noqa: PLC0415 - the API imports the whole generator
+    from .api import generate_one
 
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-pull-") as tmp:
         path = Path(tmp) / (Path(display).stem + ".yaml")
@@ -270,7 +270,7 @@ def write_spec(text: str, path: Path, force: bool = False) -> None:
     Raises:
         FileExistsError: ``path`` exists and ``force`` is false.
     """
-    from .emit import write_text_file  # noqa: PLC0415 (emit imports black lazily; keep pull light)
+    from .emit import write_text_file
 
     write_text_file(path, text, replace=force)
 

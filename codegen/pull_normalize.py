@@ -36,7 +36,7 @@ from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
 from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, pascal, snake
-from .runtime.sanitize import strip_controls
+from .runtime.wire.sanitize import strip_controls
 from .schemawalk import walk_schemas
 from .spec.load import join_pointer
 from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
@@ -118,7 +118,8 @@ def normalize_server(info: Mapping[str, Any], instructions: str | None, name: st
     if not isinstance(version, (str, int, float)) or isinstance(version, bool) or str(version) == "":
         notes.append(Note("", "/server/version", "W104", "serverInfo has no version; using 0.0.0"))
         version = "0.0.0"
-    server: dict[str, Any] = {"name": chosen, "version": str(version)}
+    # a pulled server is someone else's: build its typed client only (a spec edit can change it)
+    server: dict[str, Any] = {"name": chosen, "version": str(version), "target": "client"}
     if name:
         server["package"] = sanitize_name(name)
         stem = pascal(name) or "Server"

@@ -23,6 +23,7 @@ from types import FrameType
 
 from .api import SPEC_SUFFIXES, Result, build, discover, lower_one
 from .emit import WriteReport
+from .options import DEFAULT, Options
 
 Stamp = tuple[int, int]  # (mtime_ns, size)
 
@@ -62,7 +63,9 @@ class Watcher:
         on_event: called after every build with a :class:`BuildEvent`.
     """
 
-    def __init__(self, paths: Sequence[Path], out: Path, on_event: Callable[[BuildEvent], None]) -> None:
+    def __init__(self, paths: Sequence[Path], out: Path, on_event: Callable[[BuildEvent], None],
+                 options: Options = DEFAULT) -> None:
+        self.options = options
         self.paths = list(paths)
         self.out = out
         self.on_event = on_event
@@ -84,7 +87,7 @@ class Watcher:
         """Build everything once (cross-spec checks included) and remember the stamps."""
         self.stamps = scan(self.paths)
         specs = self._specs()
-        result, report = build(self.paths, self.out)
+        result, report = build(self.paths, self.out, options=self.options)
         self._record_deps(specs)
         self.failed = set(specs) if report is None else set()
         event = BuildEvent(sorted(specs.values()), result, report, initial=True)
@@ -128,7 +131,7 @@ class Watcher:
         for spec in self.affected(changed, specs):
             if self.stop.is_set():
                 break
-            result, report = build([spec], self.out)
+            result, report = build([spec], self.out, options=self.options)
             self._record_deps({spec: specs[spec]})
             (self.failed.add if report is None else self.failed.discard)(spec)
             events.append(BuildEvent([specs[spec]], result, report))

@@ -8,7 +8,7 @@ its runtime.
 
 The same handlers serve both protocol eras: client input (elicitation, sampling, roots)
 is a real server->client request in the 2025 era and an ``input_required`` round in the
-2026 era, decided by the runtime (see ``_runtime/context.py``).
+2026 era, decided by the runtime (see ``Context`` and ``InputUnavailableError``).
 """
 
 from __future__ import annotations
@@ -23,16 +23,17 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from everything._runtime.content import (
+from everything import (
     AudioContent,
+    Context,
     EmbeddedResource,
     ImageContent,
+    InputUnavailableError,
     TextContent,
     TextResourceContents,
     ToolResult,
 )
-from everything._runtime.context import Context, InputUnavailableError
-from everything._runtime.http_server import close_sse_stream
+from everything.asgi import close_sse_stream
 from everything.errors import IntentionalError
 from everything.models import (
     JsonSchema202012ToolInput,

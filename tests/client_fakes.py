@@ -1,7 +1,7 @@
 """Test support for the client runtime tests: paths, a scripted in-memory MCP server.
 
 ``FakeServer`` implements the ``InMemoryServer`` interface of
-``client_transports`` (``serve_messages(receive, send)``), records every message the
+``client/inprocess.py`` (``serve_messages(receive, send)``), records every message the
 client sends, and lets each test script the answers (``on_call``) precisely — including
 things a well-behaved server never does (timeouts, crashes, endless input_required).
 """
@@ -21,7 +21,7 @@ if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
 
 from common_support import run_async as run  # noqa: E402, F401  (re-exported for the client tests)
-from weather._runtime import protocol as p  # noqa: E402
+from weather._runtime.wire import protocol as p  # noqa: E402
 
 MODERN_KEYS = (p.META_PROTOCOL_VERSION, p.META_CLIENT_CAPABILITIES, p.META_CLIENT_INFO)
 

@@ -23,9 +23,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from weather._runtime.content import TextContent, ToolResult
-from weather._runtime.context import Context
-from weather._runtime.settings import ServerSettings
+from weather import Context, ServerSettings, TextContent, ToolResult
 from weather.models import GetForecastInput
 from weather_impl import WeatherService
 

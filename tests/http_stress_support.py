@@ -68,7 +68,7 @@ class HttpServer:
         if tokens:
             full_env["MCP_CODEGEN_HTTP_TOKENS"] = ",".join(f"{who}={tok}" for who, tok in tokens.items())
         full_env.update(env or {})
-        self._log = tempfile.NamedTemporaryFile(prefix="mcp-http-stress-", suffix=".log", delete=False)  # noqa: SIM115
+        self._log = tempfile.NamedTemporaryFile(prefix="mcp-http-stress-", suffix=".log", delete=False)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "weather", "--http", "--host", "127.0.0.1", "--port", str(self.port),
              "--impl", "http_stress_impl:StressWeather", *args],
@@ -304,7 +304,7 @@ def raw_exchange(port: int, request: bytes, *, timeout: float = 10.0, shut_write
         while time.monotonic() < deadline:
             try:
                 chunk = sock.recv(65536)
-            except (ConnectionResetError, TimeoutError, socket.timeout):
+            except (ConnectionResetError, TimeoutError):
                 break
             if not chunk:
                 break
@@ -398,7 +398,7 @@ class Canary:
                     got = res.json()["result"]["content"][0]["text"]
                     if res.status_code != 200 or got != forecast_text("London", 2):
                         self.failures.append(f"{res.status_code}: {res.text[:200]}")
-                except Exception as exc:  # noqa: BLE001 - recorded
+                except Exception as exc:
                     self.failures.append(repr(exc))
                 self.latencies.append(time.monotonic() - start)
                 self._stop.wait(self.period)

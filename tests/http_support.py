@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from common_support import free_port, stop_pid, wait_port
 from pydantic import BaseModel, Field
 
-from codegen.runtime import protocol as p
-from codegen.runtime.content import TextContent, ToolResult
-from codegen.runtime.context import Context
-from codegen.runtime.http_server import close_sse_stream
-from codegen.runtime.server import ServerBase
-from codegen.runtime.tools import ServerInfo, ToolDef
-from common_support import free_port, stop_pid, wait_port
+from codegen.runtime.server.context import Context
+from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.http import close_sse_stream
+from codegen.runtime.wire import protocol as p
+from codegen.runtime.wire.content import TextContent, ToolResult
+from codegen.runtime.wire.tools import ServerInfo, ToolDef
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "generated_examples"

@@ -16,7 +16,7 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sdk_weather_server import build  # noqa: E402
+from sdk_weather_server import build
 
 
 def main() -> None:

@@ -24,13 +24,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from codegen.runtime import protocol as p
-from codegen.runtime.content import TextContent, ToolResult
-from codegen.runtime.context import Context
-from codegen.runtime.errors import DeclaredToolError
-from codegen.runtime.server import ServerBase
-from codegen.runtime.settings import ServerSettings
-from codegen.runtime.tools import InputDef, ServerInfo, ToolDef
+from codegen.runtime.server.context import Context
+from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import protocol as p
+from codegen.runtime.wire.content import TextContent, ToolResult
+from codegen.runtime.wire.errors import DeclaredToolError
+from codegen.runtime.wire.tools import InputDef, ServerInfo, ToolDef
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "generated_examples"

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from adversarial_support import LONG, snapshot, write_spec
+
 from codegen import emit
 from codegen.api import build
 
@@ -65,7 +65,7 @@ def test_interrupt_in_the_replace_loop_restores_everything(tmp_path: Path, monke
     for stop_at in positions:
         count = [0]
 
-        def failing(src: Any, dst: Any, stop_at: int = stop_at) -> None:
+        def failing(src: Any, dst: Any, stop_at: int = stop_at, count: list[int] = count) -> None:
             if ".mcp-codegen-tmp" in str(src):  # only the commit loop (not the build cache)
                 if count[0] == stop_at:
                     raise exc("interrupted")

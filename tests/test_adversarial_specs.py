@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from adversarial_support import NASTY, build_spec, run_python, snapshot, write_spec
+
 from codegen.api import build, generate
 from codegen.cli import main as cli_main  # noqa: F401  (import check: the CLI module loads)
 
@@ -402,7 +402,7 @@ def test_package_override_cannot_escape(tmp_path: Path) -> None:
 
 
 _BOMB = "\n".join(["a: &a [x, x, x, x, x, x, x, x, x]"]
-                  + [f"{c}: &{c} [{', '.join(['*' + p] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi")]) + "\n"
+                  + [f"{c}: &{c} [{', '.join(['*' + p] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]) + "\n"
 
 
 @pytest.mark.parametrize(("text", "code", "line"), [

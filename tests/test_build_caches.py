@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from adversarial_support import snapshot, write_spec
+
 from codegen import api, cache
 from codegen.api import build
 

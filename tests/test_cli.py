@@ -146,7 +146,7 @@ def test_builds_are_identical_across_hash_seeds(tmp_path: Path) -> None:
 
 
 def test_version_flag_and_help_defaults() -> None:
-    from codegen import __version__  # noqa: PLC0415
+    from codegen import __version__
 
     for flag in ("--version", "-V"):
         proc = run(flag)

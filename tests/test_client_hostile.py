@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from codegen.runtime import errors as E
-from codegen.runtime.client import ClientBase
 from common_support import free_port, stop_pid, wait_port
+
+from codegen.runtime.client import ClientBase
+from codegen.runtime.wire import errors as E
 
 SCRIPT = r'''
 import json, sys

@@ -9,13 +9,9 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, RootModel
-
 from client_fakes import MODERN_KEYS, Ctx, FakeServer, NoAnswer, RpcError, run
-from weather._runtime import errors as E
-from weather._runtime import protocol as p
-from weather._runtime.client import ClientBase
-from weather._runtime.client_types import (
+from pydantic import BaseModel, ConfigDict, RootModel
+from weather._runtime.client.types import (
     AuditRecord,
     ElicitationRequest,
     ElicitationResponse,
@@ -23,7 +19,9 @@ from weather._runtime.client_types import (
     Root,
     ToolCallInfo,
 )
-from weather._runtime.tools import ToolDef, tool_fingerprint
+from weather._runtime.wire import errors as E
+from weather._runtime.wire import protocol as p
+from weather._runtime.wire.tools import ToolDef, tool_fingerprint
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import GetWeatherOutput

@@ -12,12 +12,11 @@ import sys
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, RootModel
-
 from client_fakes import SDK_SERVER, run
-from weather._runtime import errors as E
-from weather._runtime.client_types import AuditRecord, ElicitationRequest, ElicitationResponse, Progress
-from weather._runtime.tools import ToolDef
+from pydantic import BaseModel, ConfigDict, RootModel
+from weather._runtime.client.types import AuditRecord, ElicitationRequest, ElicitationResponse, Progress
+from weather._runtime.wire import errors as E
+from weather._runtime.wire.tools import ToolDef
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import GetWeatherOutput, Unit

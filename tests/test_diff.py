@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from codegen.cli import app
 from codegen.diff import KINDS, Severity, compare_views, diff, view_from_wire
 from codegen.diff.report import render_json, render_junit, render_sarif
-from codegen.runtime.tools import tool_fingerprint
+from codegen.runtime.wire.tools import tool_fingerprint
 
 
 def obj(props: dict[str, Any], required: list[str] | None = None, **kw: Any) -> dict[str, Any]:
@@ -39,28 +39,28 @@ def kinds(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> set[str]:
 
 
 S = {"type": "string"}
-I = {"type": "integer"}
+INT = {"type": "integer"}
 
 # (case id, old tools, new tools, the kinds expected exactly)
 CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], set[str]]] = [
     ("no-change", [tool()], [tool()], set()),
-    ("tool-removed", [tool("a"), tool("b", obj({"x": I}))], [tool("a")], {"tool-removed"}),
-    ("tool-added", [tool("a")], [tool("a"), tool("b", obj({"x": I}))], {"tool-added"}),
-    ("tool-renamed", [tool("a", obj({"x": I}))], [tool("b", obj({"x": I}))], {"tool-renamed"}),
-    ("new-required-input", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": S, "n": I}, ["n"]))], {"input-required-added"}),
+    ("tool-removed", [tool("a"), tool("b", obj({"x": INT}))], [tool("a")], {"tool-removed"}),
+    ("tool-added", [tool("a")], [tool("a"), tool("b", obj({"x": INT}))], {"tool-added"}),
+    ("tool-renamed", [tool("a", obj({"x": INT}))], [tool("b", obj({"x": INT}))], {"tool-renamed"}),
+    ("new-required-input", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": S, "n": INT}, ["n"]))], {"input-required-added"}),
     ("input-made-required", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": S}, ["q"]))], {"input-required-added"}),
-    ("new-optional-input", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": S, "n": I}))], {"input-optional-added"}),
+    ("new-optional-input", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": S, "n": INT}))], {"input-optional-added"}),
     ("input-made-optional", [tool(inp=obj({"q": S}, ["q"]))], [tool(inp=obj({"q": S}))], {"input-required-removed"}),
-    ("input-type-narrowed", [tool(inp=obj({"n": {"type": "number"}}))], [tool(inp=obj({"n": I}))], {"input-type-narrowed"}),
-    ("input-type-widened", [tool(inp=obj({"n": I}))], [tool(inp=obj({"n": {"type": ["integer", "null"]}}))], {"input-type-widened"}),
-    ("input-type-changed", [tool(inp=obj({"n": I}))], [tool(inp=obj({"n": S}))], {"input-changed"}),
+    ("input-type-narrowed", [tool(inp=obj({"n": {"type": "number"}}))], [tool(inp=obj({"n": INT}))], {"input-type-narrowed"}),
+    ("input-type-widened", [tool(inp=obj({"n": INT}))], [tool(inp=obj({"n": {"type": ["integer", "null"]}}))], {"input-type-widened"}),
+    ("input-type-changed", [tool(inp=obj({"n": INT}))], [tool(inp=obj({"n": S}))], {"input-changed"}),
     ("input-enum-value-removed", [tool(inp=obj({"u": {"enum": ["c", "f"]}}))], [tool(inp=obj({"u": {"enum": ["c"]}}))], {"input-enum-value-removed"}),
     ("input-enum-value-added", [tool(inp=obj({"u": {"enum": ["c"]}}))], [tool(inp=obj({"u": {"enum": ["c", "f"]}}))], {"input-enum-value-added"}),
     ("input-const-added", [tool(inp=obj({"u": S}))], [tool(inp=obj({"u": {"type": "string", "const": "x"}}))], {"input-enum-value-removed"}),
     ("minLength-up", [tool(inp=obj({"q": {"type": "string", "minLength": 1}}))], [tool(inp=obj({"q": {"type": "string", "minLength": 2}}))], {"input-constraint-tightened"}),
     ("maximum-down", [tool(inp=obj({"n": {"type": "integer", "maximum": 7}}))], [tool(inp=obj({"n": {"type": "integer", "maximum": 5}}))], {"input-constraint-tightened"}),
     ("maximum-up", [tool(inp=obj({"n": {"type": "integer", "maximum": 7}}))], [tool(inp=obj({"n": {"type": "integer", "maximum": 14}}))], {"input-constraint-loosened"}),
-    ("minimum-removed", [tool(inp=obj({"n": {"type": "integer", "minimum": 1}}))], [tool(inp=obj({"n": I}))], {"input-constraint-loosened"}),
+    ("minimum-removed", [tool(inp=obj({"n": {"type": "integer", "minimum": 1}}))], [tool(inp=obj({"n": INT}))], {"input-constraint-loosened"}),
     ("pattern-added", [tool(inp=obj({"q": S}))], [tool(inp=obj({"q": {"type": "string", "pattern": "^a"}}))], {"input-constraint-tightened"}),
     ("pattern-changed", [tool(inp=obj({"q": {"type": "string", "pattern": "^a"}}))], [tool(inp=obj({"q": {"type": "string", "pattern": "^b"}}))], {"input-changed"}),
     ("multipleOf-finer", [tool(inp=obj({"n": {"type": "integer", "multipleOf": 4}}))], [tool(inp=obj({"n": {"type": "integer", "multipleOf": 2}}))], {"input-constraint-loosened"}),
@@ -70,8 +70,8 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], set[str]]] = 
     ("input-removed-closed", [tool(inp=obj({"q": S, "x": S}, additionalProperties=False))], [tool(inp=obj({"q": S}, additionalProperties=False))], {"input-property-removed"}),
     ("input-removed-open", [tool(inp=obj({"q": S, "x": S}))], [tool(inp=obj({"q": S}))], {"input-property-removed-open"}),
     ("nested-required", [tool(inp=obj({"a": {"type": "array", "items": obj({"k": S})}}))],
-     [tool(inp=obj({"a": {"type": "array", "items": obj({"k": S, "v": I}, ["v"])}}))], {"input-required-added"}),
-    ("input-variant-removed", [tool(inp=obj({"v": {"anyOf": [S, I]}}))], [tool(inp=obj({"v": {"anyOf": [S]}}))], {"input-variant-removed"}),
+     [tool(inp=obj({"a": {"type": "array", "items": obj({"k": S, "v": INT}, ["v"])}}))], {"input-required-added"}),
+    ("input-variant-removed", [tool(inp=obj({"v": {"anyOf": [S, INT]}}))], [tool(inp=obj({"v": {"anyOf": [S]}}))], {"input-variant-removed"}),
     ("input-made-nullable", [tool(inp=obj({"v": S}))], [tool(inp=obj({"v": {"anyOf": [S, {"type": "null"}]}}))], {"input-variant-added"}),
     ("output-field-removed", [tool(out=obj({"a": S, "b": S}))], [tool(out=obj({"a": S}))], {"output-field-removed"}),
     ("output-field-added", [tool(out=obj({"a": S}))], [tool(out=obj({"a": S, "b": S}))], {"output-field-added"}),
@@ -79,15 +79,15 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], set[str]]] = 
      [tool(out=obj({"a": S, "b": S}, additionalProperties=False))], {"output-field-added-closed"}),
     ("output-required-made-optional", [tool(out=obj({"a": S}, ["a"]))], [tool(out=obj({"a": S}))], {"output-required-removed"}),
     ("output-optional-made-required", [tool(out=obj({"a": S}))], [tool(out=obj({"a": S}, ["a"]))], {"output-required-added"}),
-    ("output-type-loosened", [tool(out=obj({"n": I}))], [tool(out=obj({"n": {"type": "number"}}))], {"output-type-widened"}),
-    ("output-type-narrowed", [tool(out=obj({"n": {"type": "number"}}))], [tool(out=obj({"n": I}))], {"output-type-narrowed"}),
+    ("output-type-loosened", [tool(out=obj({"n": INT}))], [tool(out=obj({"n": {"type": "number"}}))], {"output-type-widened"}),
+    ("output-type-narrowed", [tool(out=obj({"n": {"type": "number"}}))], [tool(out=obj({"n": INT}))], {"output-type-narrowed"}),
     ("output-enum-value-added", [tool(out=obj({"u": {"enum": ["c"]}}))], [tool(out=obj({"u": {"enum": ["c", "f"]}}))], {"output-enum-value-added"}),
     ("output-enum-value-removed", [tool(out=obj({"u": {"enum": ["c", "f"]}}))], [tool(out=obj({"u": {"enum": ["c"]}}))], {"output-enum-value-removed"}),
     ("output-maxLength-up", [tool(out=obj({"s": {"type": "string", "maxLength": 5}}))], [tool(out=obj({"s": {"type": "string", "maxLength": 9}}))], {"output-constraint-loosened"}),
-    ("output-type-changed", [tool(out=obj({"n": I}))], [tool(out=obj({"n": S}))], {"output-changed"}),
+    ("output-type-changed", [tool(out=obj({"n": INT}))], [tool(out=obj({"n": S}))], {"output-changed"}),
     ("output-schema-removed", [tool(out=obj({"a": S}))], [tool()], {"output-schema-removed"}),
     ("output-schema-added", [tool()], [tool(out=obj({"a": S}))], {"output-schema-added"}),
-    ("output-variant-added", [tool(out=obj({"v": {"oneOf": [S, I]}}))], [tool(out=obj({"v": {"oneOf": [S, I, {"type": "boolean"}]}}))], {"output-variant-added"}),
+    ("output-variant-added", [tool(out=obj({"v": {"oneOf": [S, INT]}}))], [tool(out=obj({"v": {"oneOf": [S, INT, {"type": "boolean"}]}}))], {"output-variant-added"}),
     ("readOnly-to-false", [tool(annotations={"readOnlyHint": True})], [tool(annotations={"readOnlyHint": False, "destructiveHint": False})], {"annotation-destructive"}),
     ("becomes-destructive", [tool(annotations={"destructiveHint": False})], [tool(annotations={"destructiveHint": True})], {"annotation-destructive"}),
     ("annotation-harmless", [tool(annotations={"readOnlyHint": True})], [tool(annotations={"readOnlyHint": True, "openWorldHint": False})], {"annotation-changed"}),
@@ -119,7 +119,7 @@ def test_every_wire_kind_is_exercised() -> None:
 def test_recursive_schema_terminates() -> None:
     tree = {"$ref": "#/$defs/Node"}
     old = obj({"root": tree}, **{"$defs": {"Node": obj({"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}})}})
-    new = obj({"root": tree}, **{"$defs": {"Node": obj({"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}, "n": I}, ["n"])}})
+    new = obj({"root": tree}, **{"$defs": {"Node": obj({"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}, "n": INT}, ["n"])}})
     got = compare_views([view_from_wire({"name": "s"}, [tool(inp=old)], "a")], [view_from_wire({"name": "s"}, [tool(inp=new)], "b")])
     assert [(c.kind, c.path) for c in got.changes] == [("input-required-added", "/inputSchema/properties/root/properties/n")]
 
@@ -336,7 +336,7 @@ SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 
 def test_live_server_side_over_stdio(tmp_path: Path) -> None:
-    import sys  # noqa: PLC0415
+    import sys
 
     live = f"stdio:{sys.executable} -m weather --stdio"
     same = diff(str(SPECS / "weather.yaml"), live, cwd=EXAMPLES)
@@ -354,7 +354,7 @@ def test_live_server_side_over_stdio(tmp_path: Path) -> None:
 
 
 def test_workflow_doc_lists_every_kind_and_hooks_name_real_commands() -> None:
-    import yaml  # noqa: PLC0415
+    import yaml
 
     repo = Path(__file__).resolve().parent.parent
     doc = (repo / "docs" / "sync-workflow.md").read_text()

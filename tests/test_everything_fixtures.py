@@ -19,8 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "generated_examples"))
 
-from everything._runtime.client import ClientBase  # noqa: E402
-from everything._runtime.client_types import (  # noqa: E402
+from everything._runtime.client.types import (  # noqa: E402
     ElicitationRequest,
     ElicitationResponse,
     Root,

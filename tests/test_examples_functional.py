@@ -13,7 +13,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "generated_examples"
 sys.path.insert(0, str(EXAMPLES))
 
 from catalog import CatalogSyncClient  # noqa: E402
-from catalog._runtime.client_types import ElicitationRequest, ElicitationResponse  # noqa: E402
+from catalog._runtime.client.types import ElicitationRequest, ElicitationResponse  # noqa: E402
 from catalog.errors import InvalidArgumentsError as CatalogInvalidArgumentsError  # noqa: E402
 from catalog.errors import UnknownSkuError  # noqa: E402
 from catalog.models import Money, QuoteInputLinesItemOption1, QuoteInputLinesItemOption2, SearchProductsInputSort  # noqa: E402

@@ -22,13 +22,13 @@ import time
 from typing import Any
 
 import pytest
+from adversarial_support import LONG, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from adversarial_support import LONG, examples
-from codegen.runtime import protocol as p
-from codegen.runtime.settings import ServerSettings
 from support_server import DemoServer, RawServer, modern, modern_meta, req
+
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import protocol as p
 
 SAFE_TOOLS = ["echo", "sync_echo", "blocks", "bad_output", "crash", "missing", "schema_checked", "nope", ""]
 METHODS = ["initialize", "ping", "tools/list", "tools/call", "server/discover", "logging/setLevel",

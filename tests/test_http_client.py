@@ -18,20 +18,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from codegen.runtime import protocol as p
-from codegen.runtime.client import ClientBase
-from codegen.runtime.client_http import HttpTransport
-from codegen.runtime.http_server import HttpApp
-from common_support import free_port, run_async as _run
+from common_support import free_port
+from common_support import run_async as _run
 from http_support import EXAMPLES, ROOT, DemoHttpServer, Recorder, ServerProcess, serve_app
+
+from codegen.runtime.client import ClientBase
+from codegen.runtime.client.http import HttpTransport
+from codegen.runtime.server.http import HttpApp
+from codegen.runtime.wire import protocol as p
 
 sys.path.insert(0, str(EXAMPLES))
 
-from weather.client import WeatherClient  # noqa: E402
-from weather._runtime.errors import McpError, UnknownToolError  # noqa: E402
-from weather.errors import UnknownLocationError  # noqa: E402
-from weather.models import Unit  # noqa: E402
+from weather._runtime.wire.errors import McpError, UnknownToolError
+from weather.client import WeatherClient
+from weather.errors import UnknownLocationError
+from weather.models import Unit
 
 ERAS: list[str | None] = ["legacy", "modern", None]
 
@@ -143,7 +144,7 @@ def test_progress_over_sse_both_eras(demo: tuple[str, Recorder, DemoHttpServer])
         for era in ("modern", "legacy"):
             seen: list[float] = []
             async with ClientBase.http(url, era=era, audit=None) as client:
-                res = await client.call_tool("slow", {"seconds": 0.3}, progress=lambda pr: seen.append(pr.progress))
+                res = await client.call_tool("slow", {"seconds": 0.3}, progress=lambda pr, seen=seen: seen.append(pr.progress))
                 assert res.text() == "slept"
             assert seen and seen == sorted(seen), era
 

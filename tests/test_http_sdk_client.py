@@ -12,12 +12,12 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from common_support import list_tool_pages, run_sdk_client
+from http_support import ServerProcess
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from codegen.runtime import protocol as p
-from common_support import list_tool_pages, run_sdk_client
-from http_support import ServerProcess
+from codegen.runtime.wire import protocol as p
 
 MODES = ["legacy", "2026-07-28"]
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-
-from codegen.runtime import protocol as p
-from codegen.runtime.http_server import HttpApp
-from codegen.runtime.settings import ServerSettings
 from http_support import DemoHttpServer, ServerProcess, modern_headers, modern_request, post, serve_app
+
+from codegen.runtime.server.http import HttpApp
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import protocol as p
 
 LEGACY_INIT = {
     "jsonrpc": "2.0",

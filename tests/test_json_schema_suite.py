@@ -18,12 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import json_schema_suite as suite
 import pytest
 import yaml
 
-import json_schema_suite as suite
 from codegen.exactness import inexact_keywords, model_view
-from codegen.runtime.patterns import PatternError, compile_pattern, search
+from codegen.runtime.schema.patterns import PatternError, compile_pattern, search
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -114,8 +114,9 @@ def test_model_view_is_never_stricter() -> None:
 def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
     """The golden case of shapes that once broke build, import or mypy: it imports and
     judges exactly (an ECMA control escape, a Unicode property, an anchor ref)."""
-    from codegen import build  # noqa: PLC0415
-    from pull_support import imported  # noqa: PLC0415
+    from pull_support import imported
+
+    from codegen import build
 
     spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
     spec["server"]["package"] = "real_tools_live"  # not the golden's own package name
@@ -170,7 +171,7 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
 def test_schema_checked_tool_without_jsonschema_fails_clearly(tmp_path: Path) -> None:
     """Without the jsonschema package a schema-checked tool is never run on unchecked input:
     the server answers an internal error and logs why; the typed client warns and sends."""
-    from codegen import build  # noqa: PLC0415
+    from codegen import build
     spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
     spec["server"]["package"] = "real_tools_nojs"
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
@@ -182,7 +183,7 @@ sys.modules["jsonschema"] = None  # not installed
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 from real_tools_nojs.server import RealToolsServerBase
 from real_tools_nojs.client import RealToolsClient
-from real_tools_nojs._runtime.content import ToolResult
+from real_tools_nojs._runtime.wire.content import ToolResult
 class Impl(RealToolsServerBase):
     def semantics(self, args, ctx):
         raise AssertionError("ran on unchecked input")
@@ -199,7 +200,7 @@ asyncio.run(main())
 
 
 def _build_one(tmp_path: Path, spec: dict[str, Any], package: str) -> Any:
-    from codegen import build  # noqa: PLC0415
+    from codegen import build
 
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
@@ -211,7 +212,7 @@ def _build_one(tmp_path: Path, spec: dict[str, Any], package: str) -> Any:
 def test_format_is_an_annotation_unless_the_spec_asserts_it(tmp_path: Path) -> None:
     """``format: date`` accepts any string by default; ``server.formatAssertion: true`` makes
     the server (and the typed client) refuse a string that is not a date."""
-    from pull_support import imported  # noqa: PLC0415
+    from pull_support import imported
 
     for asserted in (False, True):
         package = f"fmt_{'on' if asserted else 'off'}"
@@ -226,7 +227,7 @@ def test_format_is_an_annotation_unless_the_spec_asserts_it(tmp_path: Path) -> N
             client_cls = next(v for k, v in vars(mods["client"]).items() if k.endswith("Client") and not k.endswith("SyncClient")
                               and getattr(v, "__module__", "") == mods["client"].__name__)
 
-            async def main() -> tuple[bool, bool]:
+            async def main(client_cls: Any = client_cls, impl: Any = impl) -> tuple[bool, bool]:
                 async with client_cls.in_process(impl()) as c:
                     good = (await c.call_raw("when", {"day": "2026-12-01"})).isError
                     bad = (await c.call_raw("when", {"day": "2026-13-45"})).isError

@@ -31,7 +31,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from http_stress_support import (
     EXAMPLES,
     LONG,

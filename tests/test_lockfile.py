@@ -17,7 +17,7 @@ from codegen import __version__, generate
 from codegen.cli import app
 from codegen.emit import MANIFEST
 from codegen.lockfile import LOCKFILE, generator_versions, read_lock, version_drift
-from codegen.runtime.tools import tool_fingerprint
+from codegen.runtime.wire.tools import tool_fingerprint
 
 REPO = Path(__file__).resolve().parent.parent
 WEATHER = REPO / "specs" / "weather.yaml"

@@ -39,13 +39,13 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
     """``server.project: true``: ``pip install OUT/weather`` gives an importable package and a
     ``weather-server`` console script that serves from any folder (the implementation module
     on its own path)."""
-    import asyncio  # noqa: PLC0415
-    import os  # noqa: PLC0415
-    import shutil  # noqa: PLC0415
-    import tomllib  # noqa: PLC0415
+    import asyncio
+    import os
+    import shutil
+    import tomllib
 
-    from codegen import build  # noqa: PLC0415
-    from codegen.runtime.client import ClientBase  # noqa: PLC0415
+    from codegen import build
+    from codegen.runtime.client import ClientBase
 
     spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace("  version: 1.2.0\n", "  version: 1.2.0\n  project: true\n", 1)
     assert "project: true" in spec

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 import yaml
+from common_support import free_port, stop_pid, wait_port
+from common_support import run_async as run
+from pull_support import EXAMPLES, REPO, cli, imported, npm_servers
 
 from codegen import build
-from common_support import free_port, run_async as run, stop_pid, wait_port
-from pull_support import EXAMPLES, REPO, cli, imported, npm_servers
 
 
 @pytest.fixture(scope="module")

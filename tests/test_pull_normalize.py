@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 import yaml
+from pull_support import imported
 
 from codegen import build
 from codegen.diagnostics import CODES, Level
 from codegen.pull import ServerSnapshot, check_spec, spec_from_snapshot, write_spec
-from pull_support import imported
 
 OBJ: dict[str, Any] = {"type": "object"}
 
@@ -209,15 +209,15 @@ def test_yaml_emitter_round_trips(text: str) -> None:
 
 def test_live_snapshot_from_in_process_server() -> None:
     """read_server on the generated weather server in process (no subprocess): the API path."""
-    import sys  # noqa: PLC0415
+    import sys
 
-    from codegen.pull import read_server  # noqa: PLC0415
-    from codegen.runtime.client import ClientBase  # noqa: PLC0415
+    from codegen.pull import read_server
+    from codegen.runtime.client import ClientBase
 
     examples = str(Path(__file__).resolve().parent.parent / "generated_examples")
     sys.path.insert(0, examples)
     try:
-        import weather_impl  # noqa: PLC0415
+        import weather_impl
 
         snapshot = asyncio.run(read_server(ClientBase.in_process(weather_impl.WeatherService())))
     finally:
@@ -237,8 +237,8 @@ def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
 
 
 def test_pull_hints_name_the_real_cause() -> None:
-    from codegen.pull import PullError, _pull_hint  # noqa: PLC0415
-    from codegen.runtime.errors import TransportClosedError, UnsupportedProtocolVersionError  # noqa: PLC0415
+    from codegen.pull import PullError, _pull_hint
+    from codegen.runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
     def failing(cause: Exception, text: str) -> PullError:
         try:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from codegen.runtime.nulls import allows_null, drop_invalid_nulls, null_violations
+from codegen.runtime.schema.nulls import allows_null, drop_invalid_nulls, null_violations
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -36,8 +36,6 @@ from typing import Any
 
 import httpx
 import pytest
-
-from codegen.runtime.security import Signer
 from common_support import flip_char as _flip
 from http_stress_support import (
     INVALID_PARAMS,
@@ -60,6 +58,8 @@ from http_stress_support import (
     raw_exchange,
     tool_error_code,
 )
+
+from codegen.runtime.server.security import Signer
 
 TOKENS = {"alice": "tok-alice-0123456789", "bob": "tok-bob-9876543210"}
 ELICIT: dict[str, Any] = {"elicitation": {}}
@@ -334,7 +334,7 @@ def test_huge_bodies_are_refused_before_parsing(main_server: HttpServer) -> None
         head = http_request(port, "POST", headers + ([("Transfer-Encoding", "chunked")] if chunked else
                                                      [("Content-Length", str(size))]), b"", content_length=False)
         frame = b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece
-        answer, sent, elapsed = _send_big(port, head, iter(lambda: frame, None), size)
+        answer, sent, elapsed = _send_big(port, head, iter(lambda frame=frame: frame, None), size)
         peak = max(peak, main_server.rss_kb())
         print(f"\n50 MB body ({'chunked' if chunked else 'Content-Length'}): {answer[:12]!r} after {sent >> 10} kB "
               f"sent, {elapsed:.2f} s; server RSS {rss_before} -> {main_server.rss_kb()} kB")

@@ -18,12 +18,12 @@ import json
 from typing import Any
 
 import pytest
-
-from codegen.runtime import protocol as p
-from codegen.runtime.security import Signer
-from codegen.runtime.settings import ServerSettings
 from common_support import flip_char as _flip
 from support_server import DemoServer, modern, req
+
+from codegen.runtime.server.security import Signer
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import protocol as p
 
 ELICIT = {"elicitation": {}}
 

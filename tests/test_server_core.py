@@ -10,13 +10,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-
-from codegen.runtime import jsonrpc
-from codegen.runtime import protocol as p
-from codegen.runtime.security import Signer
-from codegen.runtime.session import InProcessPeer
-from codegen.runtime.settings import ServerSettings
 from support_server import DemoServer, assert_wire, modern, req
+
+from codegen.runtime.server.security import Signer
+from codegen.runtime.server.session import InProcessPeer
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import jsonrpc
+from codegen.runtime.wire import protocol as p
 
 Responder = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 

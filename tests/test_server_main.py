@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codegen.runtime.main import load_implementation
-from codegen.runtime.server import ServerBase
+import pytest
 from support_server import EXAMPLES, DemoServer, modern_meta, server_env
 
-import pytest
+from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.main import load_implementation
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -106,9 +106,9 @@ def test_json_log_format() -> None:
 @pytest.mark.parametrize("host", ["claude-desktop", "claude-code", "cursor", "vscode"])
 def test_printed_host_config_starts_the_server_from_any_folder(host: str) -> None:
     """The printed entry (absolute interpreter, args, PYTHONPATH) starts the server from /."""
-    import asyncio  # noqa: PLC0415
+    import asyncio
 
-    from codegen.runtime.client import ClientBase  # noqa: PLC0415
+    from codegen.runtime.client import ClientBase
 
     proc = _run("--print-config", host)
     assert proc.returncode == 0, proc.stderr

@@ -12,13 +12,13 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from common_support import list_tool_pages, run_sdk_client
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-
-from codegen.runtime import protocol as p
-from common_support import list_tool_pages, run_sdk_client
 from support_server import EXAMPLES, server_env
+
+from codegen.runtime.wire import protocol as p
 
 MODES = ["legacy", "2026-07-28"]
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from codegen.runtime import protocol as p
 from common_support import stop_pid
 from support_server import EXAMPLES, RawServer, assert_wire, modern, req, server_env
+
+from codegen.runtime.wire import protocol as p
 
 
 @pytest.fixture

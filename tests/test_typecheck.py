@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from codegen import build
+from codegen.options import Options
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "golden" / "cases"
@@ -59,3 +60,36 @@ def test_natural_client_code_passes_mypy_strict(tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**__import__("os").environ, "MYPYPATH": env_path})
     assert proc.returncode == 1 and "Literal['kelvin']" in proc.stdout and 'Argument "unit"' in proc.stdout, proc.stdout
+
+
+def _pydantic_only_python() -> Path:
+    """A venv (cached in the ignored .cache/) with pydantic and nothing else: what a user of a
+    stdio server has.  pydantic is pinned to the version the test environment runs."""
+    import pydantic
+
+    venv = REPO / ".cache" / f"pydantic-only-{pydantic.VERSION}"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        f"pydantic=={pydantic.VERSION}"], check=True, timeout=600)
+    return python
+
+
+def test_packages_pass_mypy_strict_with_only_pydantic_installed(tmp_path: Path) -> None:
+    """Without httpx, uvicorn or jsonschema, every target type-checks (the HTTP parts import
+    their optional package lazily) and imports."""
+    python = _pydantic_only_python()
+    check = subprocess.run([str(python), "-c", "import httpx"], capture_output=True, timeout=60)
+    assert check.returncode != 0, "the pydantic-only venv must not have httpx"
+    for target in ("server", "client", "both"):
+        out = tmp_path / target
+        result, report = build([REPO / "specs" / "weather.yaml"], out, options=Options(target=target))
+        assert report is not None, [d.render() for d in result.diagnostics]
+        proc = mypy("--python-executable", str(python), "-p", "weather", cwd=out)
+        assert proc.returncode == 0, f"target {target}:\n{proc.stdout}{proc.stderr}"
+        proc = subprocess.run([str(python), "-c", "import weather; print(sorted(weather.__all__))"], cwd=out,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert ("WeatherClient" in proc.stdout) == (target != "server")
+        assert ("WeatherServerBase" in proc.stdout) == (target != "client")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
-from ..runtime.tools import tool_fingerprint
+from ..runtime.wire.tools import tool_fingerprint
 from .changes import KINDS, Change, Severity, apply_allow, parse_allow
 from .classify import diff_views
 from .sources import Side, load_side, register_side_loader

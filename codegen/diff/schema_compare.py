@@ -373,7 +373,7 @@ class _Walker:
         counts match, else each is reported as removed (``removed``) or added (``added``)."""
         unmatched_a, unmatched_b = self._match(ba, bb)
         if len(unmatched_a) == len(unmatched_b):
-            for (i, a), (_, b) in zip(unmatched_a, unmatched_b):
+            for (i, a), (_, b) in zip(unmatched_a, unmatched_b, strict=True):
                 self.compare(a, b, join_pointer(at, i))
             return
         for i, a in unmatched_a:

@@ -62,7 +62,7 @@ def register_side_loader(prefix: str, loader: SideLoader) -> None:
 def load_paths(paths: list[Path], cwd: Path, source_of: Callable[[Path, str], str] | None = None,
                display_of: Callable[[Path, str], str] | None = None, label: str = "") -> Side:
     """Lower every spec under ``paths`` into views (models included, for Python names)."""
-    from ..api import discover, lower_one  # noqa: PLC0415 (api imports this package lazily)
+    from ..api import discover, lower_one
 
     side = Side(label or ", ".join(map(str, paths)))
     specs, diags = discover(paths)
@@ -160,7 +160,7 @@ LIVE_TIMEOUT = 30.0
 
 def load_live(prefix: str, rest: str, cwd: Path) -> Side:
     """A live server side: ``stdio:COMMAND`` (spawned in ``cwd``) or an HTTP(S) URL."""
-    from .. import pull  # noqa: PLC0415 (imports the client runtime; only for live sides)
+    from .. import pull
 
     label = f"{prefix}:{rest}"
     try:

@@ -59,6 +59,7 @@ class ServerSpec:
     extra: dict[str, Any] = field(default_factory=dict)
     format_assertion: bool = False
     project: bool = False
+    target: str = "both"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         extra={k: s[k] for k in ("websiteUrl", "icons") if k in s},
         format_assertion=bool(s.get("formatAssertion", False)),
         project=bool(s.get("project", False)),
+        target=str(s.get("target", "both")),
     )
     tools = []
     for i, t in enumerate(data["tools"]):

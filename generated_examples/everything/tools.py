@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.tools import InputDef, ServerInfo, ToolDef
+from ._runtime.wire.tools import InputDef, ServerInfo, ToolDef
 from .errors import IntentionalError
 from .models import (
     JsonSchema202012ToolInput,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._runtime.errors import (
+from ._runtime.wire.errors import (
     ConfirmationDeniedError,
     DeclaredToolError,
     HeaderMismatchError,

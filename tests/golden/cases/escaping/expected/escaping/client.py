@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
-from ._runtime.content import ToolResult
-from ._runtime.tools import ServerInfo, ToolDef
+from ._runtime.wire.content import ToolResult
+from ._runtime.wire.tools import ServerInfo, ToolDef
 from .models import TrickyInputMode, TrickyOutput
 from .tools import TRICKY_TOOL, SERVER_INFO, TOOLS
 

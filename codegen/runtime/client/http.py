@@ -1,0 +1,442 @@
+"""Streamable HTTP client transport (both eras), built on httpx (an optional extra).
+
+``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
+Use it through ``Client.http(url, ...)`` (see ``client.py``) or directly::
+
+    transport = HttpTransport("http://127.0.0.1:8000/mcp", bearer_token="...", headers={...})
+    async with WeatherClient(transport) as client: ...
+
+What it does (the client core only sees JSON-RPC messages):
+
+* every message is one POST with ``Accept: application/json, text/event-stream``; the
+  answer is read as JSON or as an SSE stream (each event's data is one message);
+* 2026-07-28 requests (``params._meta`` names the version) carry ``MCP-Protocol-Version``
+  (= the ``_meta`` version), ``Mcp-Method``, ``Mcp-Name`` (``tools/call``,
+  ``prompts/get``, ``resources/read``) and one ``Mcp-Param-<Name>`` per ``x-mcp-header``
+  argument present (``=?base64?...?=`` when the value needs it);
+* ``tools/list`` results are filtered: a tool whose ``x-mcp-header`` annotations are
+  invalid is dropped (logged, and listed in :attr:`HttpTransport.dropped_tools`); the
+  annotations of the others drive the ``Mcp-Param-*`` headers;
+* an HTTP error with a JSON-RPC error body is delivered as the response (401/403, and
+  404 with ``-32601``, get ``data = {"httpStatus": ...}`` when they have no ``data``: 404 +
+  ``-32601`` tells the era probe the server is a 2026 one); without one a synthetic
+  ``-32600`` error carrying ``data = {"httpStatus": ...}`` (so the era probe of
+  ``server/discover`` falls back to ``initialize`` on a legacy server, TOOLS-PROTOCOL
+  §2.3); an unreachable server closes the transport;
+* legacy: the ``Mcp-Session-Id`` of the ``initialize`` answer is sent on every later
+  request, with ``MCP-Protocol-Version``; an SSE stream that ends before its response is
+  resumed with GET + ``Last-Event-ID`` after the server's ``retry`` interval (default
+  1 s), up to ``max_reconnects`` times without progress; ``listen=True`` keeps the GET
+  stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
+* cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
+  is the cancellation in 2026 (legacy also POSTs the notification).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import ParseError
+from ..wire.sse import SseError, SseParser
+from .headers import HeaderPlan
+from .transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
+
+if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
+    import httpx  # type: ignore[import-not-found, unused-ignore]
+
+logger = logging.getLogger("mcp_codegen.client.http")
+
+_PROTOCOL_ERRORS = (p.HEADER_MISMATCH, p.MISSING_CAPABILITY, p.UNSUPPORTED_VERSION)
+
+#: Connections kept to the server, busy or idle.  httpx keeps only 20 idle by default, so
+#: with more calls in flight most answers closed their connection and the next call opened
+#: a new one (TCP handshake, TIME_WAIT); keeping as many idle as may be open avoids that.
+MAX_CONNECTIONS = 100
+
+
+def _remember_missing_sniffio() -> None:
+    """Make a failed ``import sniffio`` cheap when sniffio is not installed.
+
+    httpcore 1.x tries ``import sniffio`` for every lock, event and cancellation shield it
+    creates (several per request), treating ImportError as asyncio.  Without sniffio each
+    try searches the whole ``sys.path``: about a quarter of the client's CPU at 100
+    concurrent calls.  A ``None`` entry in ``sys.modules`` makes the import fail at once, the
+    same ImportError as before.  Nothing changes when sniffio is installed.
+    """
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+class HttpTransport(ClientTransport):
+    """Streamable HTTP transport (see the module docstring).
+
+    Args:
+        url: the MCP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
+        headers: extra headers sent with every request.
+        bearer_token: sent as ``Authorization: Bearer <token>``.
+        timeout: connect/write/pool timeout in seconds (the client core applies the
+            per-request idle and hard timeouts).
+        read_timeout: seconds without a byte before a response read fails (None: no limit).
+        tools: wire Tool objects known in advance (the generated tool table), so
+            ``Mcp-Param-*`` headers are right even before ``tools/list``.
+        listen: legacy era: keep the GET stream open for unsolicited messages.
+        max_reconnects: legacy SSE resumption attempts without progress.
+        max_message_bytes: the largest accepted response message.
+        client: an ``httpx.AsyncClient`` to use (not closed by the transport).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        timeout: float = 30.0,
+        read_timeout: float | None = None,
+        tools: Sequence[Mapping[str, Any]] = (),
+        listen: bool = False,
+        max_reconnects: int = 3,
+        default_retry_ms: int = 1000,
+        max_message_bytes: int = 32 * 1024 * 1024,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.headers = dict(headers or {})
+        self.bearer_token = bearer_token
+        self.timeout = timeout
+        self.read_timeout = read_timeout
+        self.listen = listen
+        self.max_reconnects = max_reconnects
+        self.default_retry_ms = default_retry_ms
+        self.max_message_bytes = max_message_bytes
+        self.description = f"HTTP server {url}"
+        #: Legacy session id (from the ``initialize`` answer).
+        self.session_id: str | None = None
+        self._given_client = client
+        self._http: httpx.AsyncClient | None = client
+        self._requests: dict[Any, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._list_ids: set[Any] = set()
+        self._plan = HeaderPlan(tools)
+        self._closing = False
+
+    @property
+    def dropped_tools(self) -> dict[str, str]:
+        """Tools dropped from ``tools/list`` for invalid ``x-mcp-header`` annotations -> why."""
+        return self._plan.dropped_tools
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def start(self, sink: MessageSink) -> None:
+        await super().start(sink)
+        if self._http is None:
+            try:
+                import httpx
+            except ImportError:  # pragma: no cover - optional extra
+                raise RuntimeError("the HTTP client transport needs httpx: pip install httpx") from None
+            _remember_missing_sniffio()
+            self._http = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
+                follow_redirects=False,
+                limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
+            )
+
+    async def aclose(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        tasks = [*self._requests.values(), *self._background]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._http is not None:
+            if self.session_id is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        self._http.delete(self.url, headers=self._base_headers(legacy=True)), 2.0
+                    )
+            if self._given_client is None:
+                with contextlib.suppress(Exception):
+                    await self._http.aclose()
+        self._report_closed("transport closed")
+
+    def set_protocol(self, era: str, version: str) -> None:
+        super().set_protocol(era, version)
+        if era == "legacy" and self.listen and self.session_id is not None:
+            self._spawn(self._listen_loop())
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- headers -------------------------------------------------------------------------------
+    def _base_headers(self, *, legacy: bool) -> dict[str, str]:
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        headers.update(self.headers)
+        if self.bearer_token:
+            headers["authorization"] = f"Bearer {self.bearer_token}"
+        if legacy:
+            if self.session_id is not None:
+                headers["mcp-session-id"] = self.session_id
+            if self.era == "legacy" and self.protocol_version:
+                headers["mcp-protocol-version"] = self.protocol_version
+        return headers
+
+    def _headers_for(self, message: JsonMessage) -> dict[str, str]:
+        modern = self._plan.modern_headers(message)
+        if modern is None:
+            headers = self._base_headers(legacy=True)
+            if isinstance(message, dict) and message.get("method") == "initialize":
+                headers.pop("mcp-protocol-version", None)
+            return headers
+        return {**self._base_headers(legacy=False), **modern}
+
+    def _filter(self, message: JsonMessage) -> JsonMessage:
+        """A ``tools/list`` answer minus tools with invalid header annotations; others as they are."""
+        if isinstance(message, dict) and message.get("id") in self._list_ids:
+            return self._plan.filter_list(message)
+        return message
+
+    # -- sending -------------------------------------------------------------------------------
+    async def send(self, message: JsonMessage) -> None:
+        if self._closing or self._closed_reported or self._http is None:
+            from ..wire.errors import TransportClosedError
+
+            raise TransportClosedError(f"{self.description}: not connected")
+        if isinstance(message, dict) and isinstance(message.get("method"), str) and message.get("id") is not None:
+            rid = message["id"]
+            if message["method"] == "tools/list":
+                self._list_ids.add(rid)
+            task = asyncio.get_running_loop().create_task(self._request(message))
+            self._requests[rid] = task
+            return
+        if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+            params = message.get("params")
+            target = params.get("requestId") if isinstance(params, dict) else None
+            running = self._requests.get(target)
+            if running is not None:
+                running.cancel()  # closing the stream is the cancellation (2026)
+            if self.era != "legacy":
+                return
+        await self._post_other(message)
+
+    async def _post_other(self, message: JsonMessage) -> None:
+        """A notification or a (legacy) response: expect 202."""
+        assert self._http is not None
+        import httpx
+
+        try:
+            resp = await self._http.post(self.url, content=_encode(message), headers=self._headers_for(message))
+        except httpx.HTTPError as exc:
+            logger.warning("POST of a %s failed: %r", _describe(message), exc)
+            return
+        if resp.status_code >= 400:
+            logger.warning("server refused a %s: HTTP %d", _describe(message), resp.status_code)
+        elif resp.content:
+            answer = parse_incoming(resp.content)
+            if answer is not None:
+                await self._deliver(answer)
+
+    async def _request(self, message: dict[str, Any]) -> None:
+        assert self._http is not None
+        import httpx
+
+        rid = message["id"]
+        try:
+            async with self._http.stream(
+                "POST", self.url, content=_encode(message), headers=self._headers_for(message)
+            ) as resp:
+                if message.get("method") == "initialize":
+                    sid = resp.headers.get("mcp-session-id")
+                    if sid:
+                        self.session_id = sid.strip()
+                await self._answer(resp, message)
+        except asyncio.CancelledError:
+            raise
+        except httpx.ConnectError as exc:
+            self._report_closed(f"cannot connect: {exc}")
+        except httpx.TimeoutException as exc:
+            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
+        except (httpx.HTTPError, SseError, OSError) as exc:
+            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
+        finally:
+            self._requests.pop(rid, None)
+            self._list_ids.discard(rid)
+
+    async def _fail(self, rid: Any, code: int, text: str, data: Any = None) -> None:
+        error: dict[str, Any] = {"code": code, "message": text}
+        if data is not None:
+            error["data"] = data
+        await self._deliver({"jsonrpc": p.JSONRPC, "id": rid, "error": error})
+
+    async def _read_all(self, resp: httpx.Response) -> bytes:
+        body = bytearray()
+        async for chunk in resp.aiter_bytes():
+            body += chunk
+            if len(body) > self.max_message_bytes:
+                raise SseError(f"response larger than {self.max_message_bytes} bytes")
+        return bytes(body)
+
+    async def _answer(self, resp: httpx.Response, message: dict[str, Any]) -> None:
+        rid = message["id"]
+        ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+        if resp.status_code >= 400:
+            await self._http_error(resp, rid)
+            return
+        if ctype == "text/event-stream":
+            got, last_id, retry = await self._consume(resp, rid)
+            if not got:
+                await self._resume(rid, last_id, retry)
+            return
+        body = await self._read_all(resp)
+        if resp.status_code in (202, 204) or not body:
+            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP {resp.status_code} without a response")
+            return
+        try:
+            answer = jsonrpc.decode(body)
+        except ParseError as exc:
+            await self._fail(rid, p.PARSE_ERROR, f"the server answered with unreadable JSON ({exc.message})")
+            return
+        if isinstance(answer, (dict, list)):
+            await self._deliver(self._filter(answer))
+
+    async def _http_error(self, resp: httpx.Response, rid: Any) -> None:
+        body = await self._read_all(resp)
+        answer: Any = None
+        with contextlib.suppress(ParseError):
+            answer = jsonrpc.decode(body) if body else None
+        error = answer.get("error") if isinstance(answer, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("code"), int):
+            if resp.status_code == 404 and self.session_id is not None and error.get("code") not in (
+                *_PROTOCOL_ERRORS,
+                p.METHOD_NOT_FOUND,
+            ):
+                self.session_id = None  # expired legacy session: the client must initialize again
+            if resp.status_code in (401, 403) and error.get("data") is None:
+                auth: dict[str, Any] = {"httpStatus": resp.status_code}
+                if resp.headers.get("www-authenticate"):
+                    auth["wwwAuthenticate"] = resp.headers["www-authenticate"]
+                error = {**error, "data": auth}
+            elif resp.status_code == 404 and error.get("code") == p.METHOD_NOT_FOUND and error.get("data") is None:
+                error = {**error, "data": {"httpStatus": 404}}  # a 2026 server's answer (era probe, §2.3)
+            await self._deliver({**answer, "id": rid, "error": error})
+            return
+        data: dict[str, Any] = {"httpStatus": resp.status_code}
+        challenge = resp.headers.get("www-authenticate")
+        if challenge:
+            data["wwwAuthenticate"] = challenge
+        text = body[:200].decode("utf-8", errors="replace").strip()
+        await self._fail(rid, p.INVALID_REQUEST, f"HTTP {resp.status_code} {resp.reason_phrase}: {text}".strip(": "), data)
+
+    async def _consume(self, resp: httpx.Response, rid: Any) -> tuple[bool, str | None, int | None]:
+        """Deliver an SSE stream; (got the response?, last event id, retry ms)."""
+        import httpx
+
+        parser = SseParser(self.max_message_bytes)
+        got = False
+        try:
+            async for chunk in resp.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if not event.data.strip():
+                        continue  # priming event
+                    message = parse_incoming(event.data)  # an unreadable response fails its call
+                    if message is None:
+                        continue
+                    if isinstance(message, dict) and message.get("id") == rid and "method" not in message:
+                        got = True
+                    await self._deliver(self._filter(message))
+                if got:
+                    break
+        except (httpx.HTTPError, OSError) as exc:
+            logger.debug("SSE stream broke: %r", exc)
+        return got, parser.last_event_id, parser.retry_ms
+
+    async def _resume(self, rid: Any, last_id: str | None, retry: int | None) -> None:
+        """Legacy: GET + Last-Event-ID until the response arrives (SEP-1699)."""
+        assert self._http is not None
+        import httpx
+
+        if last_id is None or self.session_id is None or self.era == "modern":
+            await self._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response")
+            return
+        attempts = 0
+        while attempts < self.max_reconnects:
+            attempts += 1
+            await asyncio.sleep((retry if retry is not None else self.default_retry_ms) / 1000.0)
+            headers = self._base_headers(legacy=True)
+            headers["accept"] = "text/event-stream"
+            headers["last-event-id"] = last_id
+            try:
+                async with self._http.stream("GET", self.url, headers=headers) as resp:
+                    if resp.status_code >= 400:
+                        await self._http_error(resp, rid)
+                        return
+                    got, new_id, new_retry = await self._consume(resp, rid)
+            except httpx.HTTPError as exc:
+                logger.debug("SSE resumption failed: %r", exc)
+                continue
+            if got:
+                return
+            if new_id is not None and new_id != last_id:
+                attempts = 0  # progress: keep going
+                last_id = new_id
+            retry = new_retry if new_retry is not None else retry
+        await self._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)")
+
+    async def _listen_loop(self) -> None:
+        """Legacy GET stream for unsolicited server messages, reconnecting with Last-Event-ID."""
+        assert self._http is not None
+        import httpx
+
+        last_id: str | None = None
+        retry: int | None = None
+        failures = 0
+        while not self._closing and failures < self.max_reconnects:
+            headers = self._base_headers(legacy=True)
+            headers["accept"] = "text/event-stream"
+            if last_id is not None:
+                headers["last-event-id"] = last_id
+            try:
+                async with self._http.stream("GET", self.url, headers=headers) as resp:
+                    if resp.status_code in (405, 409) or resp.status_code >= 400:
+                        logger.debug("no GET stream: HTTP %d", resp.status_code)
+                        return
+                    parser = SseParser(self.max_message_bytes)
+                    failures = 0
+                    async for chunk in resp.aiter_bytes():
+                        for event in parser.feed(chunk):
+                            if event.data.strip():
+                                message = parse_incoming(event.data)
+                                if message is not None:
+                                    await self._deliver(message)
+                    last_id = parser.last_event_id or last_id
+                    retry = parser.retry_ms or retry
+            except (httpx.HTTPError, SseError, OSError) as exc:
+                logger.debug("GET stream broke: %r", exc)
+                failures += 1
+            await asyncio.sleep((retry if retry is not None else self.default_retry_ms) / 1000.0)
+
+
+def _encode(message: JsonMessage) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _describe(message: JsonMessage) -> str:
+    if isinstance(message, dict):
+        return str(message.get("method") or "response")
+    return "batch"
+
+
+__all__ = ["HttpTransport"]

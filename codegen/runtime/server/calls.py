@@ -1,0 +1,198 @@
+"""``tools/call`` on the server: rate limit, validation, authorization, the handler, and the
+mapping of what it returned or raised to a result (a mixin of :class:`~server.core.ServerBase`).
+
+Order of checks: unknown or disabled tool (-32602), 2026 ``requestState`` /
+``inputResponses`` (-32602 when malformed or forged), the client's rate limit (``isError``),
+arguments (``isError``, or -32602 for 2025-03-26/2025-06-18 clients), :meth:`authorize`
+(``isError``), then the handler under ``call_timeout`` and ``max_concurrent_calls``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, validate_arguments
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import (
+    DeclaredToolError,
+    InvalidParamsError,
+    MissingCapabilityError,
+    ProtocolError,
+    ToolError,
+    UnknownToolError,
+)
+from ..wire.tools import ToolDef
+from ..wire.versions import call_result_for_version
+from .connection import Connection
+from .context import Context, InputRequired, InputUnavailableError
+from .mrtr import RequestStateCodec
+from .results import build_result, error_result
+from .security import TokenBucket
+from .settings import ServerSettings
+
+logger = logging.getLogger("mcp_codegen.server")
+JsonObject = dict[str, Any]
+
+#: Versions whose clients get invalid arguments as a -32602 error (later ones: ``isError``).
+_STRICT_ARG_ERRORS = frozenset({p.V2025_03_26, p.V2025_06_18})
+
+
+class RequestEnv:
+    """What one request tells about its client: version, capabilities, log level."""
+
+    def __init__(
+        self,
+        version: str,
+        caps: dict[str, Any],
+        client_info: dict[str, Any] | None,
+        log_level: str | None,
+        meta: dict[str, Any],
+    ) -> None:
+        self.version = version
+        self.caps = caps
+        self.client_info = client_info
+        self.log_level = log_level
+        self.meta = meta
+        self.modern = version in p.MODERN_VERSIONS
+
+
+class ToolCalls:
+    """The ``tools/call`` half of :class:`~server.core.ServerBase` (which sets these attributes)."""
+
+    settings: ServerSettings
+    _tools: dict[str, ToolDef]
+    _disabled: set[str]
+    _buckets: OrderedDict[str, TokenBucket]
+    _slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None
+    _states: RequestStateCodec
+
+    def authorize(self, principal: Any, tool: ToolDef, args: BaseModel) -> bool | Awaitable[bool]:
+        """Override to restrict calls; False gives an ``isError`` "not authorized" result."""
+        return True
+
+    def _bucket(self, key: str) -> TokenBucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = TokenBucket(self.settings.rate_limit_per_second, self.settings.rate_limit_burst)
+            self._buckets[key] = bucket
+            if len(self._buckets) > 10_000:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket
+
+    async def _call_tool(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> JsonObject:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise InvalidParamsError("Invalid params: tools/call needs a string name")
+        args = params.get("arguments")
+        args = {} if args is None else args
+        if not isinstance(args, dict):
+            raise InvalidParamsError("Invalid params: arguments must be an object")
+        tool = self._tools.get(name)
+        if tool is None or name in self._disabled:
+            raise UnknownToolError(f"Unknown tool: {name}", data={"tool": name})
+        answers: dict[str, Any] | None = None
+        if env.modern:
+            answers = self._mrtr_answers(params, name, args, conn)
+        if not self._bucket(conn.client_key).take():
+            return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
+        try:
+            model = validate_arguments(tool, args)
+        except ArgumentsInvalid as exc:
+            if env.version in _STRICT_ARG_ERRORS:
+                raise InvalidParamsError(str(exc), data={"tool": name, "errors": exc.errors}) from None
+            return self._finish(error_result(str(exc), p.TOOL_ERROR_INVALID_ARGUMENTS, {"errors": exc.errors}), env)
+        except SchemaCheckUnavailable as exc:  # never run a handler on unchecked input
+            logger.error("tool %s cannot be called: %s", name, exc)
+            return self._finish(error_result(f"Tool {name} failed with an internal error", p.TOOL_ERROR_INTERNAL), env)
+        allowed = self.authorize(conn.principal, tool, model)
+        if inspect.isawaitable(allowed):
+            allowed = await allowed
+        if not allowed:
+            return self._finish(error_result(f"Not authorized to call {name}", p.TOOL_ERROR_FORBIDDEN), env)
+        ctx = Context(
+            conn=conn,
+            request_id=rid,
+            tool=tool,
+            meta=env.meta,
+            protocol_version=env.version,
+            client_capabilities=env.caps,
+            client_info=env.client_info,
+            log_level=env.log_level,
+            client_request_timeout=self.settings.client_request_timeout,
+            answers=answers,
+        )
+        try:
+            async with asyncio.timeout(self.settings.call_timeout):
+                value = await self._run_handler(tool, model, ctx)
+        except InputRequired:
+            state = self._states.issue(name, args, conn.principal, ctx.answers)
+            return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}
+        except asyncio.CancelledError:
+            ctx.cancelled_by_peer = True
+            raise
+        except BaseException as exc:
+            return self._finish(self._error_for(tool, exc, env), env)
+        return self._finish(build_result(tool, value), env)
+
+    def _mrtr_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
+        responses = params.get("inputResponses")
+        if responses is not None and (
+            not isinstance(responses, dict) or not all(isinstance(v, dict) for v in responses.values())
+        ):
+            raise InvalidParamsError("Invalid params: inputResponses must map keys to result objects")
+        state = params.get("requestState")
+        answers = {} if state is None else self._states.open(state, name, args, conn.principal)
+        answers.update(responses or {})
+        return answers
+
+    async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context) -> Any:
+        handler: Callable[..., Any] | None = getattr(self, tool.method, None)
+        if handler is None:
+            raise NotImplementedError(tool.method)
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.settings.max_concurrent_calls))
+        async with self._slots[1]:
+            if inspect.iscoroutinefunction(handler):
+                value = await handler(model, ctx)
+            else:
+                value = await asyncio.to_thread(handler, model, ctx)
+            while inspect.isawaitable(value):
+                value = await value
+        return value
+
+    def _error_for(self, tool: ToolDef, exc: BaseException, env: RequestEnv) -> JsonObject:
+        if isinstance(exc, InputUnavailableError):
+            if env.modern:
+                raise MissingCapabilityError(
+                    f"Missing client capability: {exc.method} needs {list(exc.required_capabilities)}",
+                    data={"requiredCapabilities": exc.required_capabilities},
+                ) from None
+            return error_result(exc.message, p.TOOL_ERROR_INPUT_UNAVAILABLE)
+        if isinstance(exc, DeclaredToolError):
+            return error_result(exc.message, exc.error_code, exc.data)
+        if isinstance(exc, ProtocolError):
+            raise exc
+        if isinstance(exc, ToolError):
+            return error_result(exc.message)
+        if isinstance(exc, NotImplementedError):
+            return error_result(f"Tool {tool.name} is not implemented", p.TOOL_ERROR_NOT_IMPLEMENTED)
+        if isinstance(exc, TimeoutError):
+            return error_result(f"Tool {tool.name} timed out", p.TOOL_ERROR_TIMEOUT)
+        if not isinstance(exc, Exception):
+            raise exc
+        logger.error("tool %s failed", tool.name, exc_info=exc)
+        return error_result(f"Tool {tool.name} failed with an internal error", p.TOOL_ERROR_INTERNAL)
+
+    def _finish(self, result: JsonObject, env: RequestEnv) -> JsonObject:
+        return call_result_for_version(result, env.version)

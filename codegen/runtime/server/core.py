@@ -1,0 +1,357 @@
+"""Server base class and the transport-neutral protocol core (both eras).
+
+A generated ``<Name>ServerBase`` subclasses :class:`ServerBase` and sets ``server_info``
+and ``tool_defs``; the user subclasses that and implements one method per tool
+(``ToolDef.method``), taking ``(args: <Input model>, ctx: Context)``, ``async`` or plain.
+
+Transports call one coroutine per incoming message::
+
+    response = await server.handle(message, conn)   # dict | list | None
+
+``message`` is a decoded JSON value; ``conn`` a :class:`~server.connection.Connection` (per
+connection state plus the outgoing channel for notifications and server->client
+requests).  ``handle`` returns the response (a list for a 2025-03-26 batch), or None for
+notifications, responses and cancelled requests.  It never raises for bad input; it raises
+``CancelledError`` only when the transport itself cancels it.  Requests should run
+concurrently (a task per request) so a handler awaiting client input does not block the
+reading of that input; :class:`~server.session.ServerSession` does this for stream transports.
+
+In-process use (tests, the generated client's in-memory transport)::
+
+    async with server.connect_in_process() as peer:   # a session.InProcessPeer
+        await peer.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {...}})
+        message = await peer.receive()                # responses, notifications, requests
+
+Era routing (TOOLS-PROTOCOL §2.3): a request whose ``params._meta`` names
+``io.modelcontextprotocol/protocolVersion`` is served statelessly under 2026-07-28 rules;
+``initialize`` starts a legacy session on that connection; other requests belong to the
+connection's legacy session, or fail with ``-32602`` (missing ``_meta``) without one.
+
+Policy choices: a call refused by :meth:`ServerBase.authorize`, or over the client's rate
+limit, is an ``isError`` result (codes ``mcp-codegen.forbidden`` / ``.rate_limited`` in
+``_meta["mcp-codegen/error"]``), not a protocol error, so a model can see why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import (
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    McpError,
+    MethodNotFoundError,
+    ProtocolError,
+    UnsupportedProtocolVersionError,
+)
+from ..wire.tools import ServerInfo, ToolDef
+from ..wire.versions import implementation, tool_for_version
+from .calls import RequestEnv, ToolCalls
+from .connection import Connection
+from .mrtr import RequestStateCodec
+from .security import Signer, TokenBucket, exceeds_limits, load_keys
+from .settings import ServerSettings
+
+if TYPE_CHECKING:
+    from .http import HttpApp, HttpSettings
+    from .session import InProcessPeer
+
+logger = logging.getLogger("mcp_codegen.server")
+JsonObject = dict[str, Any]
+
+#: Every version served, newest first (legacy ones need ``initialize``; named in the
+#: ``-32022`` message).
+SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
+#: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
+#: same list ``server/discover`` advertises (a client must be able to pick one of them).
+MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
+
+
+class ServerBase(ToolCalls):
+    """Base of every generated server (see the module docstring for the wire side)."""
+
+    server_info: ClassVar[ServerInfo]
+    tool_defs: ClassVar[tuple[ToolDef, ...]] = ()
+
+    def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
+        self.settings = settings or ServerSettings()
+        keys = state_keys if state_keys is not None else load_keys()
+        self._cursors = Signer("tools/list cursor", keys)
+        self._states = RequestStateCodec(Signer("mrtr requestState", keys), self.settings.request_state_ttl)
+        self._tools: dict[str, ToolDef] = {t.name: t for t in self.tool_defs}
+        self._disabled: set[str] = set()
+        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._listeners: dict[tuple[Connection, jsonrpc.RequestId], tuple[bool, asyncio.Event]] = {}
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------- tool set
+    def enabled_tools(self) -> tuple[ToolDef, ...]:
+        """The tools currently offered, in ``tool_defs`` order."""
+        return tuple(t for t in self.tool_defs if t.name not in self._disabled)
+
+    def enable_tool(self, name: str) -> None:
+        """Offer tool ``name`` again (emits ``notifications/tools/list_changed``)."""
+        if name not in self._tools:
+            raise KeyError(name)
+        if name in self._disabled:
+            self._disabled.discard(name)
+            self._schedule_list_changed()
+
+    def disable_tool(self, name: str) -> None:
+        """Stop offering tool ``name`` (emits ``notifications/tools/list_changed``)."""
+        if name not in self._tools:
+            raise KeyError(name)
+        if name not in self._disabled:
+            self._disabled.add(name)
+            self._schedule_list_changed()
+
+    def _schedule_list_changed(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._schedule_list_changed)
+            return
+        task = loop.create_task(self._broadcast_list_changed())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _broadcast_list_changed(self) -> None:
+        for conn in list(self._connections):
+            if not conn.closed and conn.legacy_version is not None and conn.initialized:
+                await conn.notify("notifications/tools/list_changed")
+        for (conn, rid), (wanted, _) in list(self._listeners.items()):
+            if wanted and not conn.closed:
+                await conn.notify(
+                    "notifications/tools/list_changed", {"_meta": {p.META_SUBSCRIPTION_ID: rid}}, related_to=rid
+                )
+
+    def close_subscriptions(self) -> None:
+        """End every ``subscriptions/listen`` stream with its final result (graceful close)."""
+        for _, event in self._listeners.values():
+            event.set()
+
+    def connect_in_process(self, *, principal: Any = None) -> InProcessPeer:
+        """An in-memory client end of a new connection (see :mod:`server.session`)."""
+        from .session import InProcessPeer
+
+        return InProcessPeer(self, principal=principal)
+
+    def asgi_app(self, settings: HttpSettings | None = None, **options: Any) -> HttpApp:
+        """This server as an ASGI app: Streamable HTTP at ``/mcp`` (see :mod:`server.http`)."""
+        from .http import HttpApp
+
+        return HttpApp(self, settings, **options)
+
+    # ------------------------------------------------------------- the core
+    async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
+        """Process one incoming message; the response (or None).  See module docstring."""
+        self._connections.add(conn)
+        self._loop = asyncio.get_running_loop()
+        if isinstance(message, list):
+            return await self._handle_batch(message, conn)
+        return await self._handle_one(message, conn, in_batch=False)
+
+    async def _handle_batch(self, batch: list[Any], conn: Connection) -> JsonObject | list[JsonObject] | None:
+        if conn.legacy_version != p.V2025_03_26:
+            return jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: batches are not supported")
+        if not batch:
+            return jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: empty batch")
+        answers = await asyncio.gather(*(self._handle_one(m, conn, in_batch=True) for m in batch))
+        out = [a for a in answers if a is not None]
+        return out or None
+
+    async def _handle_one(self, message: Any, conn: Connection, *, in_batch: bool) -> JsonObject | None:
+        kind = jsonrpc.kind(message)
+        if kind == "invalid":
+            mid = message.get("id") if isinstance(message, dict) else None
+            return jsonrpc.error(mid if jsonrpc.is_valid_id(mid) else None, p.INVALID_REQUEST, "Invalid Request")
+        s = self.settings
+        if kind == "response":
+            if exceeds_limits(message, s.max_string_length, s.max_depth) is not None:
+                message = jsonrpc.error(message["id"], p.INVALID_REQUEST, "Response exceeds the size limits")
+            conn.receive_response(message)
+            return None
+        too_big = exceeds_limits(message.get("params"), s.max_string_length, s.max_depth)
+        if kind == "notification":
+            if too_big is None:
+                self._notification(message["method"], message.get("params") or {}, conn)
+            return None
+        rid: jsonrpc.RequestId = message["id"]
+        if too_big is not None:
+            return jsonrpc.error(rid, p.INVALID_REQUEST, f"Invalid Request: {too_big}")
+        if in_batch and message["method"] == "initialize":
+            return jsonrpc.error(rid, p.INVALID_REQUEST, "Invalid Request: initialize must not be batched")
+        task = asyncio.current_task()
+        if task is not None:
+            conn.inflight[rid] = task
+        try:
+            result = await self._dispatch(message["method"], message.get("params"), rid, conn)
+            return jsonrpc.result(rid, result)
+        except McpError as exc:
+            return jsonrpc.error_from(rid, exc if isinstance(exc, ProtocolError) else InternalError(exc.message))
+        except asyncio.CancelledError:
+            if rid in conn.cancelled_ids and task is not None:
+                task.uncancel()
+                return None
+            raise
+        except Exception:
+            logger.exception("unexpected error handling %s", message["method"])
+            return jsonrpc.error(rid, p.INTERNAL_ERROR, "Internal error")
+        finally:
+            if conn.inflight.get(rid) is task:
+                conn.inflight.pop(rid, None)
+            conn.cancelled_ids.discard(rid)
+
+    def _notification(self, method: str, params: JsonObject, conn: Connection) -> None:
+        if method == "notifications/initialized":
+            if conn.legacy_version is not None:
+                conn.initialized = True
+        elif method == "notifications/cancelled":
+            conn.cancel_request(params.get("requestId"))
+        # everything else (roots/list_changed, progress, unknown) is ignored
+
+    async def _dispatch(self, method: str, params: JsonObject | None, rid: jsonrpc.RequestId, conn: Connection) -> Any:
+        meta = params.get("_meta") if params is not None else None
+        if method == "initialize":
+            return self._initialize(params or {}, conn)
+        if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:
+            env = self._modern_env(meta)
+            if method not in _MODERN_METHODS:
+                raise MethodNotFoundError(f"Method not found: {method}")
+            result = await self._serve(method, params or {}, rid, conn, env)
+            if result.get("resultType") is None:
+                result["resultType"] = p.RESULT_COMPLETE
+            result_meta = dict(result.get("_meta") or {})
+            result_meta[p.META_SERVER_INFO] = implementation(self.server_info, env.version)
+            result["_meta"] = result_meta
+            return result
+        if conn.legacy_version is not None:
+            env = RequestEnv(conn.legacy_version, conn.client_capabilities, conn.client_info, conn.log_level
+                       or self.settings.default_log_level, meta if isinstance(meta, dict) else {})
+            if method == "ping":
+                return {}
+            if method == "logging/setLevel":
+                level = (params or {}).get("level")
+                if level not in p.LOG_LEVELS:
+                    raise InvalidParamsError("Invalid params: unknown log level")
+                conn.log_level = level
+                return {}
+            if method in ("tools/list", "tools/call"):
+                return await self._serve(method, params or {}, rid, conn, env)
+            raise MethodNotFoundError(f"Method not found: {method}")
+        if method == "ping":
+            return {}
+        if method in _MODERN_METHODS:
+            raise InvalidParamsError(
+                f"Invalid params: _meta must carry {p.META_PROTOCOL_VERSION} and "
+                f"{p.META_CLIENT_CAPABILITIES} (or call initialize first)"
+            )
+        raise MethodNotFoundError(f"Method not found: {method}")
+
+    def _modern_env(self, meta: JsonObject) -> RequestEnv:
+        version = meta.get(p.META_PROTOCOL_VERSION)
+        if not isinstance(version, str) or version not in p.MODERN_VERSIONS:
+            raise UnsupportedProtocolVersionError(
+                f"Unsupported protocol version {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}",
+                data={"supported": list(MODERN_SUPPORTED), "requested": version},
+            )
+        caps = meta.get(p.META_CLIENT_CAPABILITIES)
+        if not isinstance(caps, dict):
+            raise InvalidParamsError(f"Invalid params: _meta lacks {p.META_CLIENT_CAPABILITIES}")
+        info = meta.get(p.META_CLIENT_INFO)
+        level = meta.get(p.META_LOG_LEVEL)
+        if level is not None and level not in p.LOG_LEVELS:
+            raise InvalidParamsError(f"Invalid params: bad {p.META_LOG_LEVEL}")
+        return RequestEnv(version, caps, info if isinstance(info, dict) else None, level, meta)
+
+    def _initialize(self, params: JsonObject, conn: Connection) -> JsonObject:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise InvalidParamsError("Invalid params: initialize needs protocolVersion")
+        version = requested if requested in p.LEGACY_VERSIONS else p.LATEST_LEGACY
+        caps = params.get("capabilities")
+        info = params.get("clientInfo")
+        conn.legacy_version = version
+        conn.initialized = False
+        conn.client_capabilities = caps if isinstance(caps, dict) else {}
+        conn.client_info = info if isinstance(info, dict) else None
+        result: JsonObject = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "serverInfo": implementation(self.server_info, version),
+        }
+        if self.server_info.instructions:
+            result["instructions"] = self.server_info.instructions
+        return result
+
+    async def _serve(self, method: str, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> Any:
+        if method == "tools/list":
+            return self._list_tools(params, env)
+        if method == "tools/call":
+            return await self._call_tool(params, rid, conn, env)
+        if method == "server/discover":
+            return self._discover()
+        return await self._listen(params, rid, conn)
+
+    def _discover(self) -> JsonObject:
+        result: JsonObject = {
+            "supportedVersions": list(MODERN_SUPPORTED),
+            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "ttlMs": self.settings.list_ttl_ms,
+            "cacheScope": self.settings.cache_scope,
+        }
+        if self.server_info.instructions:
+            result["instructions"] = self.server_info.instructions
+        return result
+
+    def _list_tools(self, params: JsonObject, env: RequestEnv) -> JsonObject:
+        tools = self.enabled_tools()
+        start = 0
+        cursor = params.get("cursor")
+        if cursor is not None:
+            offset = self._cursors.verify(cursor, "cursor").get("o")
+            if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+                raise InvalidParamsError("Invalid cursor")
+            start = offset
+        end = start + self.settings.page_size
+        result: JsonObject = {"tools": [tool_for_version(t.wire, env.version) for t in tools[start:end]]}
+        if end < len(tools):
+            result["nextCursor"] = self._cursors.sign({"o": end})
+        if env.modern:
+            result["ttlMs"] = self.settings.list_ttl_ms
+            result["cacheScope"] = self.settings.cache_scope
+        return result
+
+    async def _listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection) -> JsonObject:
+        wanted = params.get("notifications", {})
+        if not isinstance(wanted, dict):
+            raise InvalidParamsError("Invalid params: notifications must be an object")
+        tools = wanted.get("toolsListChanged") is True
+        honoured = {"toolsListChanged": True} if tools else {}
+        await conn.notify(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {p.META_SUBSCRIPTION_ID: rid}, "notifications": honoured},
+            related_to=rid,
+        )
+        event = asyncio.Event()
+        self._listeners[(conn, rid)] = (tools, event)
+        try:
+            await event.wait()
+        finally:
+            self._listeners.pop((conn, rid), None)
+        return {"_meta": {p.META_SUBSCRIPTION_ID: rid}}
+
+    # ------------------------------------------------------------ tools/call
+__all__ = ["InvalidRequestError", "ServerBase", "SUPPORTED_VERSIONS"]

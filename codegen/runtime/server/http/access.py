@@ -1,0 +1,164 @@
+"""Who may talk to the HTTP endpoint: ``Host``/``Origin`` allow-lists and bearer tokens.
+
+* DNS rebinding: the ``Host`` and ``Origin`` headers must name an allowed host (default:
+  localhost, 127.0.0.1 and [::1], on the bound port when known), else 403.  An allowed
+  entry without a port allows any port; ``"*"`` allows anything.  A request without
+  ``Origin`` (not from a browser) passes that check.
+* Bearer tokens: with ``HttpSettings.tokens`` / ``verify_token`` (or the environment
+  variable ``MCP_CODEGEN_HTTP_TOKENS`` = ``principal=token,...``), a request without a
+  valid ``Authorization: Bearer`` gets 401 + ``WWW-Authenticate``.  Tokens are compared in
+  constant time; the principal reaches ``ServerBase.authorize`` and ``ctx.principal``.
+* :func:`client_key`: the rate-limit key, the principal when authenticated, else the
+  client address.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import secrets
+from typing import Any
+
+from ...wire import protocol as p
+from .request import HttpError, Request
+from .settings import HttpSettings
+
+TOKENS_ENV = "MCP_CODEGEN_HTTP_TOKENS"
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+
+
+def tokens_from_env() -> dict[str, Any]:
+    """Token -> principal from ``MCP_CODEGEN_HTTP_TOKENS``.
+
+    Returns:
+        One entry per comma-separated item: ``principal=token``, or a bare token (its
+        principal is then ``token-<position>``).  Empty when the variable is unset.
+    """
+    raw = os.environ.get(TOKENS_ENV, "")
+    tokens: dict[str, Any] = {}
+    for index, item in enumerate(part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        principal, sep, token = item.partition("=")
+        if sep and principal and token:
+            tokens[token] = principal
+        else:
+            tokens[item] = f"token-{index + 1}"
+    return tokens
+
+
+def client_key(req: Request, principal: Any) -> str:
+    """The rate-limit key of a request: its principal, or (without auth) its client address.
+
+    Args:
+        req: the request.
+        principal: what :meth:`AccessPolicy.check` returned.
+
+    Returns:
+        ``"principal:<repr>"`` or ``"ip:<address>"``.
+    """
+    return f"principal:{principal!r}" if principal is not None else f"ip:{req.client_host}"
+
+
+def _without_port(host: str) -> str:
+    """``name:port`` -> ``name`` (a bracketed IPv6 literal without a port stays whole)."""
+    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
+
+
+class AccessPolicy:
+    """The Host/Origin allow-lists and bearer authentication of one application.
+
+    Args:
+        settings: the transport settings (hosts, origins, port, tokens, realm).
+    """
+
+    def __init__(self, settings: HttpSettings) -> None:
+        self.settings = settings
+        self.tokens = dict(settings.tokens) if settings.tokens is not None else tokens_from_env()
+        self.auth = bool(self.tokens) or settings.verify_token is not None
+        self.hosts, self.origins = self._allowed()
+
+    def _allowed(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        s = self.settings
+        if s.allowed_hosts is not None:
+            hosts: frozenset[str] | None = None if "*" in s.allowed_hosts else frozenset(h.lower() for h in s.allowed_hosts)
+        elif s.port is not None:
+            hosts = frozenset(f"{h}:{s.port}" for h in LOOPBACK)
+        else:
+            hosts = frozenset(LOOPBACK)
+        if s.allowed_origins is not None:
+            origins = None if "*" in s.allowed_origins else frozenset(o.lower().rstrip("/") for o in s.allowed_origins)
+        elif hosts is None:
+            origins = None
+        else:
+            origins = frozenset(f"{scheme}://{h}" for h in hosts for scheme in ("http", "https"))
+        return hosts, origins
+
+    def host_ok(self, host: str | None) -> bool:
+        """Whether a ``Host`` header value is allowed (a missing one is not, unless ``"*"``)."""
+        if self.hosts is None:
+            return True
+        if host is None:
+            return False
+        host = host.strip().lower()
+        return host in self.hosts or _without_port(host) in self.hosts  # an entry without a port allows any port
+
+    def origin_ok(self, origin: str | None) -> bool:
+        """Whether an ``Origin`` header value is allowed (a missing one is)."""
+        if origin is None or self.origins is None:
+            return True
+        origin = origin.strip().lower().rstrip("/")
+        if origin in self.origins:
+            return True
+        scheme, sep, rest = origin.partition("://")
+        if not sep:
+            return False
+        return f"{scheme}://{_without_port(rest)}" in self.origins
+
+    async def check(self, req: Request) -> Any:
+        """Admit a request or refuse it.
+
+        Args:
+            req: the request.
+
+        Returns:
+            The principal of its bearer token (None when no auth is configured).
+
+        Raises:
+            HttpError: 403 (Host or Origin not allowed), 401 (bearer token missing or invalid).
+        """
+        if not self.host_ok(req.get("host")):
+            raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Host header not allowed")
+        if not self.origin_ok(req.get("origin")):
+            raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Origin not allowed")
+        return await self._authenticate(req)
+
+    async def _authenticate(self, req: Request) -> Any:
+        if not self.auth:
+            return None
+        s = self.settings
+        challenge = f'Bearer realm="{s.auth_realm}"'
+        if s.resource_metadata:
+            challenge += f', resource_metadata="{s.resource_metadata}"'
+        auth = req.get("authorization") or ""
+        scheme, _, token = auth.strip(" \t").partition(" ")
+        token = token.strip(" \t")  # HTTP whitespace only: str.strip() also eats NBSP and NEL
+        if scheme.lower() != "bearer" or not token:
+            raise HttpError(401, p.INVALID_REQUEST, "Unauthorized: bearer token required", headers=[("www-authenticate", challenge)])
+        principal: Any = None
+        for known, who in self.tokens.items():
+            if secrets.compare_digest(known.encode(), token.encode()):
+                principal = who
+                break
+        if principal is None and s.verify_token is not None:
+            principal = s.verify_token(token)
+            if inspect.isawaitable(principal):
+                principal = await principal
+        if principal is None:
+            raise HttpError(
+                401,
+                p.INVALID_REQUEST,
+                "Unauthorized: invalid bearer token",
+                headers=[("www-authenticate", challenge + ', error="invalid_token"')],
+            )
+        return principal

@@ -1,0 +1,134 @@
+"""The Streamable HTTP ASGI application: lifespan, routing, and the choice of protocol era.
+
+:class:`HttpApp` serves one endpoint (``HttpSettings.path``).  Every request passes the
+access checks (:mod:`server.http.access`) and is then routed:
+
+* POST: the body is read (:func:`~server.http.request.read_message`), then a message whose
+  ``params._meta`` names the protocol version goes to the 2026 handler
+  (:mod:`server.http.modern`); ``initialize``, a message with ``Mcp-Session-Id`` or a legacy
+  ``MCP-Protocol-Version`` goes to the legacy handler (:mod:`server.http.legacy`); anything else
+  is treated as 2026.
+* GET and DELETE: legacy sessions only (405 otherwise).  Other methods: 405.
+
+A refused request (:class:`~server.http.request.HttpError`) gets its error response unless the
+response has already started.  Every request runs in its own task and writes through a
+non-blocking stream, so a slow or vanished client never blocks the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ...wire import protocol as p
+from .access import AccessPolicy
+from .legacy import LegacyHandler
+from .modern import StatelessHandler
+from .request import HttpError, Message, Receive, Request, Scope, Send, read_message
+from .responses import send_error
+from .settings import HttpSettings
+
+if TYPE_CHECKING:
+    from ..core import ServerBase
+
+logger = logging.getLogger("mcp_codegen.http")
+
+
+class HttpApp:
+    """The ASGI application serving one :class:`~server.core.ServerBase` (module docstring).
+
+    Args:
+        server: the server to serve.
+        settings: the transport settings (default: :class:`HttpSettings`).
+        **overrides: fields of :class:`HttpSettings` replacing those of ``server/settings.py``.
+    """
+
+    def __init__(self, server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> None:
+        base = settings or HttpSettings()
+        self.settings = replace(base, **overrides) if overrides else base
+        self.server = server
+        self._max_body = self.settings.max_body_bytes or server.settings.max_message_bytes
+        self._access = AccessPolicy(self.settings)
+        self._legacy = LegacyHandler(server, self.settings)
+        self._modern = StatelessHandler(server, self.settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope.get("type")
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if kind != "http":
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 1003})
+            return
+        req = Request(scope)
+        state = {"started": False}
+
+        async def tracked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        try:
+            await self._route(req, receive, tracked)
+        except HttpError as exc:
+            if not state["started"]:
+                await send_error(tracked, exc)
+        except (OSError, RuntimeError) as exc:  # the client went away mid-response
+            logger.debug("HTTP response aborted: %r", exc)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def shutdown(self) -> None:
+        """End every session and subscription stream (called on lifespan shutdown)."""
+        self.server.close_subscriptions()
+        self._legacy.close_all()
+
+    async def _route(self, req: Request, receive: Receive, send: Send) -> None:
+        if req.path.rstrip("/") != self.settings.path.rstrip("/"):
+            raise HttpError(404, None, "Not Found")
+        principal = await self._access.check(req)
+        if req.method == "POST":
+            await self._post(req, receive, send, principal)
+        elif req.method == "GET":
+            await self._legacy.get(req, receive, send, principal)
+        elif req.method == "DELETE":
+            await self._legacy.delete(req, send, principal)
+        else:
+            raise HttpError(405, None, "Method Not Allowed", headers=[("allow", "GET, POST, DELETE")])
+
+    async def _post(self, req: Request, receive: Receive, send: Send, principal: Any) -> None:
+        message = await read_message(req, receive, max_bytes=self._max_body, timeout=self.settings.body_timeout)
+        params = message.get("params") if isinstance(message, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:
+            await self._modern.handle(req, receive, send, principal, message)
+        elif isinstance(message, dict) and message.get("method") == "initialize":
+            await self._legacy.initialize(req, send, principal, message)
+        elif req.get("mcp-session-id") is not None or req.protocol_version in p.LEGACY_VERSIONS:
+            await self._legacy.post(req, receive, send, principal, message)  # 400 without a session id
+        else:
+            await self._modern.handle(req, receive, send, principal, message)
+
+
+def asgi_app(server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> HttpApp:
+    """The ASGI application for ``server/core.py`` (same as ``server.asgi_app(...)``).
+
+    Args:
+        server: the server to serve.
+        settings: the transport settings.
+        **overrides: fields of :class:`HttpSettings` replacing those of ``server/settings.py``.
+
+    Returns:
+        The application.
+    """
+    return HttpApp(server, settings, **overrides)

@@ -1,0 +1,308 @@
+"""The legacy eras over HTTP (2025-03-26 … 2025-11-25): sessions and their event streams.
+
+* ``initialize`` mints a session: ``Mcp-Session-Id`` (random visible ASCII) bound to the
+  caller's principal.  Later requests must carry it (missing: 400; unknown, expired or
+  another principal's: 404).  Idle sessions expire after ``session_idle_timeout``; at
+  ``max_sessions`` the longest-idle one is dropped (503 when every session is busy).
+* POST: a request is answered with SSE when the client accepts it (a priming event with
+  an id and ``retry`` first, then the request's notifications and server->client
+  requests, then the response) or JSON; notifications and responses get 202.  A request
+  keeps running when its stream drops (disconnect is not cancellation); the client
+  resumes with GET + ``Last-Event-ID`` (``<stream>-<seq>``).
+* GET without ``Last-Event-ID`` opens the session's stream for unsolicited messages
+  (``notifications/tools/list_changed``, requests unrelated to a call), one at a time
+  (409 otherwise).  DELETE ends the session.  Without a session, or with a 2026
+  ``MCP-Protocol-Version``, GET and DELETE are 405.
+
+A session's connection routes each outgoing message to the SSE stream of the request it
+relates to, or to the session's GET stream (:meth:`Session.stream_for`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ...wire import jsonrpc
+from ...wire import protocol as p
+from .access import client_key
+from .request import HttpError, Receive, Request, Send
+from .responses import pump, send_empty, send_json, status_for
+from .settings import HttpSettings
+from .streams import CURRENT_STREAM, EventStream, StreamConnection, answer_into
+
+if TYPE_CHECKING:
+    from ..core import ServerBase
+
+#: Finished request streams a session keeps for ``Last-Event-ID`` (the oldest go first).
+_KEPT_STREAMS = 256
+
+
+class Session:
+    """A legacy session: its connection, in-flight request streams and the GET stream.
+
+    Args:
+        sid: the session id.
+        principal: the identity that created it (the only one that may use it).
+        client_key: the rate-limit key.
+        limit: events kept per stream.
+    """
+
+    def __init__(self, sid: str, principal: Any, client_key: str, limit: int, *,
+                 replay_ttl: float = 300.0, max_replay_bytes: int = 8 * 1024 * 1024) -> None:
+        self.id = sid
+        self.principal = principal
+        self.limit = limit
+        self.replay_ttl = replay_ttl
+        self.max_replay_bytes = max_replay_bytes
+        self.conn = StreamConnection(self.stream_for, principal, client_key)
+        self.standalone = EventStream(0, limit, standalone=True)
+        self.streams: OrderedDict[int, EventStream] = OrderedDict()
+        self.by_request: dict[jsonrpc.RequestId, EventStream] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.last_seen = time.monotonic()
+        self._numbers = itertools.count(1)
+
+    def new_stream(self) -> EventStream:
+        """A numbered stream for a new request (old finished ones are trimmed, see :meth:`trim`)."""
+        self.trim()
+        stream = EventStream(next(self._numbers), self.limit)
+        self.streams[stream.number] = stream
+        return stream
+
+    def trim(self) -> None:
+        """Forget finished streams nobody can resume any more: JSON-answered ones, those
+        finished longer than ``replay_ttl`` ago, and the oldest beyond ``_KEPT_STREAMS`` or
+        beyond ``max_replay_bytes`` of kept events (bounded memory per session)."""
+        now = time.monotonic()
+        kept_bytes = 0
+        for number, stream in reversed(list(self.streams.items())):  # newest first
+            if not stream.done:
+                continue
+            expired = stream.finished_at is not None and now - stream.finished_at > self.replay_ttl
+            kept_bytes += 0 if stream.json_only or expired else stream.weight()
+            if stream.json_only or expired or kept_bytes > self.max_replay_bytes:
+                del self.streams[number]
+        while len(self.streams) > _KEPT_STREAMS:
+            oldest = next(iter(self.streams.values()))
+            if not oldest.done:
+                break
+            self.streams.popitem(last=False)
+
+    def stream_for(self, related_to: jsonrpc.RequestId | None) -> EventStream:
+        """Where an outgoing message goes: its request's SSE stream while open, else the GET stream."""
+        stream = self.by_request.get(related_to) if related_to is not None else None
+        if stream is None or stream.json_only or stream.done:
+            stream = self.standalone
+        return stream
+
+    def find(self, number: int) -> EventStream | None:
+        """The stream numbered ``number`` (0: the GET stream), if still kept."""
+        return self.standalone if number == 0 else self.streams.get(number)
+
+    @property
+    def idle(self) -> bool:
+        """No request running and no GET stream open."""
+        return not self.tasks and not self.standalone.attached
+
+    def close(self) -> None:
+        """End the session: close its connection, cancel its requests, finish its streams."""
+        self.conn.close()
+        for task in list(self.tasks):
+            task.cancel()
+        self.standalone.finish()
+        for stream in self.streams.values():
+            stream.finish()
+
+
+def _event_number(text: str) -> int | None:
+    """A part of an SSE event id: ASCII digits only (``"\xb2".isdigit()`` is true), bounded."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+class LegacyHandler:
+    """The sessions of one application and its legacy POST, GET and DELETE (module docstring).
+
+    Args:
+        server: the server handling the messages.
+        settings: the transport settings.
+    """
+
+    def __init__(self, server: ServerBase, settings: HttpSettings) -> None:
+        self.server = server
+        self.settings = settings
+        self.sessions: dict[str, Session] = {}
+
+    def close_all(self) -> None:
+        """End every session (application shutdown)."""
+        for session in list(self.sessions.values()):
+            session.close()
+        self.sessions.clear()
+
+    def _drop(self, session: Session) -> None:
+        session.close()
+        self.sessions.pop(session.id, None)
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for session in list(self.sessions.values()):
+            if not session.tasks and now - session.last_seen > self.settings.session_idle_timeout:
+                self._drop(session)
+            else:
+                session.trim()
+        while len(self.sessions) >= self.settings.max_sessions:
+            idle = [s for s in self.sessions.values() if s.idle]
+            if not idle:
+                raise HttpError(503, p.INVALID_REQUEST, "Too many sessions", headers=[("retry-after", "5")])
+            self._drop(min(idle, key=lambda s: s.last_seen))
+
+    def session(self, req: Request, principal: Any) -> Session:
+        """The session a request names (its last use is now).
+
+        Args:
+            req: the request (``Mcp-Session-Id``, ``MCP-Protocol-Version``).
+            principal: the authenticated identity; must be the session's.
+
+        Returns:
+            The session.
+
+        Raises:
+            HttpError: 400 (no session id, unsupported version), 404 (no such session).
+        """
+        sid = req.get("mcp-session-id")
+        if sid is None:
+            raise HttpError(400, p.INVALID_REQUEST, "Bad Request: Mcp-Session-Id header required")
+        session = self.sessions.get(sid.strip())
+        if session is None or session.principal != principal:
+            raise HttpError(404, p.INVALID_REQUEST, "Session not found")
+        version = req.get("mcp-protocol-version")
+        if version is not None and version.strip() not in p.LEGACY_VERSIONS:
+            raise HttpError(400, p.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
+        session.last_seen = time.monotonic()
+        return session
+
+    async def initialize(self, req: Request, send: Send, principal: Any, message: Any) -> None:
+        """Answer ``initialize``: a new session, its id in ``Mcp-Session-Id`` (JSON response).
+
+        Args:
+            req: the request.
+            send: the ASGI send channel.
+            principal: the authenticated identity (or None).
+            message: the decoded body (its method is ``initialize``).
+
+        Raises:
+            HttpError: 400 (not a request), 503 (too many sessions).
+        """
+        if jsonrpc.kind(message) != "request":
+            raise HttpError(400, p.INVALID_REQUEST, "Invalid Request")
+        self._prune()
+        sid = secrets.token_urlsafe(24)
+        session = Session(sid, principal, client_key(req, principal), self.settings.max_events_per_stream,
+                          replay_ttl=self.settings.replay_ttl, max_replay_bytes=self.settings.max_replay_bytes)
+        response = await self.server.handle(message, session.conn)
+        if not isinstance(response, dict) or "error" in response:
+            session.close()
+            await send_json(send, 400 if isinstance(response, dict) else 500, response)
+            return
+        self.sessions[sid] = session
+        await send_json(send, 200, response, [(b"mcp-session-id", sid.encode())])
+
+    async def post(self, req: Request, receive: Receive, send: Send, principal: Any, message: Any) -> None:
+        """Answer a POST within a session (module docstring).
+
+        Args:
+            req: the request.
+            receive: the ASGI receive channel.
+            send: the ASGI send channel.
+            principal: the authenticated identity (or None).
+            message: the decoded body (a message or a batch).
+
+        Raises:
+            HttpError: the errors of :meth:`session`; 400 for a request id already in use.
+        """
+        session = self.session(req, principal)
+        if isinstance(message, list) or jsonrpc.kind(message) != "request":
+            response = await self.server.handle(message, session.conn)
+            if response is None:
+                await send_empty(send)
+            elif isinstance(message, list):
+                await send_json(send, status_for(response, modern=False), response)
+            else:  # an invalid message
+                await send_json(send, 400, response)
+            return
+        rid = message["id"]
+        if rid in session.by_request:
+            raise HttpError(400, p.INVALID_REQUEST, f"Invalid Request: request id {rid!r} is already in use", rid=rid)
+        sse = req.accepts("text/event-stream") and not (self.settings.json_response and req.accepts("application/json"))
+        stream = session.new_stream()
+        stream.json_only = not sse
+        session.by_request[rid] = stream
+
+        async def run() -> None:
+            CURRENT_STREAM.set(stream)
+            try:
+                await answer_into(stream, self.server, message, session.conn)
+            finally:
+                if session.by_request.get(rid) is stream:
+                    del session.by_request[rid]
+
+        task = asyncio.get_running_loop().create_task(run())
+        session.tasks.add(task)
+        task.add_done_callback(session.tasks.discard)
+        await pump(receive, send, stream, self.settings, legacy=True, sse_ok=sse, status=lambda m: status_for(m, modern=False))
+        session.last_seen = time.monotonic()
+
+    @staticmethod
+    def _refuse_sessionless(req: Request) -> None:
+        """GET and DELETE exist only within a legacy session: 405 otherwise."""
+        if req.get("mcp-session-id") is None or req.protocol_version in p.MODERN_VERSIONS:
+            raise HttpError(405, None, "Method Not Allowed", headers=[("allow", "POST")])
+
+    async def get(self, req: Request, receive: Receive, send: Send, principal: Any) -> None:
+        """Open the session's GET stream, or resume a stream after ``Last-Event-ID``.
+
+        Args:
+            req: the request.
+            receive: the ASGI receive channel.
+            send: the ASGI send channel.
+            principal: the authenticated identity (or None).
+
+        Raises:
+            HttpError: 405 (no session), 406 (SSE not accepted), the errors of
+                :meth:`session`, 404 (unknown event id), 409 (GET stream already open).
+        """
+        self._refuse_sessionless(req)
+        if not req.accepts("text/event-stream"):
+            raise HttpError(406, p.INVALID_REQUEST, "Not Acceptable: GET needs Accept: text/event-stream")
+        session = self.session(req, principal)
+        last = req.get("last-event-id")
+        if last is not None:
+            number, _, seq = (_event_number(part) for part in last.strip().partition("-"))
+            stream = session.find(number) if number is not None else None
+            if stream is None or seq is None:
+                raise HttpError(404, p.INVALID_REQUEST, "Unknown Last-Event-ID")
+            await pump(receive, send, stream, self.settings, legacy=True, sse_ok=True, resume_from=seq)
+            return
+        if session.standalone.attached:
+            raise HttpError(409, p.INVALID_REQUEST, "Conflict: a GET stream is already open for this session")
+        standalone = session.standalone
+        await pump(receive, send, standalone, self.settings, legacy=True, sse_ok=True, resume_from=standalone.cursor)
+
+    async def delete(self, req: Request, send: Send, principal: Any) -> None:
+        """End the session the request names.
+
+        Args:
+            req: the request.
+            send: the ASGI send channel.
+            principal: the authenticated identity (or None).
+
+        Raises:
+            HttpError: 405 (no session), the errors of :meth:`session`.
+        """
+        self._refuse_sessionless(req)
+        self._drop(self.session(req, principal))
+        await send_empty(send, 200)

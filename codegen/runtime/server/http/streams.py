@@ -1,0 +1,166 @@
+"""The messages of one HTTP response stream, buffered between their producer and writer.
+
+A request's handler runs in its own task (:func:`answer_into`) and appends what it sends
+(notifications, server->client requests through a :class:`StreamConnection`, finally the
+response) to an :class:`EventStream`; the response
+writer (:func:`~server.http.responses.pump`) follows it.  Appending never blocks, so a slow or
+vanished client never holds up the handler or anyone else.  Events are numbered from 1;
+the last ``HttpSettings.max_events_per_stream`` are kept, for a legacy client resuming
+with ``Last-Event-ID``.
+
+:func:`close_sse_stream` lets a legacy tool handler close its request's stream so that
+the client polls (SEP-1699).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...wire import jsonrpc
+from ..connection import Connection, Outgoing
+
+if TYPE_CHECKING:
+    from ..core import ServerBase
+
+
+class EventStream:
+    """Messages for one response stream; writers follow it, it never blocks producers.
+
+    Args:
+        number: the stream's number within its session (0: the session's GET stream);
+            the first part of its SSE event ids.
+        limit: how many events to keep.
+        standalone: True for a legacy session's GET stream (unsolicited messages).
+    """
+
+    def __init__(self, number: int, limit: int, *, standalone: bool = False) -> None:
+        self.number = number
+        self.standalone = standalone
+        self.events: deque[tuple[int, Outgoing]] = deque(maxlen=limit)
+        self.seq = 0
+        self.done = False
+        #: The last event is the response: the stream is complete.
+        self.final = False
+        #: Legacy: this request is answered with JSON (no SSE stream to close or resume).
+        self.json_only = False
+        #: Incremented by :func:`close_sse_stream`; writers end when it changes.
+        self.closes = 0
+        #: Standalone stream: a GET response is writing it now.
+        self.attached = False
+        #: Standalone stream: last seq written to some GET response.
+        self.cursor = 0
+        self.finished_at: float | None = None
+        #: Bytes of the events as written (the SSE writer counts them; see :meth:`weight`).
+        self.written_bytes = 0
+        self._changed = asyncio.Event()
+
+    def append(self, message: Outgoing, *, final: bool = False) -> None:
+        """Add a message (ignored once the stream is done); ``final`` marks the response."""
+        if self.done:
+            return
+        self.seq += 1
+        self.events.append((self.seq, message))
+        if final:
+            self.final = True
+            self.finish()
+        self._changed.set()
+
+    def finish(self) -> None:
+        """No more messages will come."""
+        if not self.done:
+            self.done = True
+            self.finished_at = time.monotonic()
+        self._changed.set()
+
+    def request_close(self) -> None:
+        """End the SSE responses writing this stream now (the stream itself goes on)."""
+        self.closes += 1
+        self._changed.set()
+
+    def weight(self) -> int:
+        """Bytes this stream's kept events hold, as written, or estimated when nothing
+        wrote them (a client that never read its stream)."""
+        if self.written_bytes:
+            return self.written_bytes
+        return sum(len(jsonrpc.encode(m)) for _, m in self.events) if self.events else 0
+
+    def after(self, seq: int) -> list[tuple[int, Outgoing]]:
+        """The kept events numbered above ``seq``, oldest first."""
+        return [(n, m) for n, m in self.events if n > seq]
+
+    async def wait(self, timeout: float | None) -> bool:
+        """Wait for news (call right after checking there is none); False on timeout."""
+        self._changed.clear()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._changed.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    def poke(self) -> None:
+        """Wake the writers (e.g. the client disconnected)."""
+        self._changed.set()
+
+
+#: The stream of the legacy request being handled (set in that request's task).
+CURRENT_STREAM: contextvars.ContextVar[EventStream | None] = contextvars.ContextVar("mcp_http_stream", default=None)
+
+
+def close_sse_stream() -> bool:
+    """Close the SSE stream of the legacy request being handled (SEP-1699 polling).
+
+    Call it from a tool handler: the client reconnects after the ``retry`` interval with
+    GET + ``Last-Event-ID`` and receives what the handler sends next, including the
+    result.
+
+    Returns:
+        False when there is no such stream (stdio, 2026, JSON responses), else True.
+    """
+    stream = CURRENT_STREAM.get()
+    if stream is None or stream.json_only:
+        return False
+    stream.request_close()
+    return True
+
+
+class StreamConnection(Connection):
+    """A connection whose outgoing messages go to event streams (none once it is closed).
+
+    Args:
+        route: the stream for a message, given the id of the request it relates to
+            (None for unsolicited messages).
+        principal: the authenticated identity (or None).
+        client_key: the rate-limit key.
+    """
+
+    def __init__(self, route: Callable[[jsonrpc.RequestId | None], EventStream], principal: Any, client_key: str) -> None:
+        super().__init__(principal=principal, client_key=client_key)
+        self.route = route
+
+    async def deliver(self, message: Outgoing, related_to: jsonrpc.RequestId | None) -> None:
+        if not self.closed:
+            self.route(related_to).append(message)
+
+
+async def answer_into(stream: EventStream, server: ServerBase, message: object, conn: Connection) -> None:
+    """Handle ``message`` and append its response (if any) to ``stream``, then finish it.
+
+    Args:
+        stream: where the response goes (the handler's other messages arrive through
+            ``conn``).
+        server: the server handling the message.
+        message: the JSON-RPC message.
+        conn: the connection the message came on.
+    """
+    try:
+        response = await server.handle(message, conn)
+        if response is not None:
+            stream.append(response, final=True)
+    finally:
+        stream.finish()

@@ -1,0 +1,55 @@
+"""MRTR ``requestState`` (2026-07-28): signed, expiring, bound to one tool call.
+
+The payload carries the tool name, a digest of the arguments, a digest of the principal,
+an expiry, and the answers of earlier rounds (so a multi-round call needs no server-side
+storage).  It is HMAC-signed (see :mod:`server.security` for the key, ``MCP_CODEGEN_STATE_KEY``)
+but not encrypted: answers came from the client anyway.  Anything that fails verification
+(tampered, expired, issued for another tool, other arguments or another principal) is a
+JSON-RPC ``-32602``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from ..wire.errors import InvalidParamsError
+from .security import Signer, digest
+
+
+def _principal_digest(principal: Any) -> str:
+    return "" if principal is None else digest(repr(principal))
+
+
+class RequestStateCodec:
+    """Issue and open ``requestState`` tokens."""
+
+    def __init__(self, signer: Signer, ttl: float) -> None:
+        self._signer = signer
+        self._ttl = ttl
+
+    def issue(self, tool: str, arguments: Any, principal: Any, answers: dict[str, Any]) -> str:
+        payload = {
+            "t": tool,
+            "a": digest(arguments),
+            "p": _principal_digest(principal),
+            "r": answers,
+            "n": secrets.token_hex(8),
+        }
+        return self._signer.sign(payload, ttl=self._ttl)
+
+    def open(self, token: Any, tool: str, arguments: Any, principal: Any) -> dict[str, Any]:
+        """The answers stored in a valid token for this very call.
+
+        Raises:
+            InvalidParamsError: the token is invalid or belongs to another call (-32602).
+        """
+        payload = self._signer.verify(token, "requestState")
+        if (
+            payload.get("t") != tool
+            or payload.get("a") != digest(arguments)
+            or payload.get("p") != _principal_digest(principal)
+        ):
+            raise InvalidParamsError("Invalid requestState: issued for another request")
+        answers = payload.get("r")
+        return dict(answers) if isinstance(answers, dict) else {}

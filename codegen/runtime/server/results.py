@@ -1,0 +1,127 @@
+"""Turn what a handler returned (or raised) into a ``CallToolResult`` dict.
+
+Handlers may return the tool's output model (-> ``structuredContent`` plus one text block
+holding its JSON), a :class:`~wire.content.ToolResult`, one content block or a list of them,
+or a plain string (one text block).  Declared errors become ``isError`` results with
+``_meta["mcp-codegen/error"] = {"code": ..., "data": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..schema.validation import OutputInvalid, dump_output
+from ..wire import protocol as p
+from ..wire.content import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent, ToolResult
+from ..wire.errors import InternalError
+from ..wire.sanitize import strip_controls
+from ..wire.tools import ToolDef
+
+logger = logging.getLogger("mcp_codegen.server")
+
+_BLOCKS = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` if it is plain JSON, else None (logged)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        logger.warning("dropping non-JSON error data of type %s", type(value).__name__)
+        return None
+    return value
+
+
+def error_result(message: str, code: str | None = None, data: Any = None) -> dict[str, Any]:
+    """An ``isError: true`` result with one text block (and the error code in ``_meta``).
+
+    The message is stripped of terminal control sequences (:mod:`wire.sanitize`).
+    """
+    result: dict[str, Any] = {"content": [{"type": "text", "text": strip_controls(message)}], "isError": True}
+    if code is not None:
+        info: dict[str, Any] = {"code": code}
+        safe = json_safe(data) if data is not None else None
+        if safe is not None:
+            info["data"] = safe
+        result["_meta"] = {p.META_TOOL_ERROR: info}
+    return result
+
+
+def _dump_block(block: BaseModel) -> dict[str, Any]:
+    out: dict[str, Any] = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return out
+
+
+def _invalid(tool: ToolDef, why: str) -> InternalError:
+    logger.error("tool %s returned an invalid result: %s", tool.name, why)
+    return InternalError("Internal error: the tool produced an invalid result", data={"code": p.ERROR_INVALID_OUTPUT})
+
+
+def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
+    try:
+        data = dump_output(tool, value)
+    except OutputInvalid as exc:
+        raise _invalid(tool, str(exc)) from None
+    text = json.dumps(data, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": data}
+
+
+def build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
+    """The CallToolResult (newest protocol shape) for a handler's return value.
+
+    Text in content blocks is stripped of terminal control sequences unless the tool says
+    ``raw_output`` (the spec's ``raw_output: true``); structured content is data and stays.
+
+    Raises:
+        InternalError: the value breaks the output schema or is of an unsupported type
+            (-32603; details go to the server log only).
+    """
+    result = _build_result(tool, value)
+    return result if tool.raw_output else sanitized(result)
+
+
+def sanitized(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with the text of its content blocks (and embedded text resources) stripped
+    of terminal control sequences."""
+    blocks = result.get("content")
+    if not isinstance(blocks, list):
+        return result
+    clean = []
+    for block in blocks:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            block = {**block, "text": strip_controls(block["text"])}
+        resource = block.get("resource") if isinstance(block, dict) else None
+        if isinstance(resource, dict) and isinstance(resource.get("text"), str):
+            block = {**block, "resource": {**resource, "text": strip_controls(resource["text"])}}
+        clean.append(block)
+    return {**result, "content": clean}
+
+
+def _build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
+    if isinstance(value, ToolResult):
+        result: dict[str, Any] = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if tool.output_model is not None and not value.isError:
+            if value.structuredContent is None:
+                raise _invalid(tool, "ToolResult without structuredContent for a tool with outputSchema")
+            try:
+                result["structuredContent"] = dump_output(tool, value.structuredContent)
+            except OutputInvalid as exc:
+                raise _invalid(tool, str(exc)) from None
+        if not result.get("isError"):
+            result.pop("isError", None)
+        return result
+    if tool.output_model is not None:
+        if isinstance(value, _BLOCKS) or isinstance(value, str):
+            raise _invalid(tool, "content without structuredContent for a tool with outputSchema")
+        return _structured(tool, value)
+    if isinstance(value, _BLOCKS):
+        return {"content": [_dump_block(value)]}
+    if isinstance(value, str):
+        return {"content": [{"type": "text", "text": value}]}
+    if isinstance(value, list) and all(isinstance(b, _BLOCKS) for b in value):
+        return {"content": [_dump_block(b) for b in value]}
+    raise _invalid(tool, f"unsupported return type {type(value).__name__}")

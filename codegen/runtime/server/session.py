@@ -1,0 +1,138 @@
+"""Drive one connection of a message-stream transport, and the in-process peer.
+
+:class:`ServerSession` feeds decoded messages to ``ServerBase.handle``: requests (and
+batches) each run in their own task, so a handler awaiting a client answer never blocks
+the reading of that answer; ``initialize``, notifications and responses are handled in
+order, inline.  Responses leave through ``Connection.deliver``.  Stream transports
+(stdio, the in-process peer, a future WebSocket...) all use it.
+
+:class:`InProcessPeer` is the client end of an in-memory connection, for tests and for
+the generated client's in-process transport::
+
+    peer = server.connect_in_process()          # or: async with server.connect_in_process() as peer
+    await peer.send(message)                    # one JSON-RPC message or batch (plain JSON data)
+    incoming = await peer.receive()             # next server->client message (dict or list)
+    await peer.aclose()                         # then receive() raises TransportClosedError
+
+Messages are copied through JSON in both directions, so the peers share no objects and
+anything not JSON-serializable fails as it would on a real wire.  The peer's
+``connection`` attribute is the server-side :class:`~server.connection.Connection`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ..wire import jsonrpc
+from ..wire.errors import TransportClosedError
+from .connection import Connection, Outgoing
+
+if TYPE_CHECKING:
+    from .core import ServerBase
+
+logger = logging.getLogger("mcp_codegen.server")
+
+
+class ServerSession:
+    """Runs ``server.handle`` for the messages of one connection (see module docstring)."""
+
+    def __init__(self, server: ServerBase, conn: Connection) -> None:
+        self.server = server
+        self.conn = conn
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def feed(self, message: Any) -> None:
+        """Process one decoded incoming message (returns before long requests finish)."""
+        if self.conn.closed:
+            return
+        inline = not isinstance(message, list) and (
+            jsonrpc.kind(message) != "request" or message.get("method") == "initialize"
+        )
+        if inline:
+            await self._answer(message)
+            return
+        task = asyncio.get_running_loop().create_task(self._answer(message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, message: Any) -> None:
+        response = await self.server.handle(message, self.conn)
+        if response is None:
+            return
+        related = response.get("id") if isinstance(response, dict) else None
+        try:
+            await self.conn.deliver(response, related if jsonrpc.is_valid_id(related) else None)
+        except (OSError, TransportClosedError):
+            logger.debug("could not deliver a response: connection closed")
+
+    async def aclose(self, grace: float = 0.0) -> None:
+        """Close: fail pending client requests, give in-flight requests ``grace`` seconds."""
+        self.conn.fail_pending()
+        pending = set(self._tasks)
+        if pending and grace > 0:
+            await asyncio.wait(pending, timeout=grace)
+        self.conn.close()
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+class _Closed:
+    pass
+
+
+_CLOSED = _Closed()
+
+
+class InProcessPeer:
+    """Client end of an in-memory connection to a server (see module docstring)."""
+
+    def __init__(self, server: ServerBase, *, principal: Any = None) -> None:
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.connection = Connection(self._to_client, principal=principal)
+        self._session = ServerSession(server, self.connection)
+        self._closed = False
+
+    async def _to_client(self, message: Outgoing) -> None:
+        try:
+            copy = jsonrpc.decode(jsonrpc.encode(message))
+        except (TypeError, ValueError):
+            logger.error("dropping a non-JSON outgoing message")
+            return
+        await self._queue.put(copy)
+
+    async def send(self, message: Any) -> None:
+        """Deliver one client->server message (a JSON-RPC dict or a batch list)."""
+        if self._closed:
+            raise TransportClosedError("in-process connection closed")
+        await self._session.feed(jsonrpc.decode(jsonrpc.encode(message)))
+
+    async def receive(self) -> Any:
+        """The next server->client message; TransportClosedError once closed and drained."""
+        if self._closed and self._queue.empty():
+            raise TransportClosedError("in-process connection closed")
+        item = await self._queue.get()
+        if item is _CLOSED:
+            self._queue.put_nowait(_CLOSED)
+            raise TransportClosedError("in-process connection closed")
+        return item
+
+    async def aclose(self) -> None:
+        """Close the connection, cancelling requests still running."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._session.aclose(0.0)
+        self._queue.put_nowait(_CLOSED)
+
+    async def __aenter__(self) -> InProcessPeer:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,219 @@
+"""stdio transport (server side): newline-delimited JSON-RPC on stdin/stdout.
+
+* stdout carries protocol messages only (``sys.stdout`` is pointed at stderr while serving,
+  so a stray ``print`` cannot corrupt the stream); logs go to stderr.
+* Each request runs in its own task (see :class:`~server.session.ServerSession`).
+* A line longer than ``settings.max_message_bytes`` is answered with ``-32600`` (id null)
+  and skipped without being buffered; invalid JSON gets ``-32700`` (id null).
+* On stdin EOF, pending server->client requests fail at once, running requests get
+  ``settings.shutdown_grace`` seconds, then the coroutine returns.
+* Backpressure: while more than 4 MiB of output wait for a client that does not read
+  stdout, no further request is read (memory stays bounded; the client's writes block).
+
+When stdin and stdout are pipes or sockets (the normal case: a client spawned the server),
+both are driven by the event loop itself (``connect_read_pipe`` / ``connect_write_pipe``),
+which avoids two thread hand-offs per message.  Otherwise (a file, a terminal, an object
+without a file descriptor) reading happens in a daemon thread (``os.read`` on the file
+descriptor) and writing in a single worker thread.  Either way nothing blocks the event
+loop and output order is preserved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, TYPE_CHECKING
+
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import ParseError
+from .connection import Connection, Outgoing
+from .session import ServerSession
+
+if TYPE_CHECKING:
+    from .core import ServerBase
+
+logger = logging.getLogger("mcp_codegen.stdio")
+_CHUNK = 65536
+#: Output bytes waiting for the client beyond which no further request is read.
+_OUTPUT_HIGH = 4 * 1024 * 1024
+
+
+def _reader(stream: IO[bytes]) -> Callable[[], bytes]:
+    try:
+        fd = stream.fileno()
+    except (OSError, AttributeError, ValueError):
+        read1 = getattr(stream, "read1", None)
+        if read1 is not None:
+            return lambda: bytes(read1(_CHUNK))
+        return lambda: stream.read(_CHUNK)
+    return lambda: os.read(fd, _CHUNK)
+
+
+def _pipe_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` if the event loop can drive it (a pipe or a socket)."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, AttributeError, ValueError):
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+
+class _LoopPipes:
+    """stdin/stdout as event-loop pipes (see the module docstring)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, in_fd: int, out_fd: int) -> _LoopPipes | None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=_CHUNK, loop=loop)
+        read_pipe = os.fdopen(in_fd, "rb", buffering=0, closefd=False)
+        write_pipe = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), read_pipe)
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, write_pipe)
+        except (OSError, ValueError, NotImplementedError):
+            return None
+        return cls(reader, asyncio.StreamWriter(transport, protocol, None, loop))
+
+
+async def serve_stdio(
+    server: ServerBase, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
+) -> None:
+    """Serve ``server/core.py`` over stdio until stdin reaches EOF."""
+    loop = asyncio.get_running_loop()
+    inp = stdin if stdin is not None else sys.stdin.buffer
+    out = stdout if stdout is not None else sys.stdout.buffer
+    in_fd, out_fd = _pipe_fd(inp), _pipe_fd(out)
+    pipes = await _LoopPipes.open(in_fd, out_fd) if in_fd is not None and out_fd is not None else None
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-stdout")
+    broken = threading.Event()
+    queued = [0]  # bytes handed to the writer thread and not yet written (no-pipe path)
+    room = asyncio.Event()
+    room.set()
+
+    def write(data: bytes) -> None:
+        if broken.is_set():
+            return
+        try:
+            out.write(data)
+            out.flush()
+        except (OSError, ValueError):
+            broken.set()
+
+    async def sink(message: Outgoing) -> None:
+        try:
+            data = jsonrpc.encode(message)
+        except (TypeError, ValueError):
+            logger.error("outgoing message is not JSON-serializable")
+            if not isinstance(message, dict) or "id" not in message or "method" in message:
+                return
+            data = jsonrpc.encode(jsonrpc.error(message["id"], p.INTERNAL_ERROR, "Internal error"))
+        if pipes is None:
+            queued[0] += len(data)
+            if queued[0] > _OUTPUT_HIGH:
+                room.clear()
+            try:
+                await loop.run_in_executor(writer, write, data)
+            finally:
+                queued[0] -= len(data)
+                if queued[0] <= _OUTPUT_HIGH:
+                    room.set()
+            return
+        if broken.is_set():
+            return
+        try:
+            pipes.writer.write(data)
+            await pipes.writer.drain()
+        except (OSError, RuntimeError, ValueError):
+            broken.set()
+
+    conn = Connection(sink)
+    session = ServerSession(server, conn)
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=16)
+    read = _reader(inp)
+
+    def pump() -> None:
+        while True:
+            try:
+                chunk = read()
+            except (OSError, ValueError):
+                chunk = b""
+            try:
+                asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
+            except (RuntimeError, asyncio.CancelledError):
+                return  # loop gone
+            if not chunk:
+                return
+
+    async def output_room() -> None:
+        """Backpressure: while the client is not reading our output (more than
+        ``_OUTPUT_HIGH`` bytes waiting), stop reading its requests."""
+        if broken.is_set():
+            return
+        if pipes is None:
+            await room.wait()
+            return
+        transport = pipes.writer.transport
+        while not broken.is_set() and transport.get_write_buffer_size() > _OUTPUT_HIGH:
+            try:
+                await pipes.writer.drain()
+            except (OSError, RuntimeError, ValueError):
+                broken.set()
+            if transport.is_closing():
+                break
+
+    async def next_chunk() -> bytes:
+        if pipes is None:
+            return await chunks.get()
+        try:
+            return await pipes.reader.read(_CHUNK)
+        except (OSError, ValueError):
+            return b""
+
+    if pipes is None:
+        threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+    lines = jsonrpc.LineBuffer(server.settings.max_message_bytes)
+    try:
+        while True:
+            chunk = await next_chunk()
+            batch = lines.feed(chunk) if chunk else lines.flush()
+            for line in batch:
+                await output_room()
+                if isinstance(line, bytes):
+                    try:
+                        message = jsonrpc.decode(line)
+                    except ParseError:
+                        await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
+                        continue
+                    await session.feed(message)
+                else:
+                    await sink(jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: message too large"))
+            if not chunk or broken.is_set():
+                break
+    finally:
+        server.close_subscriptions()
+        await session.aclose(server.settings.shutdown_grace)
+        writer.shutdown(wait=True)
+        if pipes is not None:
+            pipes.writer.close()
+
+
+def run_stdio(server: ServerBase) -> None:
+    """Blocking entry point: protect stdout, then serve until EOF."""
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    try:
+        asyncio.run(serve_stdio(server, stdout=protocol_out))
+    except KeyboardInterrupt:
+        pass
