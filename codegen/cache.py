@@ -46,6 +46,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .sources import read_bytes
+
 CACHE_ENV = "MCP_CODEGEN_CACHE_DIR"
 NO_CACHE_ENV = "MCP_CODEGEN_NO_CACHE"
 KEY_ENV = "MCP_CODEGEN_CACHE_KEY_FILE"
@@ -73,7 +75,7 @@ def sha256(data: bytes | str) -> str:
 
 def file_sha(path: Path | str) -> str | None:
     try:
-        return sha256(Path(path).read_bytes())
+        return sha256(read_bytes(Path(path)))
     except OSError:
         return None
 

@@ -358,7 +358,8 @@ def plan_docs(files: Sequence[GeneratedFile], out: Path) -> tuple[list[str], lis
 
 def build_docs(paths: Sequence[Path]) -> tuple[list[GeneratedFile], list[Diagnostic]]:
     """Load and lower every spec under ``paths``; the doc files (empty when any spec failed)."""
-    from .api import discover, lower_one
+    from .discovery import discover
+    from .pipeline import lower_one
 
     specs, diags = discover(paths)
     projects = []

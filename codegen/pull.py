@@ -248,7 +248,7 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
 
     Every diagnostic is located in the spec text (``display`` is its file name).
     """
-    from .api import generate_one
+    from .pipeline import generate_one
 
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-pull-") as tmp:
         path = Path(tmp) / (Path(display).stem + ".yaml")

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from .api import SPEC_SUFFIXES, Result, build, discover, lower_one
+from .api import build
+from .discovery import SPEC_SUFFIXES, discover
 from .emit import WriteReport
 from .options import DEFAULT, Options
+from .pipeline import Result, lower_one
 
 Stamp = tuple[int, int]  # (mtime_ns, size)
 

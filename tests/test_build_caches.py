@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from adversarial_support import snapshot, write_spec
 
-from codegen import api, cache
+from codegen import cache, pipeline
 from codegen.api import build
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,7 +56,7 @@ def _inject(path: Path) -> None:
     head, _, body = path.read_text("utf-8").partition("\n")
     if path.parent.parent.name == "results":
         entry = json.loads(body)
-        entry["files"] = [[p, INJECTED + c if p.endswith("models.py") else c] for p, c in entry["files"]]
+        entry["files"] = [[p, INJECTED + c if p.endswith("models.py") else c, v] for p, c, v in entry["files"]]
         body = json.dumps(entry)
     else:
         body = INJECTED + body
@@ -106,9 +106,9 @@ def test_spec_saved_during_a_build_makes_the_next_build_run(tmp_path: Path, monk
     spec = write_spec(tmp_path / "spec", {"mcp-codegen": 1, "server": {"name": "racy", "version": "1.0"},
                                           "tools": [{"name": "first", "inputSchema": {"type": "object"}}]})
     later = spec.read_text("utf-8").replace('"first"', '"second"')
-    real = api.lower_one
+    real = pipeline.lower_one
 
-    def saving_during_build(path: Path, display: str, **kw: object) -> api.Lowered:
+    def saving_during_build(path: Path, display: str, **kw: object) -> pipeline.Lowered:
         low = real(path, display, **kw)  # type: ignore[arg-type]
         spec.write_text(later, "utf-8")  # the user saves while the build is generating
         return low
@@ -116,11 +116,45 @@ def test_spec_saved_during_a_build_makes_the_next_build_run(tmp_path: Path, monk
     monkeypatch.setattr(cache, "_key", None)
     monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("MCP_CODEGEN_CACHE_KEY_FILE", str(tmp_path / "key"))
-    monkeypatch.setattr(api, "lower_one", saving_during_build)
+    monkeypatch.setattr(pipeline, "lower_one", saving_during_build)
     out = tmp_path / "out"
     result, report = build([spec], out)
     assert report is not None and "first" in (out / "racy" / "client.py").read_text("utf-8")
-    monkeypatch.setattr(api, "lower_one", real)
+    monkeypatch.setattr(pipeline, "lower_one", real)
     result, report = build([spec], out)  # must notice the saved spec, not trust the stamp
     assert report is not None and report.updated, report
     assert "async def second" in (out / "racy" / "client.py").read_text("utf-8")
+
+
+_OPENED: list[str] = []
+
+
+def _count_opens(event: str, args: tuple[object, ...]) -> None:
+    if event == "open" and isinstance(args[0], str) and "/read-once-" in args[0]:
+        _OPENED.append(args[0])
+
+
+def test_each_input_file_is_read_once_per_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold build reads every spec and every $ref target once (discovery, cache keys, the
+    loader and the stamp share the bytes); a no-op build reads each once to hash it."""
+    import sys
+
+    folder = tmp_path / "read-once-specs"
+    folder.mkdir()
+    (folder / "shared.yaml").write_text("$defs:\n  Name: {type: string, minLength: 1}\n", "utf-8")
+    (folder / "svc.yaml").write_text(
+        "mcp-codegen: 1\nserver: {name: once, version: '1.0'}\ntools:\n  - name: greet\n"
+        "    inputSchema: {type: object, properties: {who: {$ref: 'shared.yaml#/$defs/Name'}}}\n", "utf-8")
+    monkeypatch.setattr(cache, "_key", None)
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_KEY_FILE", str(tmp_path / "key"))
+    monkeypatch.setenv("MCP_CODEGEN_JOBS", "1")
+    sys.addaudithook(_count_opens)  # cannot be removed; it only records paths of this test
+    _OPENED.clear()
+    result, report = build([folder], tmp_path / "out")
+    assert report is not None, [d.render() for d in result.diagnostics]
+    assert sorted(Path(p).name for p in _OPENED) == ["shared.yaml", "svc.yaml"], _OPENED
+    _OPENED.clear()
+    result, report = build([folder], tmp_path / "out")
+    assert report is not None and not report.created and not report.updated
+    assert sorted(Path(p).name for p in _OPENED) == ["shared.yaml", "svc.yaml"], _OPENED

@@ -62,7 +62,8 @@ def register_side_loader(prefix: str, loader: SideLoader) -> None:
 def load_paths(paths: list[Path], cwd: Path, source_of: Callable[[Path, str], str] | None = None,
                display_of: Callable[[Path, str], str] | None = None, label: str = "") -> Side:
     """Lower every spec under ``paths`` into views (models included, for Python names)."""
-    from ..api import discover, lower_one
+    from ..discovery import discover
+    from ..pipeline import lower_one
 
     side = Side(label or ", ".join(map(str, paths)))
     specs, diags = discover(paths)

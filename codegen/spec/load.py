@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
+from ..sources import read_bytes
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
 #: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.
@@ -157,7 +158,7 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     """
     shown = display or str(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
