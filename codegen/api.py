@@ -125,7 +125,7 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
     written: list[Path] = []
     kept: list[Path] = []
     for path, display in specs:
-        low = lower_one(path, display, with_models=False)
+        low = lower_one(path, display)
         diags += [d for d in low.diagnostics if d.is_error]
         if low.ir is None:
             continue

@@ -292,6 +292,8 @@ def tool_page_data(tool: ToolIR, types: dict[str, TypeDoc], seen: dict[str, str]
         "errors": [{"code": e.code, "class": e.class_name, "description": e.description} for e in tool.errors],
         "inputs": [{"key": i.key, "method": i.method, "message": str(i.params.get("message", ""))} for i in tool.inputs],
         "input_class": tool.input_class, "output_class": tool.output_class,
+        "signature": ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "")
+                               for p in tool.params),
     }
     if isinstance(out, dict):
         target, _ = _deref(out, out)
@@ -364,7 +366,7 @@ def build_docs(paths: Sequence[Path]) -> tuple[list[GeneratedFile], list[Diagnos
     specs, diags = discover(paths)
     projects = []
     for path, display in specs:
-        low = lower_one(path, display, with_models=False)
+        low = lower_one(path, display)
         diags += low.diagnostics
         if low.ir is not None:
             projects.append(low.ir)

@@ -57,7 +57,9 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
     Args:
         path: the spec file.
         display: its name in diagnostics and headers.
-        with_models: also run the model generator (fills ``ToolIR.params``).
+        with_models: also run the model generator, which completes the IR (``ToolIR.params``);
+            only dependency tracking (``watch``) leaves it out.  Everything that reads the IR
+            (render, docs, diff, scaffold) gets it complete.
 
     Returns:
         The IR (None on errors) with its source document, dependencies and diagnostics.
