@@ -41,7 +41,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from _measure import table  # noqa: E402
+from _measure import table  # noqa: E402  (a script: after its sys.path line)
 
 ERAS = {"modern": "2026-07-28", "legacy": "legacy"}  # our era name -> SDK client mode
 

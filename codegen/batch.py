@@ -80,8 +80,8 @@ def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] 
 
         import datamodel_code_generator  # noqa: F401 (import once; workers inherit it)
 
-        from . import emit, lockfile, lower, render  # noqa: F401
-        from .spec import validate  # noqa: F401
+        from . import emit, lockfile, lower, render  # noqa: F401  (the same: loaded before the fork)
+        from .spec import validate  # noqa: F401  (the same)
 
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             work = [specs[i] for i in misses]

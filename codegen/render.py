@@ -118,7 +118,7 @@ def jsonliteral(value: Any) -> str:
     falls back to ``repr``.
     """
     text = json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False).replace("\x7f", "\\u007f")
-    if '"""' in text or text.endswith("\\"):
+    if '"""' in text or text.endswith(("\\", '"')) or text.startswith('"'):  # would merge with the quotes
         return f"json.loads(json.dumps({value!r}))"
     return f'json.loads(r"""{text}""")'
 
@@ -202,6 +202,25 @@ def _annotation_names(annotation: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(n, ast.Name)}
 
 
+#: Names every generated package's ``__init__`` re-exports, by side.
+_COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "ImageContent", "InvalidArgumentsError",
+                   "McpError", "OutputValidationError", "ResourceLink", "SERVER_INFO", "TOOLS", "TextContent",
+                   "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult", "TransportClosedError")
+_SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "ServerSettings")
+_CLIENT_EXPORTS = ("AuditRecord", "CompatReport", "ElicitationRequest", "ElicitationResponse", "Progress", "Root",
+                   "SamplingRequest", "SamplingResponse", "ToolCallInfo", "UNSET", "Unset")
+
+
+def package_exports(ir: ProjectIR) -> list[str]:
+    """``__all__`` of the package: the public surface of its target (sorted)."""
+    names = list(_COMMON_EXPORTS)
+    if ir.server.target in ("server", "both"):
+        names += [*_SERVER_EXPORTS, ir.server.base_class]
+    if ir.server.target in ("client", "both"):
+        names += [*_CLIENT_EXPORTS, ir.server.client_class, ir.server.sync_client_class]
+    return sorted(names)
+
+
 def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment | None = None) -> list[GeneratedFile]:
     """Render every file of one package (paths relative to the output folder)."""
     env = env or environment()
@@ -233,6 +252,7 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
         "rt": SHARED_RUNTIME if ir.server.shared_runtime else "._runtime",
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
+        "exports": package_exports(ir),
     }
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))

@@ -31,14 +31,14 @@ sys.path.insert(0, str(ROOT / "generated_examples"))
 
 # The generic client of the runtime copy in the generated conformance package (any
 # generated package carries the same runtime; ClientBase is its untyped client).
-from everything._runtime.client import ClientBase  # noqa: E402
-from everything._runtime.client.types import (  # noqa: E402
+from everything import (  # noqa: E402
     ElicitationRequest,
     ElicitationResponse,
     Root,
     SamplingRequest,
     SamplingResponse,
 )
+from everything._runtime.client import ClientBase  # noqa: E402  (a script: after its sys.path line)
 
 logger = logging.getLogger("conformance-driver")
 Scenario = Callable[[ClientBase, dict[str, Any]], Awaitable[None]]

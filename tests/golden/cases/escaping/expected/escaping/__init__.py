@@ -7,6 +7,17 @@ Everything an implementation or a caller needs is importable from here; the runt
 from __future__ import annotations
 
 from ._runtime.client import UNSET, Unset
+from ._runtime.client.types import (
+    AuditRecord,
+    CompatReport,
+    ElicitationRequest,
+    ElicitationResponse,
+    Progress,
+    Root,
+    SamplingRequest,
+    SamplingResponse,
+    ToolCallInfo,
+)
 from ._runtime.server.context import Context, Elicited, InputUnavailableError
 from ._runtime.server.settings import ServerSettings
 from ._runtime.wire.content import (
@@ -33,28 +44,37 @@ from .tools import SERVER_INFO, TOOLS
 
 __all__ = [
     "AudioContent",
+    "AuditRecord",
     "BlobResourceContents",
+    "CompatReport",
     "Context",
+    "ElicitationRequest",
+    "ElicitationResponse",
     "Elicited",
     "EmbeddedResource",
+    "EscapingClient",
+    "EscapingServerBase",
+    "EscapingSyncClient",
     "ImageContent",
     "InputUnavailableError",
     "InvalidArgumentsError",
     "McpError",
     "OutputValidationError",
+    "Progress",
     "ResourceLink",
+    "Root",
     "SERVER_INFO",
+    "SamplingRequest",
+    "SamplingResponse",
     "ServerSettings",
     "TOOLS",
     "TextContent",
     "TextResourceContents",
+    "ToolCallInfo",
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
     "TransportClosedError",
     "UNSET",
     "Unset",
-    "EscapingClient",
-    "EscapingServerBase",
-    "EscapingSyncClient",
 ]

@@ -7,6 +7,17 @@ Everything an implementation or a caller needs is importable from here; the runt
 from __future__ import annotations
 
 from ._runtime.client import UNSET, Unset
+from ._runtime.client.types import (
+    AuditRecord,
+    CompatReport,
+    ElicitationRequest,
+    ElicitationResponse,
+    Progress,
+    Root,
+    SamplingRequest,
+    SamplingResponse,
+    ToolCallInfo,
+)
 from ._runtime.server.context import Context, Elicited, InputUnavailableError
 from ._runtime.server.settings import ServerSettings
 from ._runtime.wire.content import (
@@ -33,8 +44,12 @@ from .tools import SERVER_INFO, TOOLS
 
 __all__ = [
     "AudioContent",
+    "AuditRecord",
     "BlobResourceContents",
+    "CompatReport",
     "Context",
+    "ElicitationRequest",
+    "ElicitationResponse",
     "Elicited",
     "EmbeddedResource",
     "ImageContent",
@@ -42,19 +57,24 @@ __all__ = [
     "InvalidArgumentsError",
     "McpError",
     "OutputValidationError",
+    "Progress",
     "ResourceLink",
+    "Root",
     "SERVER_INFO",
+    "SamplingRequest",
+    "SamplingResponse",
     "ServerSettings",
+    "ShapesClient",
+    "ShapesServerBase",
+    "ShapesSyncClient",
     "TOOLS",
     "TextContent",
     "TextResourceContents",
+    "ToolCallInfo",
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
     "TransportClosedError",
     "UNSET",
     "Unset",
-    "ShapesClient",
-    "ShapesServerBase",
-    "ShapesSyncClient",
 ]
