@@ -62,7 +62,7 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
                            str(tmp_path / "out" / "weather")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     site = next(prefix.glob("lib/python3*/site-packages"))
-    assert (site / "weather" / "_runtime" / "server.py").is_file() and (site / "weather" / "py.typed").is_file()
+    assert (site / "weather" / "_runtime" / "server" / "core.py").is_file() and (site / "weather" / "py.typed").is_file()
     impl = tmp_path / "impl"
     impl.mkdir()
     shutil.copy(REPO / "generated_examples" / "weather_impl.py", impl / "weather_impl.py")

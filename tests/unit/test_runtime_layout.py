@@ -156,10 +156,16 @@ def test_shared_runtime_gives_one_exception_hierarchy(tmp_path: Path, monkeypatc
     assert (tmp_path / "mcp_codegen_runtime" / "wire" / "errors.py").is_file()
     assert not (tmp_path / "minimal" / "_runtime").exists() and not (tmp_path / "shapes" / "_runtime").exists()
     monkeypatch.syspath_prepend(str(tmp_path))
+    ours = ("minimal", "shapes", "mcp_codegen_runtime")
+    saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] in ours}  # other tests' packages of these names
+    for name in saved:
+        del sys.modules[name]
     try:
         first, second = importlib.import_module("minimal"), importlib.import_module("shapes")
+        assert first.__file__ == str(tmp_path / "minimal" / "__init__.py")
         assert first.McpError is second.McpError and first.ToolResult is second.ToolResult
         assert first.InvalidArgumentsError is importlib.import_module("mcp_codegen_runtime.wire.errors").InvalidArgumentsError
     finally:
-        for name in [n for n in sys.modules if n.split(".")[0] in ("minimal", "shapes", "mcp_codegen_runtime")]:
+        for name in [n for n in sys.modules if n.split(".")[0] in ours]:
             del sys.modules[name]
+        sys.modules.update(saved)
