@@ -305,7 +305,7 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
         "input_examples_given": bool(schema_examples(inp)),
         "output": None,
         "errors": [{"code": e.code, "class": e.class_name, "description": e.description} for e in tool.errors],
-        "inputs": [{"key": i.key, "method": i.method, "message": str(i.params.get("message", ""))} for i in tool.inputs],
+        "inputs": [{"key": i.key, "method": i.method, "message": i.message} for i in tool.inputs],
         "input_class": tool.input_class, "output_class": tool.output_class,
         "signature": ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "")
                                for p in tool.params),
