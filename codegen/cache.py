@@ -36,6 +36,7 @@ no-op check is fast.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -46,6 +47,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .atomic import replace_file
 from .sources import read_bytes
 
 CACHE_ENV = "MCP_CODEGEN_CACHE_DIR"
@@ -174,16 +176,8 @@ def _write(path: Path | None, text: str) -> None:
     seal = _seal(text)
     if seal is None:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(f"{_SEAL}{seal}\n{text}", encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    with contextlib.suppress(OSError):  # a cache that cannot be written is no cache
+        replace_file(path, f"{_SEAL}{seal}\n{text}")
 
 
 # -- layer 1: formatting ---------------------------------------------------------------------

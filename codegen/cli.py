@@ -27,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: wraps at any width instead of truncating option names
 )
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -52,10 +53,10 @@ def _global_options(
 ) -> None:
     """Generate typed MCP servers and clients from declarative tool specs."""
 
-SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of \\[tool.mcp-codegen] in pyproject.toml).", show_default=False)]
+SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
 TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
-SharedOpt = Annotated[bool, typer.Option("--shared-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy) instead of a private _runtime copy per package.")]
-OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of \\[tool.mcp-codegen] in pyproject.toml).")]
+SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
 
 
 def _print_diagnostics(result: Result) -> None:
@@ -68,16 +69,14 @@ def _print_diagnostics(result: Result) -> None:
         err_console.print(f"{errors} error(s), {warnings} warning(s) in {len(result.specs)} spec(s)", markup=False)
 
 
-def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True) -> tuple[list[Path], Path]:
-    cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd())
+def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True, target: Target | None = None,
+            shared_runtime: bool | None = None) -> tuple[list[Path], Path, Options]:
+    cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd(),
+                         target=target.value if target else None, shared_runtime=shared_runtime)
     if cfg is None:
         err_console.print(f"error: {error}", style="red", markup=False)
         raise typer.Exit(2)
-    return list(cfg.specs), cfg.output
-
-
-def _options(target: Target | None, shared_runtime: bool) -> Options:
-    return Options(target.value if target else None, shared_runtime)
+    return list(cfg.specs), cfg.output, cfg.options
 
 
 def _progress(total_hint: int) -> object:
@@ -91,10 +90,9 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
               scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False,
-              target: TargetOpt = None, shared_runtime: SharedOpt = False) -> None:
+              target: TargetOpt = None, shared_runtime: SharedOpt = None) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
-    paths, out = _config(specs, output)
-    options = _options(target, shared_runtime)
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
     result, report = build(paths, out, None if quiet else _progress(0), load_files=False,  # type: ignore[arg-type]
@@ -121,10 +119,10 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
 
 @app.command("check")
 def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
-              shared_runtime: SharedOpt = False) -> None:
+              shared_runtime: SharedOpt = None) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
-    paths, out = _config(specs, output)
-    result, diffs = check(paths, out, _options(target, shared_runtime))
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
+    result, diffs = check(paths, out, options)
     _print_diagnostics(result)
     if not result.ok:
         raise typer.Exit(1)
@@ -143,7 +141,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
 @app.command("validate")
 def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False) -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
-    paths, _ = _config(specs, None, need_output=False)
+    paths, _, _ = _config(specs, None, need_output=False)
     result = generate(paths)
     _print_diagnostics(result)
     if not result.ok or (strict and result.diagnostics):

@@ -9,16 +9,21 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .options import Options
 
 
 class ConfigFile(BaseModel):
     """The ``[tool.mcp-codegen]`` table."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     specs: list[str] | str | None = None
     output: str | None = None
+    target: Literal["server", "client", "both"] | None = None
+    shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,7 @@ class Config:
     specs: tuple[Path, ...]
     output: Path
     source: str  # where the defaults came from (for messages)
+    options: Options = Options()
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -48,7 +54,8 @@ def load_config_file(start: Path) -> tuple[ConfigFile, Path | None, str | None]:
         return ConfigFile(), path.parent, f"{path}: [tool.mcp-codegen] is invalid: {exc}"
 
 
-def resolve(specs: list[Path] | None, output: Path | None, cwd: Path) -> tuple[Config | None, str | None]:
+def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target: str | None = None,
+            shared_runtime: bool | None = None) -> tuple[Config | None, str | None]:
     """Merge flags over the pyproject defaults (paths in pyproject are relative to it)."""
     cfg, root, error = load_config_file(cwd)
     if error:
@@ -63,4 +70,6 @@ def resolve(specs: list[Path] | None, output: Path | None, cwd: Path) -> tuple[C
         return None, "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
     if output is None:
         return None, "no output folder given (-o OUT) and no [tool.mcp-codegen] output default in pyproject.toml"
-    return Config(specs=tuple(specs), output=output, source=str(root / "pyproject.toml") if root else "flags"), None
+    options = Options(target or cfg.target, bool(cfg.shared_runtime if shared_runtime is None else shared_runtime))
+    source = str(root / "pyproject.toml") if root else "flags"
+    return Config(specs=tuple(specs), output=output, source=source, options=options), None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,12 +123,15 @@ def _deref(schema: Any, root: Any) -> tuple[Any, str | None]:
     return schema, None
 
 
-#: Bundled ``$defs`` names that duplicate another type of the same page (``Money2`` -> ``Money``).
-_ALIASES: dict[str, str] = {}
+NO_ALIASES: Mapping[str, str] = {}
 
 
-def type_label(schema: Any, root: Any, depth: int = 0) -> str:
-    """A short readable type: ``string``, ``integer | null``, ``array of Note``, ``"a" | "b"``."""
+def type_label(schema: Any, root: Any, aliases: Mapping[str, str] = NO_ALIASES, depth: int = 0) -> str:
+    """A short readable type: ``string``, ``integer | null``, ``array of Note``, ``"a" | "b"``.
+
+    ``aliases`` maps bundled ``$defs`` names that duplicate another type of the same page to
+    that type (``Money2`` -> ``Money``).
+    """
     if schema is True or schema == {}:
         return "any"
     if schema is False:
@@ -138,27 +141,27 @@ def type_label(schema: Any, root: Any, depth: int = 0) -> str:
     if isinstance(schema.get("$ref"), str):
         target, name = _deref(schema, root)
         if name:
-            return _ALIASES.get(name, name)
-        return type_label(target, root, depth + 1) if depth < MAX_DEPTH and target is not schema else "any"
+            return aliases.get(name, name)
+        return type_label(target, root, aliases, depth + 1) if depth < MAX_DEPTH and target is not schema else "any"
     if "const" in schema:
         return f"const {_json(schema['const'])}"
     if isinstance(schema.get("enum"), list):
         return " | ".join(_json(v) for v in schema["enum"])
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
-            return " | ".join(type_label(b, root, depth + 1) for b in schema[key])
+            return " | ".join(type_label(b, root, aliases, depth + 1) for b in schema[key])
     types = schema.get("type")
     names = [types] if isinstance(types, str) else list(types) if isinstance(types, list) else []
     parts = []
     for t in names or (["object"] if "properties" in schema else ["array"] if "items" in schema else []):
         if t == "array" and isinstance(schema.get("items"), (dict, bool)) and schema.get("items") not in ({}, True):
-            parts.append(f"array of {type_label(schema['items'], root, depth + 1)}")
+            parts.append(f"array of {type_label(schema['items'], root, aliases, depth + 1)}")
         elif t == "object" and not schema.get("properties") and isinstance(schema.get("additionalProperties"), dict):
-            parts.append(f"map of {type_label(schema['additionalProperties'], root, depth + 1)}")
+            parts.append(f"map of {type_label(schema['additionalProperties'], root, aliases, depth + 1)}")
         else:
             parts.append(str(t))
     if isinstance(schema.get("allOf"), list) and not parts:
-        parts.append(" & ".join(type_label(b, root, depth + 1) for b in schema["allOf"]))
+        parts.append(" & ".join(type_label(b, root, aliases, depth + 1) for b in schema["allOf"]))
     return " | ".join(parts) or "any"
 
 
@@ -169,7 +172,8 @@ def constraints(schema: Any) -> str:
     return ", ".join(f"{k}: {_json(schema[k])}" for k in CONSTRAINT_KEYS if k in schema)
 
 
-def object_rows(schema: Any, root: Any, prefix: str = "", depth: int = 0) -> list[Row]:
+def object_rows(schema: Any, root: Any, aliases: Mapping[str, str] = NO_ALIASES, prefix: str = "",
+                depth: int = 0) -> list[Row]:
     """Rows for an object's properties; inline nested objects flattened as ``parent.child``."""
     schema, _ = _deref(schema, root)
     if not isinstance(schema, dict):
@@ -181,15 +185,15 @@ def object_rows(schema: Any, root: Any, prefix: str = "", depth: int = 0) -> lis
         target, ref_name = _deref(sub, root)
         body = target if isinstance(target, dict) else {}
         rows.append(Row(
-            name=prefix + name, type=type_label(sub, root), required=name in required,
+            name=prefix + name, type=type_label(sub, root, aliases), required=name in required,
             default=_json(body["default"]) if "default" in body else "",
             description=str(body.get("description") or body.get("title") or ""), constraints=constraints(body),
         ))
         if ref_name is None and depth < MAX_DEPTH and body.get("properties"):
-            rows += object_rows(body, root, f"{prefix}{name}.", depth + 1)
+            rows += object_rows(body, root, aliases, f"{prefix}{name}.", depth + 1)
         items, item_ref = _deref(body.get("items"), root)
         if item_ref is None and depth < MAX_DEPTH and isinstance(items, dict) and items.get("properties"):
-            rows += object_rows(items, root, f"{prefix}{name}[].", depth + 1)
+            rows += object_rows(items, root, aliases, f"{prefix}{name}[].", depth + 1)
     return rows
 
 
@@ -239,25 +243,35 @@ def schema_examples(schema: Any) -> list[str]:
     return []
 
 
-def _types(tool: ToolIR, registry: dict[str, TypeDoc], seen: dict[str, str]) -> None:
+@dataclass
+class Page:
+    """What one server's page collects while its tools are rendered."""
+
+    types: dict[str, TypeDoc] = field(default_factory=dict)  # name -> type documented on the page
+    seen: dict[str, str] = field(default_factory=dict)  # canonical body -> its type's name
+    aliases: dict[str, str] = field(default_factory=dict)  # duplicate bundled name -> type name
+
+
+def _types(tool: ToolIR, page: Page) -> None:
     """Register the bundled ``$defs`` of a tool's schemas (identical bodies share one entry)."""
+    registry, seen, aliases = page.types, page.seen, page.aliases
     for key in ("inputSchema", "outputSchema"):
         root = tool.wire.get(key)
         if not isinstance(root, dict):
             continue
         for name, body in (root.get("$defs") or {}).items():
-            if name in registry or name in _ALIASES or not isinstance(body, dict):
+            if name in registry or name in aliases or not isinstance(body, dict):
                 continue
             target, _ = _deref(body, root)
             canon = json.dumps(target, sort_keys=True)
             if canon in seen:
-                _ALIASES[name] = seen[canon]
+                aliases[name] = seen[canon]
                 continue
             seen[canon] = name
-            doc = TypeDoc(name, anchor("type", name), type_label(target, root),
+            doc = TypeDoc(name, anchor("type", name), type_label(target, root, aliases),
                           str(target.get("description") or target.get("title") or ""))
             if target.get("properties"):
-                doc.rows = object_rows(target, root)
+                doc.rows = object_rows(target, root, aliases)
                 doc.label = "object"
             if isinstance(target.get("enum"), list):
                 doc.values = [_json(v) for v in target["enum"]]
@@ -275,22 +289,23 @@ def _annotations(wire: dict[str, Any]) -> list[str]:
     return out
 
 
-def tool_page_data(tool: ToolIR, types: dict[str, TypeDoc], seen: dict[str, str]) -> dict[str, Any]:
+def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
     """Everything the template shows for one tool (plain data; escaping happens in the template)."""
     wire = tool.wire
     inp = wire.get("inputSchema") or {}
     out = wire.get("outputSchema")
-    _types(tool, types, seen)
+    _types(tool, page)
+    aliases = page.aliases
     data: dict[str, Any] = {
         "name": tool.name, "anchor": anchor("tool", tool.name), "title": tool.title or "",
         "description": tool.description, "method": tool.method,
         "annotations": _annotations(dict(wire)),
-        "args": object_rows(inp, inp),
+        "args": object_rows(inp, inp, aliases),
         "input_examples": schema_examples(inp) or [json.dumps(example_object(inp, inp), indent=2, ensure_ascii=False)],
         "input_examples_given": bool(schema_examples(inp)),
         "output": None,
         "errors": [{"code": e.code, "class": e.class_name, "description": e.description} for e in tool.errors],
-        "inputs": [{"key": i.key, "method": i.method, "message": str(i.params.get("message", ""))} for i in tool.inputs],
+        "inputs": [{"key": i.key, "method": i.method, "message": i.message} for i in tool.inputs],
         "input_class": tool.input_class, "output_class": tool.output_class,
         "signature": ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "")
                                for p in tool.params),
@@ -298,7 +313,7 @@ def tool_page_data(tool: ToolIR, types: dict[str, TypeDoc], seen: dict[str, str]
     if isinstance(out, dict):
         target, _ = _deref(out, out)
         data["output"] = {
-            "type": type_label(out, out), "rows": object_rows(out, out),
+            "type": type_label(out, out, aliases), "rows": object_rows(out, out, aliases),
             "description": str(target.get("description") or "") if isinstance(target, dict) else "",
             "examples": schema_examples(target),
         }
@@ -313,12 +328,11 @@ def render_docs(projects: Sequence[ProjectIR]) -> list[GeneratedFile]:
     files: list[GeneratedFile] = []
     servers = []
     for ir in sorted(projects, key=lambda p: p.server.package):
-        types: dict[str, TypeDoc] = {}
-        seen: dict[str, str] = {}
-        _ALIASES.clear()
-        tools = [tool_page_data(t, types, seen) for t in ir.tools]
+        collected = Page()
+        tools = [tool_page_data(t, collected) for t in ir.tools]
         page = f"{ir.server.package}.md"
-        ctx = {"server": ir.server, "tools": tools, "types": [types[k] for k in sorted(types)], "page": page}
+        ctx = {"server": ir.server, "tools": tools, "types": [collected.types[k] for k in sorted(collected.types)],
+               "page": page}
         text = env.get_template("docs_server.md.jinja").render(ctx)
         files.append(GeneratedFile(page, HEADER.format(spec=ir.server.spec_display.replace("--", "- -")) + text))
         servers.append(ctx)

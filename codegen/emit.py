@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import cache as build_cache
+from .atomic import replace_file
 from .diagnostics import Diagnostic
 from .options import SHARED_RUNTIME
 from .render import GeneratedFile
@@ -281,19 +282,12 @@ def write_text_file(path: Path, text: str, *, replace: bool = False) -> None:
     """
     if path.exists() and not replace:
         raise FileExistsError(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not replace:
-        with path.open("x", encoding="utf-8", newline="\n") as fh:  # "x": never replace a file that appeared meanwhile
-            fh.write(text)
+    if replace:
+        replace_file(path, text)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8", newline="\n") as fh:  # "x": never replace a file that appeared meanwhile
+        fh.write(text)
 
 
 _BAK = ".mcp-codegen-bak"

@@ -46,8 +46,9 @@ class InputIR:
     key: str
     accessor: str  # method name on the <Tool>Inputs class
     method: str  # elicitation/create | sampling/createMessage | roots/list
-    params: dict[str, Any]
+    params: dict[str, Any]  # the request's params, embedded as data (``InputDef.params``)
     answer_class: str | None  # model of the form content (form elicitation only)
+    message: str = ""  # what the user is asked (elicitation), for docstrings and docs
 
 
 @dataclass(frozen=True)

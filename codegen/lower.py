@@ -157,7 +157,9 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
             if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
                 answer = builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
                                             doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
-            inputs.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer))
+            message = inp.params.get("message")
+            inputs.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
+                                  message if isinstance(message, str) else ""))
         inputs_class = None
         if inputs:
             inputs_class = classes.claim(str(ClassName(tstem, "Inputs")), Origin(doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))

@@ -129,6 +129,24 @@ class MethodName(str):
         return super().__new__(cls, name)
 
 
+def method_body_names(tool_const: str, output_class: str | None) -> frozenset[str]:
+    """Names a typed client method's body uses, which its arguments must not shadow."""
+    return frozenset({"self", "cls", "wire_arguments", tool_const, *([output_class] if output_class else [])})
+
+
+def argument_names(fields: list[str], taken: frozenset[str]) -> list[str]:
+    """The keyword-argument names of a typed client method, one per model field (in order):
+    the field's name, with ``_`` appended while it is ``taken`` or already used."""
+    used = set(taken)
+    out = []
+    for name in fields:
+        while name in used:
+            name += "_"
+        used.add(name)
+        out.append(name)
+    return out
+
+
 class ClassName(str):
     """A PascalCase class name that cannot shadow a builtin or reserved name."""
 

@@ -198,3 +198,21 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     mine = stub.read_text("utf-8")
     proc = run("build", str(REPO / "specs" / "weather.yaml"), "-o", str(out), "--scaffold")
     assert proc.returncode == 0 and "kept" in proc.stdout and stub.read_text("utf-8") == mine  # never overwritten
+
+
+def test_target_and_shared_runtime_from_pyproject_and_flags(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\ntarget = "client"\n'
+                                             'shared-runtime = true\n')
+    (tmp_path / "s").mkdir()
+    shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
+    proc = run("build", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    pkg = tmp_path / "o" / "weather"
+    assert (pkg / "client.py").exists() and not (pkg / "server.py").exists() and not (pkg / "_runtime").exists()
+    assert (tmp_path / "o" / "mcp_codegen_runtime" / "client" / "base.py").exists()
+    proc = run("build", "--target", "both", "--private-runtime", cwd=tmp_path)  # flags win over the table
+    assert proc.returncode == 0, proc.stderr
+    assert (pkg / "server.py").exists() and (pkg / "_runtime" / "server" / "core.py").exists()
+    assert "deleted  mcp_codegen_runtime" not in proc.stdout  # another build's output is not ours to delete
+    bad = run("build", "--target", "frontend", cwd=tmp_path)
+    assert bad.returncode == 2 and "frontend" in bad.stderr
