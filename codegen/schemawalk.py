@@ -1,4 +1,6 @@
-"""Walking a JSON Schema: every subschema, with its JSON pointer."""
+"""The schema toolkit shared by the generator's stages: walking every subschema with its
+JSON pointer, and following local ``$ref`` s inside one self-contained schema (docs, diff,
+pull).  Refs across files are the spec resolver's business (:mod:`codegen.spec.refs`)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .spec.load import join_pointer
+from .spec.refs import resolve_pointer
 
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -32,3 +35,25 @@ def walk_schemas(schema: Any, visit: Callable[[dict[str, Any], str], None], ptr:
             if isinstance(node.get(key), dict):
                 children.append((node[key], join_pointer(at, key)))
         stack.extend(reversed(children))
+
+
+def deref_local(schema: Any, root: Any, max_steps: int | None = None) -> tuple[Any, str]:
+    """Follow a chain of local ``$ref`` s (``#...``) inside ``root``, cycle-safe.
+
+    Sibling keywords of a ``$ref`` are merged over its target.  Returns the schema reached
+    and the last ref followed ("" when ``schema`` is not a local ref or it does not resolve).
+    """
+    seen: list[str] = []
+    last = ""
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
+        ref = schema["$ref"]
+        if ref in seen or (max_steps is not None and len(seen) >= max_steps):
+            break
+        seen.append(ref)
+        ok, target = resolve_pointer(root, ref[1:])
+        if not ok:
+            break
+        last = ref
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**target, **siblings} if isinstance(target, dict) else target
+    return schema, last

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..schemawalk import deref_local
 from ..spec.load import join_pointer
-from ..spec.refs import resolve_pointer
 
 
 class Effect(enum.Enum):
@@ -135,20 +135,7 @@ class _Walker:
     # -- references -------------------------------------------------------------------
     def deref(self, schema: Any, root: Any) -> tuple[Any, str]:
         """Follow a local ``$ref`` chain; sibling keywords are merged over the target."""
-        seen: list[str] = []
-        key = ""
-        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#"):
-            ref = schema["$ref"]
-            if ref in seen:
-                break
-            seen.append(ref)
-            key = ref
-            ok, target = resolve_pointer(root, ref[1:])
-            if not ok:
-                break
-            siblings = {k: v for k, v in schema.items() if k != "$ref"}
-            schema = {**target, **siblings} if isinstance(target, dict) else target
-        return schema, key
+        return deref_local(schema, root)
 
     # -- the walk ---------------------------------------------------------------------
     def compare(self, old: Any, new: Any, path: str) -> None:
