@@ -174,7 +174,7 @@ def tool_error(
         cls = declared_error(code, tool_def, all_defs)
         if cls is not None:
             return cls(message, data=data, result=raw)
-        return ToolExecutionError(message, data=marker, result=raw)
+        return ToolExecutionError(message, code=code, data=marker, result=raw)
     if message == f"Unknown tool: {name}":  # the Python SDK's unknown-tool result
         return UnknownToolError(message, data={"name": name})
     if any(rx.search(message) for rx in _SDK_INVALID_ARGS_TEXT):

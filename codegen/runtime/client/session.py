@@ -1,7 +1,7 @@
 """The client's JSON-RPC core: request ids, pending requests, timeouts, dispatch.
 
 Transport-agnostic (see ``client/transports.py``) and era-agnostic: the MCP-level logic
-(``_meta``, handshake, tools) lives in ``client.py``; this module only moves JSON-RPC
+(``_meta``, handshake, tools) lives in ``core.py`` and ``base.py``; this module only moves JSON-RPC
 messages.
 
 Timeouts: each request has an *idle* timeout, restarted by every progress notification

@@ -1,6 +1,6 @@
-"""Static description of a server's tools, emitted by the generator into ``wire/tools.py``.
+"""Static description of a server's tools, emitted by the generator into ``tools.py``.
 
-The generated ``wire/tools.py`` holds one :class:`ToolDef` per tool and one :class:`ServerInfo`;
+The generated ``tools.py`` holds one :class:`ToolDef` per tool and one :class:`ServerInfo`;
 the server base class and the client class both read them, which is what keeps the two
 sides of one spec in sync.
 """

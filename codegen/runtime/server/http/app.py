@@ -41,7 +41,7 @@ class HttpApp:
     Args:
         server: the server to serve.
         settings: the transport settings (default: :class:`HttpSettings`).
-        **overrides: fields of :class:`HttpSettings` replacing those of ``server/settings.py``.
+        **overrides: fields of :class:`HttpSettings` replacing those of ``settings``.
     """
 
     def __init__(self, server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> None:
@@ -121,12 +121,12 @@ class HttpApp:
 
 
 def asgi_app(server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> HttpApp:
-    """The ASGI application for ``server/core.py`` (same as ``server.asgi_app(...)``).
+    """The ASGI application for ``server`` (same as ``server.asgi_app(...)``).
 
     Args:
         server: the server to serve.
         settings: the transport settings.
-        **overrides: fields of :class:`HttpSettings` replacing those of ``server/settings.py``.
+        **overrides: fields of :class:`HttpSettings` replacing those of ``settings``.
 
     Returns:
         The application.

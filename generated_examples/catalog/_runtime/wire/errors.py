@@ -2,7 +2,9 @@
 """The one error table shared by the generated server and client.
 
 Every exception a client raises derives from :class:`McpError` and carries ``code``,
-``message`` and ``data``.  ``error_for_code`` maps a JSON-RPC error object back to its
+``message`` and ``data``.  ``code`` is the JSON-RPC error code (an int) for protocol errors
+and the tool-error code (a string: a declared error's code, ``mcp-codegen.invalid_arguments``,
+…) for :class:`ToolError` s, which are ``isError`` results rather than JSON-RPC errors.  ``error_for_code`` maps a JSON-RPC error object back to its
 class; the server uses the same classes (``to_wire``) so both sides agree by construction.
 """
 
@@ -19,16 +21,16 @@ class McpError(Exception):
     #: The JSON-RPC code this class stands for (``None`` for client-only conditions).
     default_code: ClassVar[int | None] = None
 
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None) -> None:
+    def __init__(self, message: str, *, code: int | str | None = None, data: Any = None) -> None:
         super().__init__(message)
         self.message = message
-        self.code = code if code is not None else self.default_code
+        self.code: int | str | None = code if code is not None else self.default_code
         self.data = data
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC error object for this exception."""
         err: dict[str, Any] = {
-            "code": self.code if self.code is not None else p.INTERNAL_ERROR,
+            "code": self.code if isinstance(self.code, int) else p.INTERNAL_ERROR,
             "message": self.message,
         }
         if self.data is not None:
@@ -87,17 +89,21 @@ class UnsupportedProtocolVersionError(ProtocolError):
 
 
 class ToolError(McpError):
-    """A tools/call that completed with ``isError: true``."""
+    """A tools/call that completed with ``isError: true``; ``code`` is its tool-error code
+    (``_meta["mcp-codegen/error"].code``), or the JSON-RPC code it came as, or None."""
+
+    #: The tool-error code this class stands for ("" for none).
+    error_code: ClassVar[str] = ""
 
     def __init__(
         self,
         message: str,
         *,
-        code: int | None = None,
+        code: int | str | None = None,
         data: Any = None,
         result: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message, code=code, data=data)
+        super().__init__(message, code=code if code is not None else (self.error_code or None), data=data)
         #: The full CallToolResult as received (client side), if any.
         self.result = result
 
@@ -113,19 +119,19 @@ class InvalidArgumentsError(ToolError):
     ``_meta["mcp-codegen/error"] = {"code": "mcp-codegen.invalid_arguments",
     "data": {"errors": [...]}}`` (``protocol.TOOL_ERROR_INVALID_ARGUMENTS``), or -32602
     for old protocol versions.  The client also recognises -32602 about arguments and the
-    official SDKs' validation texts (see ``client.py``).
+    official SDKs' validation texts (see ``client/results.py``).
     """
+
+    error_code = p.TOOL_ERROR_INVALID_ARGUMENTS
 
 
 class DeclaredToolError(ToolError):
-    """Base of the per-server error classes declared in a spec's ``wire/errors.py`` section.
+    """Base of the per-server error classes declared in a spec's ``errors`` section.
 
     A handler raises a subclass; the server sends ``isError: true`` with
     ``_meta["mcp-codegen/error"] = {"code": error_code, "data": data}`` and the client
-    raises the same subclass again.
+    raises the same subclass again; ``code`` is the declared code on both sides.
     """
-
-    error_code: ClassVar[str] = ""
 
 
 class OutputValidationError(McpError):

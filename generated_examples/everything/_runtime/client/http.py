@@ -2,7 +2,7 @@
 """Streamable HTTP client transport (both eras), built on httpx (an optional extra).
 
 ``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
-Use it through ``Client.http(url, ...)`` (see ``client.py``) or directly::
+Use it through ``Client.http(url, ...)`` (see the ``client`` package) or directly::
 
     transport = HttpTransport("http://127.0.0.1:8000/mcp", bearer_token="...", headers={...})
     async with WeatherClient(transport) as client: ...

@@ -31,7 +31,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class ClientBase(ClientCore):
-    """Async MCP client bound to one server connection (see the ``client.py`` module docstring).
+    """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated
     subclass sets ``server_info`` and ``tool_defs`` and adds one typed method per tool.
@@ -83,7 +83,7 @@ class ClientBase(ClientCore):
     ) -> ToolResult:
         """Call a tool and return the full result; ``isError`` results are returned, not raised.
 
-        The result is a :class:`ToolResult` (``wire/content.py``, ``structuredContent``,
+        The result is a :class:`ToolResult` (``content``, ``structuredContent``,
         ``isError``, ``meta`` = ``_meta``; unknown fields such as ``resultType`` are kept
         as extras; ``result.model_dump(by_alias=True)`` gives the wire dict back).
         Protocol errors, timeouts, transport loss and a confirm refusal still raise.

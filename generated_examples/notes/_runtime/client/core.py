@@ -191,7 +191,7 @@ class ClientCore:
     def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
         """Connect to a server object in this event loop (no subprocess, no socket).
 
-        ``server/core.py`` is an instance of a generated server class (or anything
+        ``server`` is an instance of a generated server class (or anything
         ``InProcessTransport`` accepts); ``principal`` is the identity it sees.
         """
         return cls(InProcessTransport(server, principal=principal), **options)

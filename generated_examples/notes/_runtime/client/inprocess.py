@@ -55,7 +55,7 @@ class InMemoryServer(Protocol):
 class InProcessTransport(ClientTransport):
     """Talk to a server object in the same event loop (for users' unit tests).
 
-    ``server/core.py`` is either a runtime server (anything with
+    ``server`` is either a runtime server (anything with
     ``connect_in_process(principal=...) -> InProcessPeerLike``, i.e. a generated
     ``ServerBase`` subclass instance) or an :class:`InMemoryServer`.  Messages are
     copied through JSON in both directions, so neither side aliases the other's data.

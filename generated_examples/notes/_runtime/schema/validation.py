@@ -46,7 +46,7 @@ class SchemaCheckUnavailable(ImportError):
 
 
 class ArgumentsInvalid(Exception):
-    """Arguments failed validation; ``wire/errors.py`` lists ``{"path", "message"}`` items."""
+    """Arguments failed validation; ``errors`` lists ``{"path", "message"}`` items."""
 
     def __init__(self, tool: str, errors: list[dict[str, str]]) -> None:
         self.tool = tool

@@ -91,7 +91,7 @@ class _LoopPipes:
 async def serve_stdio(
     server: ServerBase, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
 ) -> None:
-    """Serve ``server/core.py`` over stdio until stdin reaches EOF."""
+    """Serve ``server`` over stdio until stdin reaches EOF."""
     loop = asyncio.get_running_loop()
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer

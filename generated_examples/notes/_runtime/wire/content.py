@@ -88,6 +88,6 @@ class ToolResult(BaseModel):
 
     def text(self, *, raw: bool = False) -> str:
         """All text blocks joined by newlines, for display: terminal control sequences are
-        stripped (a server may be hostile) unless ``raw``; ``wire/content.py`` keeps the raw data."""
+        stripped (a server may be hostile) unless ``raw``; ``content`` keeps the raw data."""
         joined = "\n".join(b.text for b in self.content if isinstance(b, TextContent))
         return joined if raw else strip_controls(joined)

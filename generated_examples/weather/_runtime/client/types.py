@@ -52,7 +52,7 @@ class ElicitationRequest(_Wire):
 
 
 class ElicitationResponse(_Wire):
-    """The user's answer: ``accept`` (with ``wire/content.py`` for forms), ``decline`` or ``cancel``."""
+    """The user's answer: ``accept`` (with ``content`` for forms), ``decline`` or ``cancel``."""
 
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, Any] | None = None
@@ -77,7 +77,7 @@ class SamplingRequest(_Wire):
 
 
 class SamplingResponse(_Wire):
-    """The sampled message: ``wire/content.py`` is a content block dict (e.g. ``{"type":"text",...}``)."""
+    """The sampled message: ``content`` is a content block dict (e.g. ``{"type":"text",...}``)."""
 
     role: Literal["assistant", "user"] = "assistant"
     content: Any

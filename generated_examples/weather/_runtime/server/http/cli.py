@@ -79,7 +79,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
 
 
 def run(server: ServerBase, args: argparse.Namespace) -> None:
-    """Serve ``server/core.py`` with uvicorn until interrupted (the main.py hook; blocking).
+    """Serve ``server`` with uvicorn until interrupted (the main.py hook; blocking).
 
     Args:
         server: the server to serve.
