@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import cache
-from .batch import diag_from_json, diag_to_json, generate_all, merge
+from .batch import diag_from_json, diag_to_json, generate_all, logger, merge
 from .diagnostics import Diagnostic
 from .discovery import SPEC_SUFFIXES, discover
 from .options import DEFAULT, Options
@@ -64,6 +64,7 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
         return Result(diagnostics=[*diags, Diagnostic(str(out), 0, 0, "E042", "the output path is a file, not a folder",
                                                       hint="pass a folder with -o (it is created if missing)")]), None
     if specs and (stamp := cache.stamp_matches(out, paths, specs, options.key())) is not None:
+        logger.info("%s is up to date: no spec, $ref file, option or output file changed since the last build", out)
         return _unchanged(out, stamp, load_files)
     from .emit import output_lock, plan_writes, recover_leftovers, write_tree
 
@@ -78,6 +79,8 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
                 result.diagnostics += diags
                 return result, None
             report = write_tree(result.files, out, stale)
+            logger.info("wrote %s: %d created, %d updated, %d deleted, %d unchanged", out, len(report.created),
+                        len(report.updated), len(report.deleted), len(report.unchanged))
             cache.write_stamp(out, paths, options.key(), specs, result.input_hashes, [f.path for f in result.files],
                               [diag_to_json(d) for d in result.diagnostics], result.specs)
     except OSError as exc:

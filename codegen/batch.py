@@ -4,9 +4,11 @@ cross-spec checks (one package per name, one copy of a shared runtime)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,9 @@ from .options import DEFAULT, SHARED_RUNTIME, Options
 from .pipeline import Result, generate_one
 
 JOBS_ENV = "MCP_CODEGEN_JOBS"
+
+#: What a build decided and why (``mcp-codegen build --verbose`` shows it).
+logger = logging.getLogger("mcp_codegen.build")
 
 
 def diag_to_json(d: Diagnostic) -> dict[str, Any]:
@@ -70,6 +75,10 @@ def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] 
     """Results of ``specs`` in order: cache hits first, the rest in parallel when it pays."""
     results: list[Result | None] = [_cached_one(path, display, options) for path, display in specs]
     misses = [i for i, r in enumerate(results) if r is None]
+    for (_, display), hit in zip(specs, results, strict=True):
+        if hit is not None:
+            logger.info("%s: from the build cache (%s)", display, options.describe())
+    started = time.monotonic()
     if progress:
         for _, display in specs:
             progress(display)
@@ -90,6 +99,9 @@ def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] 
     else:
         for i in misses:
             results[i] = _generate_and_store(specs[i], options)
+    if misses:
+        logger.info("generated %d spec(s) in %.2f s with %d worker process(es) (%s)", len(misses),
+                    time.monotonic() - started, jobs, options.describe())
     return [r for r in results if r is not None]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shlex
 import sys
 from enum import Enum
@@ -54,6 +55,7 @@ def _global_options(
     """Generate typed MCP servers and clients from declarative tool specs."""
 
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also print what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
 TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
 SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
@@ -79,6 +81,23 @@ def _config(specs: list[Path] | None, output: Path | None, need_output: bool = T
     return list(cfg.specs), cfg.output, cfg.options
 
 
+class _ToStderr(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (not when the handler was made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"  {record.getMessage()}", style="dim", markup=False)
+
+
+def _verbose(on: bool) -> None:
+    """``--verbose``: the build's decisions (cache hits, stamps, timings, options) on stderr."""
+    log = logging.getLogger("mcp_codegen.build")
+    for handler in [h for h in log.handlers if isinstance(h, _ToStderr)]:
+        log.removeHandler(handler)
+    log.setLevel(logging.INFO if on else logging.NOTSET)
+    if on:
+        log.addHandler(_ToStderr())
+
+
 def _progress(total_hint: int) -> object:
     def report(name: str) -> None:
         err_console.print(f"  generating {name}", style="dim", markup=False)
@@ -87,11 +106,13 @@ def _progress(total_hint: int) -> object:
 
 @app.command("build")
 def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Print only diagnostics and failures (no progress, no file list).")] = False,
+              verbose: VerboseOpt = False,
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
               scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False,
               target: TargetOpt = None, shared_runtime: SharedOpt = None) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
+    _verbose(verbose)
     paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
@@ -119,8 +140,9 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
 
 @app.command("check")
 def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
-              shared_runtime: SharedOpt = None) -> None:
+              shared_runtime: SharedOpt = None, verbose: VerboseOpt = False) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
+    _verbose(verbose)
     paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
     result, diffs = check(paths, out, options)
     _print_diagnostics(result)

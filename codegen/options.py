@@ -31,6 +31,11 @@ class Options:
         server = replace(ir.server, target=self.target or ir.server.target, shared_runtime=self.shared_runtime)
         return replace(ir, server=server)
 
+    def describe(self) -> str:
+        """The options in words (``--verbose``)."""
+        target = f"target {self.target}" if self.target else "each spec's target"
+        return f"{target}, {'shared' if self.shared_runtime else 'private'} runtime"
+
     def key(self) -> str:
         """What distinguishes results built with these options (cache and stamp keys)."""
         return f"target={self.target or ''};shared={int(self.shared_runtime)}"

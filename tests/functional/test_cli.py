@@ -216,3 +216,15 @@ def test_target_and_shared_runtime_from_pyproject_and_flags(tmp_path: Path) -> N
     assert "deleted  mcp_codegen_runtime" not in proc.stdout  # another build's output is not ours to delete
     bad = run("build", "--target", "frontend", cwd=tmp_path)
     assert bad.returncode == 2 and "frontend" in bad.stderr
+
+
+def test_verbose_says_what_the_build_decided(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "-v", "--target", "client")
+    assert first.returncode == 0, first.stderr
+    assert ("weather.yaml: from the build cache (target client, private runtime)" in first.stderr
+            or "generated 1 spec(s) in" in first.stderr), first.stderr
+    again = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "--verbose", "--target", "client")
+    assert f"{out} is up to date" in again.stderr
+    quiet = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "--target", "client")
+    assert "is up to date" not in quiet.stderr
