@@ -18,7 +18,8 @@ from .api import scaffold as scaffold_stubs
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
-from .diagnostics import Level
+from .diagnostics import Level, relocate
+from .discovery import discover
 from .options import Options
 from .starter import starter_spec
 
@@ -61,8 +62,13 @@ SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-r
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
 
 
-def _print_diagnostics(result: Result) -> None:
-    for d in result.diagnostics:
+def _print_diagnostics(result: Result, paths: list[Path] | None = None) -> None:
+    """Print the diagnostics, located relative to the working directory when ``paths`` (the
+    spec paths given) say where the spec folders are."""
+    diags = result.diagnostics
+    if paths:
+        diags = relocate(diags, discover(paths)[0], Path.cwd())
+    for d in diags:
         style = "red" if d.level is Level.ERROR else "yellow"
         err_console.print(d.render(), style=style, markup=False)
     errors = sum(d.level is Level.ERROR for d in result.diagnostics)
@@ -119,7 +125,7 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     result, report = build(paths, out, None if quiet else _progress(0), load_files=False,  # type: ignore[arg-type]
                            waiting=lambda message: err_console.print(message, style="yellow", markup=False),
                            options=options)
-    _print_diagnostics(result)
+    _print_diagnostics(result, paths)
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
@@ -145,7 +151,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
     _verbose(verbose)
     paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
     result, diffs = check(paths, out, options)
-    _print_diagnostics(result)
+    _print_diagnostics(result, paths)
     if not result.ok:
         raise typer.Exit(1)
     if diffs:
@@ -165,7 +171,7 @@ def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("-
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
     paths, _, _ = _config(specs, None, need_output=False)
     result = generate(paths)
-    _print_diagnostics(result)
+    _print_diagnostics(result, paths)
     if not result.ok or (strict and result.diagnostics):
         raise typer.Exit(1)
     out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)

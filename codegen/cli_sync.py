@@ -13,7 +13,9 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from .diagnostics import Diagnostic, Level
+from .config import docs_defaults
+from .diagnostics import Diagnostic, Level, relocate
+from .discovery import discover
 from .options import DEFAULT, Options
 
 
@@ -80,16 +82,20 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
 
     @app.command("docs")
     def docs_cmd(
-        specs: Annotated[list[Path], typer.Argument(help="Spec files or folders.", show_default=False)],
-        output: Annotated[Path, typer.Option("-o", "--output", help="Folder for <package>.md and llms.txt.")] = Path("docs/reference"),
+        specs: Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)] = None,
+        output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Folder for <package>.md and llms.txt (default: the docs setting of [tool.mcp-codegen], else docs/reference next to the pyproject).", show_default=False)] = None,
         check_only: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 when the folder is out of date.")] = False,
     ) -> None:
         """Write a Markdown reference per server (tools, arguments, outputs, errors, examples) and llms.txt."""
         from .docs import build_docs, plan_docs
         from .emit import diff_tree, write_tree
 
+        specs, output, problem = docs_defaults(specs, output, Path.cwd())
+        if problem:
+            err.print(f"error: {problem}", style="red", markup=False)
+            raise typer.Exit(2)
         files, diags = build_docs(specs)
-        _print_diags(diags, err)
+        _print_diags(relocate(diags, discover(specs)[0], Path.cwd()), err)
         if not files:
             err.print("docs failed: nothing was written", style="red", markup=False)
             raise typer.Exit(1)

@@ -24,6 +24,25 @@ class ConfigFile(BaseModel):
     output: str | None = None
     target: Literal["server", "client", "both"] | None = None
     shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
+    docs: str | None = None  # output folder of `mcp-codegen docs`
+
+
+DEFAULT_DOCS = "docs/reference"
+
+
+def docs_defaults(specs: list[Path] | None, output: Path | None, cwd: Path) -> tuple[list[Path], Path, str | None]:
+    """Spec paths and output folder of ``mcp-codegen docs``: flags, else ``specs`` and ``docs``
+    of ``[tool.mcp-codegen]``, else ``docs/reference`` (relative to the pyproject, or ``cwd``)."""
+    cfg, root, error = load_config_file(cwd)
+    base = root or cwd
+    if error:
+        return [], Path(), error
+    if not specs:
+        raw = cfg.specs or []
+        specs = [base / s for s in ([raw] if isinstance(raw, str) else raw)]
+    if not specs:
+        return [], Path(), "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
+    return specs, output or base / (cfg.docs or DEFAULT_DOCS), None
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ CLI prints together.  :class:`CodegenError` carries a list of them across the AP
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 
 class Level(enum.Enum):
@@ -104,3 +106,32 @@ class CodegenError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = sorted(diagnostics, key=sort_key)
         super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+def relocate(diags: Iterable[Diagnostic], specs: Iterable[tuple[Path, str]], cwd: Path) -> list[Diagnostic]:
+    """``diags`` with file names the terminal can open: relative to ``cwd`` (absolute when that is
+    shorter to get to), instead of the stable ``<spec folder>/<file>`` names headers use.
+
+    ``specs`` are the (path, display name) pairs of discovery; a display name whose folder part
+    names two different folders is left as it is.
+    """
+    folders: dict[str, Path | None] = {}
+    for path, display in specs:
+        head = display.split("/", 1)[0]
+        folder = path.resolve().parent
+        folders[head] = folder if folders.get(head, folder) == folder else None
+    out = []
+    for d in diags:
+        head, sep, rest = d.file.partition("/")
+        folder = folders.get(head) if sep else None
+        if folder is not None:
+            target = folder / rest
+            try:
+                shown = os.path.relpath(target, cwd)
+            except ValueError:  # another drive (Windows)
+                shown = str(target)
+            if shown.startswith(".." + os.sep + ".." + os.sep + ".."):
+                shown = str(target)
+            d = replace(d, file=shown)
+        out.append(d)
+    return out

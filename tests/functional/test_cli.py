@@ -228,3 +228,27 @@ def test_verbose_says_what_the_build_decided(tmp_path: Path) -> None:
     assert f"{out} is up to date" in again.stderr
     quiet = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "--target", "client")
     assert "is up to date" not in quiet.stderr
+
+
+def test_locations_are_relative_to_the_working_directory(tmp_path: Path) -> None:
+    specs = tmp_path / "proj" / "specs"
+    specs.mkdir(parents=True)
+    (specs / "x.yaml").write_text('mcp-codegen: 1\nserver: {name: x, version: "1"}\ntools:\n  - name: t\n'
+                                  "    inputSchema: {type: object, properties: {a: {type: int}}}\n")
+    from_top = run("validate", "proj/specs", cwd=tmp_path)
+    assert from_top.returncode == 1 and from_top.stderr.startswith("proj/specs/x.yaml:5:56: error[E023]"), from_top.stderr
+    assert "did you mean 'integer' for 'int'" in from_top.stderr
+    from_inside = run("validate", ".", cwd=specs)
+    assert from_inside.stderr.startswith("x.yaml:5:56: error[E023]"), from_inside.stderr
+
+
+def test_docs_defaults_from_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\n')
+    (tmp_path / "s").mkdir()
+    shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
+    proc = run("docs", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "docs" / "reference" / "weather.md").is_file() and (tmp_path / "docs" / "reference" / "llms.txt").is_file()
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\ndocs = "ref"\n')
+    assert run("docs", cwd=tmp_path).returncode == 0 and (tmp_path / "ref" / "weather.md").is_file()
+    assert run("docs", "--check", cwd=tmp_path).returncode == 0
