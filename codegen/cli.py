@@ -21,7 +21,7 @@ from .config import resolve
 from .diagnostics import Level, relocate
 from .discovery import discover
 from .options import Options
-from .starter import starter_spec
+from .starter import SCHEMA_COPY, spec_format_schema, starter_spec
 
 app = typer.Typer(
     name="mcp-codegen",
@@ -190,7 +190,26 @@ def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes."
         raise typer.Exit(1)
     directory.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
-    out_console.print(f"wrote {target}; next: mcp-codegen build {target} -o generated", markup=False)
+    schema = directory / SCHEMA_COPY
+    if not schema.exists():  # what the spec's yaml-language-server line points editors to
+        schema.parent.mkdir(parents=True, exist_ok=True)
+        schema.write_text(spec_format_schema(), encoding="utf-8")
+    cfg, _ = resolve([target], None, Path.cwd())
+    out = cfg.output if cfg is not None else Path("generated")
+    out_console.print(f"wrote {target} (and {schema} for editors); next: mcp-codegen build {target} -o {out}",
+                      markup=False)
+
+
+@app.command("schema")
+def schema_cmd(output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write it to this file instead of printing it.")] = None) -> None:
+    """Print the JSON Schema of the spec format (for editors and CI validation of spec files)."""
+    text = spec_format_schema()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    out_console.print(f"wrote {output}", markup=False)
 
 
 class EraOption(str, Enum):

@@ -1,11 +1,16 @@
-"""The starter spec written by ``mcp-codegen init``."""
+"""The starter spec written by ``mcp-codegen init``, and the spec-format schema editors use."""
 
 from __future__ import annotations
 
 import re
+from importlib import resources
+
+#: Where ``init`` puts the spec-format JSON Schema, relative to the spec folder (a hidden
+#: folder: spec discovery does not look into sub-folders).
+SCHEMA_COPY = ".mcp-codegen/spec-format.schema.json"
 
 _TEMPLATE = """\
-# yaml-language-server: $schema=https://mcp-codegen.invalid/spec-format/1
+# yaml-language-server: $schema={schema}
 mcp-codegen: 1
 server:
   name: {name}
@@ -34,4 +39,10 @@ def starter_spec(name: str) -> tuple[str, str | None]:
     """Starter YAML for server ``name``, or an error message for an unusable name."""
     if not re.fullmatch(r"[a-z][a-z0-9_-]{0,62}", name):
         return "", f"server name {name!r} must be lower-case letters, digits, '_' or '-', starting with a letter"
-    return _TEMPLATE.format(name=name, title=name.replace("_", " ").replace("-", " ").title()), None
+    title = name.replace("_", " ").replace("-", " ").title()
+    return _TEMPLATE.format(name=name, title=title, schema=SCHEMA_COPY), None
+
+
+def spec_format_schema() -> str:
+    """The JSON Schema of the spec format (the file shipped in the package)."""
+    return resources.files("codegen.spec").joinpath("spec-format.schema.json").read_text("utf-8")

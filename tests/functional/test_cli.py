@@ -252,3 +252,25 @@ def test_docs_defaults_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\ndocs = "ref"\n')
     assert run("docs", cwd=tmp_path).returncode == 0 and (tmp_path / "ref" / "weather.md").is_file()
     assert run("docs", "--check", cwd=tmp_path).returncode == 0
+
+
+def test_init_ships_the_editor_schema_and_schema_prints_it(tmp_path: Path) -> None:
+    import json
+
+    import jsonschema
+    import yaml
+
+    proc = run("init", "todo", "--dir", str(tmp_path / "specs"))
+    assert proc.returncode == 0, proc.stderr
+    spec_text = (tmp_path / "specs" / "todo.yaml").read_text("utf-8")
+    first = spec_text.splitlines()[0]
+    assert first == "# yaml-language-server: $schema=.mcp-codegen/spec-format.schema.json"
+    schema_file = tmp_path / "specs" / ".mcp-codegen" / "spec-format.schema.json"  # resolves next to the spec
+    schema = json.loads(schema_file.read_text("utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(yaml.safe_load(spec_text))  # what an editor checks
+    printed = run("schema")
+    assert printed.returncode == 0 and json.loads(printed.stdout) == schema
+    assert run("schema", "-o", str(tmp_path / "s.json")).returncode == 0
+    assert json.loads((tmp_path / "s.json").read_text("utf-8")) == schema
+    # the schema copy is not taken for a spec
+    assert run("build", str(tmp_path / "specs"), "-o", str(tmp_path / "out")).returncode == 0
