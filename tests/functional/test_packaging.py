@@ -21,7 +21,9 @@ def test_wheel_contains_templates_runtime_and_schema(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     templates = {p.relative_to(REPO / "templates").as_posix() for p in (REPO / "templates").rglob("*") if p.is_file()}
     assert templates and {f"codegen/templates/{t}" for t in templates} <= names
-    assert {f"codegen/runtime/{p.name}" for p in (REPO / "codegen/runtime").glob("*.py")} <= names
+    runtime = {f"codegen/runtime/{p.relative_to(REPO / 'codegen/runtime').as_posix()}"
+               for p in (REPO / "codegen/runtime").rglob("*.py")}
+    assert len(runtime) > 40 and runtime <= names  # every subpackage (wire, schema, server, client)
     assert "codegen/spec/spec-format.schema.json" in names
     # installed into a scratch target, the package finds its templates without the repo
     target = tmp_path / "site"
@@ -74,3 +76,38 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
             assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: Path) -> None:
+    """``python -m build`` makes the sdist, then the wheel from it (so the sdist is complete);
+    ``twine check --strict`` passes; the metadata names what a user installs."""
+    import email
+    import tarfile
+    import tomllib
+
+    dist = tmp_path / "dist"
+    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(REPO)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+    sdist = dist / f"mcp_typed_codegen-{project['version']}.tar.gz"
+    wheel = dist / f"mcp_typed_codegen-{project['version']}-py3-none-any.whl"
+    assert sdist.is_file() and wheel.is_file()
+    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(sdist), str(wheel)],
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with tarfile.open(sdist) as tar:
+        members = {m.split("/", 1)[1] for m in tar.getnames() if "/" in m}
+    assert {"LICENSE", "README.md", "pyproject.toml", "codegen/runtime/server/core.py",
+            "codegen/spec/spec-format.schema.json", "templates/client.py.jinja"} <= members
+    assert not any(m.startswith(("tests/", "generated_examples/", "bench/", ".ci/")) for m in members)
+    with zipfile.ZipFile(wheel) as zf:
+        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = email.message_from_bytes(zf.read(meta_name))
+        entry_points = zf.read(meta_name.replace("METADATA", "entry_points.txt")).decode()
+    assert meta["Name"] == "mcp-typed-codegen" and meta["Version"] == project["version"]
+    assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
+    requires = set(meta.get_all("Requires-Dist") or [])
+    assert set(project["dependencies"]) <= requires
+    assert "mcp-codegen = codegen.cli:main" in entry_points
+    assert meta.get_payload().startswith("# mcp-codegen")  # the README is the long description
