@@ -125,3 +125,29 @@ def test_printed_host_config_starts_the_server_from_any_folder(host: str) -> Non
             assert result.text()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path) -> None:
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"globalShortcut": "Ctrl+Space",
+                                  "mcpServers": {"other": {"command": "npx", "args": ["x"]},
+                                                 "weather": {"command": "stale"}}}))
+    config.chmod(0o600)
+    proc = _run("--print-config", "claude-desktop", "--write-config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert "replaced server 'weather'" in proc.stderr
+    data = json.loads(config.read_text())
+    assert data["globalShortcut"] == "Ctrl+Space" and data["mcpServers"]["other"] == {"command": "npx", "args": ["x"]}
+    assert Path(data["mcpServers"]["weather"]["command"]).is_absolute()
+    assert data["mcpServers"]["weather"]["args"][-2:] == ["--impl", "weather_impl:WeatherService"]
+    assert config.stat().st_mode & 0o777 == 0o600  # permissions kept
+    fresh = tmp_path / ".vscode" / "mcp.json"  # created, in VS Code's shape
+    proc = _run("--print-config", "vscode", "--write-config", str(fresh))
+    assert proc.returncode == 0 and "added server 'weather'" in proc.stderr
+    assert json.loads(fresh.read_text())["servers"]["weather"]["type"] == "stdio"
+    commented = tmp_path / "mcp.json"
+    commented.write_text('{\n  // my servers\n  "servers": {}\n}\n')
+    proc = _run("--print-config", "vscode", "--write-config", str(commented))
+    assert proc.returncode == 2 and "not plain JSON" in proc.stderr
+    assert commented.read_text().startswith("{\n  // my servers")  # untouched
+    assert _run("--write-config", str(fresh)).returncode == 2  # which host's shape?

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from .core import SUPPORTED_VERSIONS, ServerBase
+from .hostconfig import HOSTS, host_config, merge_config
 from .settings import ServerSettings
 from .stdio import run_stdio
 
@@ -83,41 +84,6 @@ def implementation_problems(cls: type[ServerBase], base: type[ServerBase]) -> li
         if _is_stub(handler):
             problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() only raises NotImplementedError")
     return problems
-
-
-#: Hosts whose MCP configuration ``--print-config`` writes an entry for.
-HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")
-
-
-def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
-    """A host's MCP configuration holding one entry that starts this server over stdio.
-
-    Claude Desktop (``claude_desktop_config.json``) and Cursor (``.cursor/mcp.json``) use
-    ``{"mcpServers": {name: {command, args, env}}}``, Claude Code (``.mcp.json``) the same with
-    ``"type": "stdio"``, VS Code (``.vscode/mcp.json``) ``{"servers": {name: {"type": "stdio", ...}}}``.
-    The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
-    of the implementation module, so the entry works from any working directory.
-    """
-    package = (__package__ or "").split(".")[0]
-    folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
-    spec = importlib.util.find_spec(impl.partition(":")[0])
-    if spec is not None and spec.origin:
-        module_dir = Path(spec.origin).resolve().parent
-        depth = impl.partition(":")[0].count(".") + (1 if spec.origin.endswith("__init__.py") else 0)
-        for _ in range(depth):
-            module_dir = module_dir.parent
-        folders.append(str(module_dir))
-    entry: dict[str, Any] = {
-        "command": sys.executable,
-        "args": ["-m", package, "--stdio", "--impl", impl],
-        "env": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))},
-    }
-    name = base.server_info.name
-    if host == "vscode":
-        return {"servers": {name: {"type": "stdio", **entry}}}
-    if host == "claude-code":
-        return {"mcpServers": {name: {"type": "stdio", **entry}}}
-    return {"mcpServers": {name: entry}}
 
 
 class JsonLogFormatter(logging.Formatter):
@@ -214,6 +180,9 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
+    parser.add_argument("--write-config", metavar="FILE", type=Path,
+                        help="with --print-config: merge the entry into the host's configuration FILE instead (other "
+                             "servers and settings kept, an entry of the same name replaced, written atomically)")
     parser.add_argument("--check", action="store_true",
                         help="check the implementation (every tool implemented, handlers take (args, ctx)) and exit: 0 when complete")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
@@ -244,8 +213,18 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         print(f"{args.impl}: {len(base.tool_defs) - len(problems)} of {len(base.tool_defs)} tools implemented",
               file=sys.stderr)
         raise SystemExit(1 if problems else 0)
+    if args.write_config and not args.print_config:
+        parser.error("--write-config needs --print-config HOST (which host's format to write)")
     if args.print_config:
-        print(json.dumps(host_config(args.print_config, base, args.impl), indent=2))
+        config = host_config(args.print_config, base, args.impl)
+        if args.write_config is None:
+            print(json.dumps(config, indent=2))
+            return
+        try:
+            action = merge_config(args.write_config, config)
+        except (OSError, ValueError) as exc:
+            parser.error(f"cannot update {args.write_config}: {exc}")
+        print(f"{action} server {base.server_info.name!r} in {args.write_config}", file=sys.stderr)
         return
     try:
         unlimited = args.rate_limit <= 0

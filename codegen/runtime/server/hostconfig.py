@@ -1,0 +1,90 @@
+"""Host configuration entries: the JSON a host (Claude Desktop, Claude Code, Cursor, VS Code)
+needs to start this server over stdio, printed (``--print-config HOST``) or merged into the
+host's configuration file (``--write-config FILE``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .core import ServerBase
+
+#: Hosts whose MCP configuration ``--print-config`` writes an entry for.
+HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")
+
+
+def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
+    """A host's MCP configuration holding one entry that starts this server over stdio.
+
+    Claude Desktop (``claude_desktop_config.json``) and Cursor (``.cursor/mcp.json``) use
+    ``{"mcpServers": {name: {command, args, env}}}``, Claude Code (``.mcp.json``) the same with
+    ``"type": "stdio"``, VS Code (``.vscode/mcp.json``) ``{"servers": {name: {"type": "stdio", ...}}}``.
+    The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
+    of the implementation module, so the entry works from any working directory.
+    """
+    package = (__package__ or "").split(".")[0]
+    folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
+    spec = importlib.util.find_spec(impl.partition(":")[0])
+    if spec is not None and spec.origin:
+        module_dir = Path(spec.origin).resolve().parent
+        depth = impl.partition(":")[0].count(".") + (1 if spec.origin.endswith("__init__.py") else 0)
+        for _ in range(depth):
+            module_dir = module_dir.parent
+        folders.append(str(module_dir))
+    entry: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", package, "--stdio", "--impl", impl],
+        "env": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))},
+    }
+    name = base.server_info.name
+    if host == "vscode":
+        return {"servers": {name: {"type": "stdio", **entry}}}
+    if host == "claude-code":
+        return {"mcpServers": {name: {"type": "stdio", **entry}}}
+    return {"mcpServers": {name: entry}}
+
+
+def merge_config(path: Path, config: dict[str, Any]) -> str:
+    """Merge the one server entry of ``config`` into the JSON file ``path`` (created if missing).
+
+    Every other key and server is kept; an entry of the same name is replaced.  The file is
+    replaced atomically, keeping its permissions.  Returns ``"added"`` or ``"replaced"``.
+
+    Raises:
+        ValueError: the file is not a JSON object (e.g. it has comments), or its server section
+            is not an object.
+        OSError: it cannot be read or written.
+    """
+    (section_key, servers), = config.items()
+    (name, entry), = servers.items()
+    path = path.resolve()  # a symlinked configuration stays a symlink
+    text = path.read_text("utf-8") if path.exists() else ""
+    try:
+        existing: Any = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise ValueError(f"not plain JSON ({exc}); add the entry --print-config shows by hand") from None
+    if not isinstance(existing, dict):
+        raise ValueError("the file does not hold a JSON object")
+    section = existing.setdefault(section_key, {})
+    if not isinstance(section, dict):
+        raise ValueError(f"{section_key!r} is not a JSON object")
+    action = "replaced" if name in section else "added"
+    section[name] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(existing, indent=2, ensure_ascii=False) + "\n")
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return action
