@@ -200,6 +200,21 @@ def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes."
                       markup=False)
 
 
+@app.command("dev")
+def dev_cmd(spec: Annotated[Path, typer.Argument(help="The spec file of the server.", show_default=False)],
+            output: OutOpt = None,
+            port: Annotated[int, typer.Option("--port", help="HTTP port on 127.0.0.1.")] = 8000,
+            impl: Annotated[Optional[str], typer.Option("--impl", help="module:Class of the handlers (default: server.implementation, else the <package>_impl stub, written if missing).")] = None,
+            interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.", min=0.05)] = 0.5) -> None:
+    """Build SPEC, serve it over HTTP, restart on spec or implementation changes (Ctrl-C stops)."""
+    from .dev import DevLoop
+
+    _, out, _ = _config([spec], output)
+    loop = DevLoop(spec, out, port, impl, lambda line: out_console.print(line, markup=False),
+                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
+    raise typer.Exit(loop.run(interval))
+
+
 @app.command("schema")
 def schema_cmd(output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write it to this file instead of printing it.")] = None) -> None:
     """Print the JSON Schema of the spec format (for editors and CI validation of spec files)."""
