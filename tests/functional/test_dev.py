@@ -42,7 +42,7 @@ def _call(url: str, tool: str, args: dict[str, Any]) -> Any:
 def _try(url: str, tool: str, args: dict[str, Any]) -> Any:
     try:
         return _call(url, tool, args)
-    except (E.McpError, OSError, asyncio.TimeoutError) as exc:
+    except (TimeoutError, E.McpError, OSError) as exc:
         return exc
 
 
