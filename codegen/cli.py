@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import sys
 from enum import Enum
@@ -167,14 +168,47 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
 
 
 @app.command("validate")
-def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False) -> None:
+def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False,
+                 impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool implemented, handlers taking (args, ctx). One server only.")] = None,
+                 output: OutOpt = None) -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
-    paths, _, _ = _config(specs, None, need_output=False)
+    paths, out, _ = _config(specs, output, need_output=False)
     result = generate(paths)
     _print_diagnostics(result, paths)
     if not result.ok or (strict and result.diagnostics):
         raise typer.Exit(1)
     out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)
+    if impl is not None:
+        raise typer.Exit(_check_implementation(result, impl, out))
+
+
+def _check_implementation(result: Result, impl: str, out: Path) -> int:
+    """Run the generated package's own ``--check`` on ``impl``, with the package built in a
+    temporary folder (so the check sees exactly this spec, whatever the output folder holds);
+    the implementation is imported from the working directory or the output folder."""
+    import subprocess
+    import tempfile
+
+    from .emit import MANIFEST
+
+    packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime"})
+    if len(packages) != 1:
+        err_console.print(f"error: --impl needs exactly one server; these specs make {len(packages)}", style="red", markup=False)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-validate-") as tmp:
+        for f in result.files:
+            target = Path(tmp) / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(f.content, encoding="utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([tmp, str(Path.cwd()), str(out.resolve()), env.get("PYTHONPATH", "")])
+        proc = subprocess.run([sys.executable, "-m", packages[0], "--check", "--impl", impl], env=env,
+                              capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.replace(tmp, "<built>").strip().splitlines()
+    shown = lines[-1:] if proc.returncode == 2 else lines  # a usage error: only its message
+    for line in shown:
+        err_console.print(line.removeprefix(f"{packages[0]}: error: "), style="red" if proc.returncode else None, markup=False)
+    return 0 if proc.returncode == 0 else 1
 
 
 @app.command("init")

@@ -274,3 +274,22 @@ def test_init_ships_the_editor_schema_and_schema_prints_it(tmp_path: Path) -> No
     assert json.loads((tmp_path / "s.json").read_text("utf-8")) == schema
     # the schema copy is not taken for a spec
     assert run("build", str(tmp_path / "specs"), "-o", str(tmp_path / "out")).returncode == 0
+
+
+def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> None:
+    assert run("init", "todo", "--dir", str(tmp_path / "specs")).returncode == 0
+    assert run("build", str(tmp_path / "specs"), "-o", str(tmp_path / "out"), "--scaffold").returncode == 0
+    spec = str(tmp_path / "specs" / "todo.yaml")
+    stub = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoService")
+    assert stub.returncode == 1 and "echo() only raises NotImplementedError" in stub.stderr
+    (tmp_path / "out" / "todo_impl.py").write_text(
+        "from todo import Context, TodoServerBase\nfrom todo.models import EchoInput, EchoOutput\n\n\n"
+        "class TodoService(TodoServerBase):\n"
+        "    async def echo(self, args: EchoInput, ctx: Context) -> EchoOutput:\n"
+        "        return EchoOutput(message=args.message)\n")
+    done = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoService")
+    assert done.returncode == 0 and "1 of 1 tools implemented" in done.stderr, done.stderr
+    missing = run("validate", spec, "--impl", "nowhere:Service")
+    assert missing.returncode == 1 and "No module named 'nowhere'" in missing.stderr
+    two = run("validate", str(SPECS), "--impl", "weather_impl:WeatherService")
+    assert two.returncode == 2 and "exactly one server" in two.stderr
