@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dis
 import sys
+from typing import Any
 
 from .diagnostics import Diagnostic, Level
 from .exactness import inexact_keywords, schema_patterns
@@ -28,7 +29,7 @@ from .runtime.schema.patterns import PatternError, compile_pattern
 from .runtime.wire.tools import tool_fingerprint
 from .schemas import ModelSchemaBuilder, bundle_wire
 from .spec.load import SourceDoc, join_pointer
-from .spec.model import SpecFile
+from .spec.model import SpecFile, ToolSpec
 from .spec.refs import Resolver, Target
 from .spec.validate import object_root
 
@@ -88,47 +89,109 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
         The IR (None when names collide) and diagnostics (warnings for schema keywords the
         models cannot express, renamed identifiers, and collisions).
     """
-    doc = spec.doc
-    diags: list[Diagnostic] = []
-    s = spec.server
-    package = s.package or str(PyIdent(natural_package(s.name) or s.name))
-    if package in sys.stdlib_module_names:
-        diags.append(doc.diag("W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
-                              "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
-        package += "_mcp"
-    stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
-    classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
-    for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
-        classes.claim(stem + suffix, Origin(doc.display, "/server/name", what))
-    runtime_names = runtime_member_names()
-    methods = NameRegistry()
-    builder = ModelSchemaBuilder(resolver, classes)
-    file = str(doc.path.resolve())
+    return _Lowering(spec, resolver).run(spec_display)
 
-    for name, _ in sorted(spec.defs.items()):
-        here = Target(file, join_pointer("/$defs", name))
-        target = _class_target(resolver, doc, here.pointer, objects_only=False)
-        cls = builder.name_target(target, ClassName(name), "$defs entry")
-        if target != here:
-            builder.alias(here, cls)
 
-    error_classes: dict[str, ErrorIR] = {}
-    tools: list[ToolIR] = []
-    for tool in spec.tools:
-        method = methods.claim(str(MethodName(tool.python_name or tool.name, runtime_names)), Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+class _Lowering:
+    """The state of one lowering: the name registries, the model-document builder and the
+    diagnostics, filled in spec order (the order decides which of two clashing names wins)."""
+
+    def __init__(self, spec: SpecFile, resolver: Resolver) -> None:
+        self.spec, self.resolver, self.doc = spec, resolver, spec.doc
+        self.diags: list[Diagnostic] = []
+        s = spec.server
+        package = s.package or str(PyIdent(natural_package(s.name) or s.name))
+        if package in sys.stdlib_module_names:
+            self.diags.append(self.doc.diag(
+                "W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
+                "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
+            package += "_mcp"
+        self.package = package
+        self.stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
+        self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
+        for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
+            self.classes.claim(self.stem + suffix, Origin(self.doc.display, "/server/name", what))
+        self.runtime_names = runtime_member_names()
+        self.methods = NameRegistry()
+        self.builder = ModelSchemaBuilder(resolver, self.classes)
+        self.error_classes: dict[str, ErrorIR] = {}
+
+    def run(self, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
+        self._shared_defs()
+        tools = [self._tool(tool) for tool in self.spec.tools]
+        model_schema = self.builder.finish()
+        self.diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
+                          for d, at, message in self.builder.loosened)
+        self.diags.extend(self.resolver.diagnostics)
+        self.diags.extend(_collision_diags(self.spec, self.classes, "rename one of them, or set `python_name` on the tool / "
+                                           "`x-python-name` on the schema"))
+        self.diags.extend(_collision_diags(self.spec, self.methods, "set `python_name` on one of the tools"))
+        if any(d.is_error for d in self.diags):
+            return None, self.diags
+        ir = ProjectIR(server=self._server(spec_display), tools=tuple(tools),
+                       errors=tuple(sorted(self.error_classes.values(), key=lambda e: e.class_name)),
+                       model_schema=model_schema, model_classes=_referenced_classes(tools))
+        return ir, self.diags
+
+    def _server(self, spec_display: str) -> ServerIR:
+        s, package, stem = self.spec.server, self.package, self.stem
+        return ServerIR(
+            name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
+            implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
+            sync_client_class=stem + "SyncClient", spec_display=spec_display,
+            project=s.project, target=s.target, script=package.replace("_", "-") + "-server",
+            impl_module=package + "_impl", impl_class=stem + "Service",
+        )
+
+    def _shared_defs(self) -> None:
+        """The spec's ``$defs``: one class each, named after its key (first claim wins)."""
+        file = str(self.doc.path.resolve())
+        for name, _ in sorted(self.spec.defs.items()):
+            here = Target(file, join_pointer("/$defs", name))
+            target = _class_target(self.resolver, self.doc, here.pointer, objects_only=False)
+            cls = self.builder.name_target(target, ClassName(name), "$defs entry")
+            if target != here:
+                self.builder.alias(here, cls)
+
+    def _tool(self, tool: ToolSpec) -> ToolIR:
+        doc, builder = self.doc, self.builder
+        method = self.methods.claim(str(MethodName(tool.python_name or tool.name, self.runtime_names)),
+                                    Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         tstem = ClassName(tool.python_name or tool.name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
-        in_target = _class_target(resolver, doc, in_ptr)
+        in_target = _class_target(self.resolver, doc, in_ptr)
         input_class = builder.name_target(in_target, ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
         if object_root(tool.wire["inputSchema"]) == "loose":
             builder.force_object(in_target)  # W102 reported by validation
         wire = dict(tool.wire)
-        wire["inputSchema"] = bundle_wire(resolver, doc, in_ptr)
+        wire["inputSchema"] = bundle_wire(self.resolver, doc, in_ptr)
         output_class = None
         if "outputSchema" in tool.wire:
             out_ptr = join_pointer(tool.pointer, "outputSchema")
-            output_class = builder.name_target(_class_target(resolver, doc, out_ptr), ClassName(tstem, "Output"), f"tool {tool.name!r} outputSchema")
-            wire["outputSchema"] = bundle_wire(resolver, doc, out_ptr)
+            output_class = builder.name_target(_class_target(self.resolver, doc, out_ptr), ClassName(tstem, "Output"),
+                                               f"tool {tool.name!r} outputSchema")
+            wire["outputSchema"] = bundle_wire(self.resolver, doc, out_ptr)
+        checked = self._schema_checks(tool, wire)
+        errs = self._errors(tool)
+        inputs = self._inputs(tool, tstem)
+        inputs_class = None
+        if inputs:
+            inputs_class = self.classes.claim(str(ClassName(tstem, "Inputs")), Origin(
+                doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))
+        ann = tool.wire.get("annotations") or {}
+        assert_formats = self.spec.server.format_assertion and checked
+        return ToolIR(
+            name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
+            title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
+            input_class=input_class, output_class=output_class, inputs_class=inputs_class,
+            schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
+            errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
+            raw_output=tool.raw_output,
+        )
+
+    def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any]) -> bool:
+        """W106 for patterns Python cannot run, W100 for keywords the models cannot express;
+        True when the tool must be schema-checked at run time."""
         checked = False
         for key in ("inputSchema", "outputSchema"):
             if key not in wire:
@@ -137,55 +200,36 @@ def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[Projec
                 try:
                     compile_pattern(pattern)
                 except PatternError as exc:
-                    diags.append(doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
-                                          join_pointer(tool.pointer, key) + at, level=Level.WARNING,
-                                          hint="rewrite it without that construct"))
-            for at, kw in inexact_keywords(wire[key], s.format_assertion):
+                    self.diags.append(self.doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
+                                                    join_pointer(tool.pointer, key) + at, level=Level.WARNING,
+                                                    hint="rewrite it without that construct"))
+            for at, kw in inexact_keywords(wire[key], self.spec.server.format_assertion):
                 checked = True
-                diags.append(doc.diag("W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "
-                                      "validated at run time against the original schema (needs jsonschema)",
-                                      join_pointer(tool.pointer, key) + at, level=Level.WARNING))
-        errs = []
+                self.diags.append(self.doc.diag(
+                    "W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "
+                    "validated at run time against the original schema (needs jsonschema)",
+                    join_pointer(tool.pointer, key) + at, level=Level.WARNING))
+        return checked
+
+    def _errors(self, tool: ToolSpec) -> list[ErrorIR]:
+        """The tool's declared errors; a code declared by several tools is one class."""
+        out = []
         for e in tool.errors:
-            if e.code not in error_classes:
-                cls = classes.claim(str(ClassName(e.code, "Error")), Origin(doc.display, e.pointer, f"error {e.code!r}"))
-                error_classes[e.code] = ErrorIR(e.code, cls, e.description)
-            errs.append(error_classes[e.code])
-        inputs = []
+            if e.code not in self.error_classes:
+                cls = self.classes.claim(str(ClassName(e.code, "Error")), Origin(self.doc.display, e.pointer, f"error {e.code!r}"))
+                self.error_classes[e.code] = ErrorIR(e.code, cls, e.description)
+            out.append(self.error_classes[e.code])
+        return out
+
+    def _inputs(self, tool: ToolSpec, tstem: ClassName) -> list[InputIR]:
+        """The tool's declared client inputs; a form elicitation gets an answer model."""
+        out = []
         for inp in tool.inputs:
             answer = None
             if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
-                answer = builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
-                                            doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
+                answer = self.builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
+                                                 self.doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
             message = inp.params.get("message")
-            inputs.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
-                                  message if isinstance(message, str) else ""))
-        inputs_class = None
-        if inputs:
-            inputs_class = classes.claim(str(ClassName(tstem, "Inputs")), Origin(doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))
-        ann = tool.wire.get("annotations") or {}
-        tools.append(ToolIR(
-            name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
-            title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
-            input_class=input_class, output_class=output_class, inputs_class=inputs_class,
-            schema_checked=checked, assert_formats=s.format_assertion and checked, fingerprint=tool_fingerprint(wire), errors=tuple(errs), inputs=tuple(inputs),
-            read_only=bool(ann.get("readOnlyHint", False)), raw_output=tool.raw_output,
-        ))
-    model_schema = builder.finish()
-    diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
-                  for d, at, message in builder.loosened)
-    diags.extend(resolver.diagnostics)
-    diags.extend(_collision_diags(spec, classes, "rename one of them, or set `python_name` on the tool / `x-python-name` on the schema"))
-    diags.extend(_collision_diags(spec, methods, "set `python_name` on one of the tools"))
-    if any(d.is_error for d in diags):
-        return None, diags
-    server = ServerIR(
-        name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
-        implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
-        sync_client_class=stem + "SyncClient", spec_display=spec_display,
-        project=s.project, target=s.target, script=package.replace("_", "-") + "-server",
-        impl_module=package + "_impl", impl_class=stem + "Service",
-    )
-    ir = ProjectIR(server=server, tools=tuple(tools), errors=tuple(sorted(error_classes.values(), key=lambda e: e.class_name)),
-                   model_schema=model_schema, model_classes=_referenced_classes(tools))
-    return ir, diags
+            out.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
+                               message if isinstance(message, str) else ""))
+        return out
