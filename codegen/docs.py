@@ -146,19 +146,27 @@ def type_label(schema: Any, root: Any, aliases: Mapping[str, str] = NO_ALIASES, 
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
             return " | ".join(type_label(b, root, aliases, depth + 1) for b in schema[key])
-    types = schema.get("type")
-    names = [types] if isinstance(types, str) else list(types) if isinstance(types, list) else []
-    parts = []
-    for t in names or (["object"] if "properties" in schema else ["array"] if "items" in schema else []):
-        if t == "array" and isinstance(schema.get("items"), (dict, bool)) and schema.get("items") not in ({}, True):
-            parts.append(f"array of {type_label(schema['items'], root, aliases, depth + 1)}")
-        elif t == "object" and not schema.get("properties") and isinstance(schema.get("additionalProperties"), dict):
-            parts.append(f"map of {type_label(schema['additionalProperties'], root, aliases, depth + 1)}")
-        else:
-            parts.append(str(t))
+    parts = [_one_type(t, schema, root, aliases, depth) for t in _type_names(schema)]
     if isinstance(schema.get("allOf"), list) and not parts:
         parts.append(" & ".join(type_label(b, root, aliases, depth + 1) for b in schema["allOf"]))
     return " | ".join(parts) or "any"
+
+
+def _type_names(schema: dict[str, Any]) -> list[str]:
+    """The schema's ``type`` as a list; implied by ``properties`` / ``items`` when absent."""
+    types = schema.get("type")
+    names = [types] if isinstance(types, str) else [str(t) for t in types] if isinstance(types, list) else []
+    return names or (["object"] if "properties" in schema else ["array"] if "items" in schema else [])
+
+
+def _one_type(name: str, schema: dict[str, Any], root: Any, aliases: Mapping[str, str], depth: int) -> str:
+    """``array of X`` / ``map of X`` where the schema says what is inside, else the type name."""
+    items, extra = schema.get("items"), schema.get("additionalProperties")
+    if name == "array" and isinstance(items, (dict, bool)) and items not in ({}, True):
+        return f"array of {type_label(items, root, aliases, depth + 1)}"
+    if name == "object" and not schema.get("properties") and isinstance(extra, dict):
+        return f"map of {type_label(extra, root, aliases, depth + 1)}"
+    return name
 
 
 def constraints(schema: Any) -> str:
