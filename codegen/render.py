@@ -221,23 +221,26 @@ def package_exports(ir: ProjectIR) -> list[str]:
     return sorted(names)
 
 
-def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment | None = None) -> list[GeneratedFile]:
-    """Render every file of one package (paths relative to the output folder)."""
-    env = env or environment()
-    tools = [t for t in ir.tools]
-    client_models: set[str] = {t.output_class for t in tools if t.output_class}
-    import_lines: set[str] = set()
-    for t in tools:
-        for p in t.params:
-            for name in _annotation_names(p.annotation):
-                if name in models.classes:
-                    client_models.add(name)
-                elif name in models.imports and name not in _CLIENT_IMPORTS:
-                    import_lines.add(models.imports[name])
+def _client_imports(ir: ProjectIR, models: ModelsModule) -> tuple[list[str], list[str]]:
+    """What ``client.py`` imports: the model classes its signatures name, and the import
+    lines of other names they use (e.g. ``datetime``), read from the models module."""
+    classes: set[str] = {t.output_class for t in ir.tools if t.output_class}
+    lines: set[str] = set()
+    for name in (n for t in ir.tools for p in t.params for n in _annotation_names(p.annotation)):
+        if name in models.classes:
+            classes.add(name)
+        elif name in models.imports and name not in _CLIENT_IMPORTS:
+            lines.add(models.imports[name])
+    return sorted(classes), sorted(lines)
+
+
+def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
+    """Everything the package templates read (all of it decided in the IR and the models)."""
+    tools = list(ir.tools)
     answers = {i.answer_class for t in tools for i in t.inputs if i.answer_class}
-    tool_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
-    server_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
-    ctx = {
+    used_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
+    client_models, import_lines = _client_imports(ir, models)
+    return {
         "server": ir.server,
         "tools": tools,
         "errors": ir.errors,
@@ -245,23 +248,30 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
         "raw_inputs": any(not i.answer_class for t in tools for i in t.inputs),
         "runtime_errors": sorted(RUNTIME_ERROR_NAMES),
         "models_source": models.source,
-        "tool_models": tool_models,
-        "server_models": server_models,
-        "client_models": sorted(client_models),
-        "client_import_lines": sorted(import_lines),
+        "tool_models": used_models,
+        "server_models": used_models,
+        "client_models": client_models,
+        "client_import_lines": import_lines,
         "rt": SHARED_RUNTIME if ir.server.shared_runtime else "._runtime",
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
         "exports": package_exports(ir),
+        "needs_jsonschema": any(t.schema_checked for t in tools),
+        "runtime_version": RUNTIME_VERSION,
+        "runtime_packages": _runtime_packages(ir.server.target),
     }
+
+
+def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment | None = None) -> list[GeneratedFile]:
+    """Render every file of one package (paths relative to the output folder)."""
+    env = env or environment()
+    ctx = _context(ir, models)
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))
              for out, tpl in TEMPLATES.items() if out in TARGET_FILES[ir.server.target]]
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     if ir.server.project:
-        files.append(GeneratedFile(f"{pkg}/pyproject.toml", env.get_template("pyproject.toml.jinja").render(
-            {**ctx, "needs_jsonschema": any(t.schema_checked for t in tools), "runtime_version": RUNTIME_VERSION,
-             "runtime_packages": _runtime_packages(ir.server.target)})))
+        files.append(GeneratedFile(f"{pkg}/pyproject.toml", env.get_template("pyproject.toml.jinja").render(ctx)))
     if ir.server.shared_runtime:
         files += render_runtime(SHARED_RUNTIME, "both")  # every package of the folder shares one copy
         files.append(GeneratedFile(f"{SHARED_RUNTIME}/pyproject.toml", env.get_template(
