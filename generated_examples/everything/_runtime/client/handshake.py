@@ -123,37 +123,34 @@ class Handshake:
         try:
             result = await self.discover(version, probe)
         except UnsupportedProtocolVersionError as exc:
-            supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
-            supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-            modern = [v for v in p.MODERN_VERSIONS if v in supported]
-            legacy = [v for v in p.CLIENT_LEGACY_VERSIONS if v in supported]
-            if modern:
-                version = modern[-1]
-                result = await self.discover(version, timeouts)
-            elif legacy and era is None:
-                return await self.initialize(legacy[-1], timeouts)
-            else:
-                raise
-        except (HeaderMismatchError, MissingCapabilityError):
-            raise  # recognised modern errors: never fall back
-        except TransportClosedError:
-            raise
-        except MethodNotFoundError as exc:
+            return await self._other_version(exc, era, timeouts)
+        except (HeaderMismatchError, MissingCapabilityError, TransportClosedError):
+            raise  # recognised modern errors and a lost connection: never fall back
+        except (McpError, McpTimeoutError) as exc:
             if era == "modern":
                 raise
-            if _http_status(exc) == 404:
+            if isinstance(exc, MethodNotFoundError) and _http_status(exc) == 404:
                 # HTTP 404 + -32601 comes from a 2026 server (TOOLS-PROTOCOL §2.3); on stdio,
                 # or with another status, -32601 means legacy.
                 logger.debug("server/discover: HTTP 404 + -32601, a 2026 server; staying modern")
                 return _negotiated("modern", version, {}, None)
             logger.debug("server/discover failed (%s); falling back to initialize", exc)
             return await self.initialize(p.LATEST_LEGACY, timeouts)
-        except (McpError, McpTimeoutError) as exc:
-            if era == "modern":
-                raise
-            logger.debug("server/discover failed (%s); falling back to initialize", exc)
-            return await self.initialize(p.LATEST_LEGACY, timeouts)
-        return _discovered(version, result)
+        return _discovered(version, result)  # a malformed answer is an error, not a reason to fall back
+
+    async def _other_version(self, exc: UnsupportedProtocolVersionError, era: Era | None,
+                             timeouts: Timeouts) -> Negotiated:
+        """After -32022: the newest modern version the server lists, else (probing) its newest
+        legacy version through ``initialize``; otherwise the error stands."""
+        supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+        supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+        modern = [v for v in p.MODERN_VERSIONS if v in supported]
+        legacy = [v for v in p.CLIENT_LEGACY_VERSIONS if v in supported]
+        if modern:
+            return _discovered(modern[-1], await self.discover(modern[-1], timeouts))
+        if legacy and era is None:
+            return await self.initialize(legacy[-1], timeouts)
+        raise exc
 
     async def discover(self, version: str, timeouts: Timeouts) -> Any:
         """Send ``server/discover`` for ``version``; return the raw result."""

@@ -228,30 +228,49 @@ class ServerBase(ToolCalls):
         if method == "initialize":
             return self._initialize(params or {}, conn)
         if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:
-            env = self._modern_env(meta)
-            if method not in _MODERN_METHODS:
-                raise MethodNotFoundError(f"Method not found: {method}")
-            result = await self._serve(method, params or {}, rid, conn, env)
-            if result.get("resultType") is None:
-                result["resultType"] = p.RESULT_COMPLETE
-            result_meta = dict(result.get("_meta") or {})
-            result_meta[p.META_SERVER_INFO] = implementation(self.server_info, env.version)
-            result["_meta"] = result_meta
-            return result
+            return await self._dispatch_modern(method, params or {}, rid, conn, meta)
         if conn.legacy_version is not None:
-            env = RequestEnv(conn.legacy_version, conn.client_capabilities, conn.client_info, conn.log_level
-                       or self.settings.default_log_level, meta if isinstance(meta, dict) else {})
-            if method == "ping":
-                return {}
-            if method == "logging/setLevel":
-                level = (params or {}).get("level")
-                if level not in p.LOG_LEVELS:
-                    raise InvalidParamsError("Invalid params: unknown log level")
-                conn.log_level = level
-                return {}
-            if method in ("tools/list", "tools/call"):
-                return await self._serve(method, params or {}, rid, conn, env)
+            return await self._dispatch_legacy(method, params or {}, rid, conn, meta if isinstance(meta, dict) else {})
+        if method == "ping":
+            return {}
+        if method in _MODERN_METHODS:
+            raise InvalidParamsError(
+                f"Invalid params: _meta must carry {p.META_PROTOCOL_VERSION} and "
+                f"{p.META_CLIENT_CAPABILITIES} (or call initialize first)"
+            )
+        raise MethodNotFoundError(f"Method not found: {method}")
+
+    async def _dispatch_modern(self, method: str, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection,
+                               meta: JsonObject) -> Any:
+        """A 2026-07-28 request: stateless, its ``_meta`` says who is asking."""
+        env = self._modern_env(meta)
+        if method not in _MODERN_METHODS:
             raise MethodNotFoundError(f"Method not found: {method}")
+        result = await self._serve(method, params, rid, conn, env)
+        if result.get("resultType") is None:
+            result["resultType"] = p.RESULT_COMPLETE
+        result_meta = dict(result.get("_meta") or {})
+        result_meta[p.META_SERVER_INFO] = implementation(self.server_info, env.version)
+        result["_meta"] = result_meta
+        return result
+
+    async def _dispatch_legacy(self, method: str, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection,
+                               meta: JsonObject) -> Any:
+        """A request of the connection's initialized (2025) session."""
+        assert conn.legacy_version is not None
+        env = RequestEnv(conn.legacy_version, conn.client_capabilities, conn.client_info,
+                         conn.log_level or self.settings.default_log_level, meta)
+        if method == "ping":
+            return {}
+        if method == "logging/setLevel":
+            level = params.get("level")
+            if level not in p.LOG_LEVELS:
+                raise InvalidParamsError("Invalid params: unknown log level")
+            conn.log_level = level
+            return {}
+        if method in ("tools/list", "tools/call"):
+            return await self._serve(method, params, rid, conn, env)
+        raise MethodNotFoundError(f"Method not found: {method}")
         if method == "ping":
             return {}
         if method in _MODERN_METHODS:
