@@ -95,7 +95,7 @@ class Context:
         *,
         conn: Connection,
         request_id: RequestId,
-        tool: ToolDef,
+        tool: ToolDef | None,
         meta: Mapping[str, Any],
         protocol_version: str,
         client_capabilities: Mapping[str, Any],

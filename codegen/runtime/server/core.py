@@ -51,9 +51,11 @@ from ..wire.errors import (
     ProtocolError,
     UnsupportedProtocolVersionError,
 )
+from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ServerInfo, ToolDef
 from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
+from .catalog import CATALOG_METHODS, Catalog
 from .connection import Connection
 from .mrtr import RequestStateCodec
 from .security import Signer, TokenBucket, exceeds_limits, load_keys
@@ -72,14 +74,17 @@ SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
 #: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
 #: same list ``server/discover`` advertises (a client must be able to pick one of them).
 MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS
 
 
-class ServerBase(ToolCalls):
+class ServerBase(ToolCalls, Catalog):
     """Base of every generated server (see the module docstring for the wire side)."""
 
     server_info: ClassVar[ServerInfo]
     tool_defs: ClassVar[tuple[ToolDef, ...]] = ()
+    resource_defs: ClassVar[tuple[ResourceDef, ...]] = ()
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = ()
+    prompt_defs: ClassVar[tuple[PromptDef, ...]] = ()
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()
@@ -267,7 +272,7 @@ class ServerBase(ToolCalls):
                 raise InvalidParamsError("Invalid params: unknown log level")
             conn.log_level = level
             return {}
-        if method in ("tools/list", "tools/call"):
+        if method in ("tools/list", "tools/call") or method in CATALOG_METHODS:
             return await self._serve(method, params, rid, conn, env)
         raise MethodNotFoundError(f"Method not found: {method}")
         if method == "ping":
@@ -308,7 +313,7 @@ class ServerBase(ToolCalls):
         conn.client_info = info if isinstance(info, dict) else None
         result: JsonObject = {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "capabilities": self._capabilities(),
             "serverInfo": implementation(self.server_info, version),
         }
         if self.server_info.instructions:
@@ -322,12 +327,18 @@ class ServerBase(ToolCalls):
             return await self._call_tool(params, rid, conn, env)
         if method == "server/discover":
             return self._discover()
+        if method in CATALOG_METHODS:
+            return await self.serve_catalog(method, params, rid, conn, env)
         return await self._listen(params, rid, conn)
+
+    def _capabilities(self) -> JsonObject:
+        """What the server offers: tools and logging always, the rest as declared."""
+        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {
             "supportedVersions": list(MODERN_SUPPORTED),
-            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "capabilities": self._capabilities(),
             "ttlMs": self.settings.list_ttl_ms,
             "cacheScope": self.settings.cache_scope,
         }

@@ -1,0 +1,216 @@
+"""Resources, resource templates, prompts and completions on the server (a mixin of
+:class:`~server.core.ServerBase`, which sets the attributes declared here).
+
+``resources/list``, ``resources/templates/list`` and ``prompts/list`` are paginated like
+``tools/list`` (signed cursors) and carry the 2026 caching hints.  ``resources/read`` looks the
+URI up among the fixed resources first, then the templates in spec order; an unknown URI is
+-32002 with ``data.uri`` up to 2025-11-25 and -32602 with ``data.uri`` in 2026-07-28
+(SEP-2164).  ``prompts/get`` validates the arguments into the prompt's model (-32602 when they
+do not fit; an unknown prompt is -32602 too).  ``completion/complete`` answers from the fixed
+values of the argument / variable, or its handler; unknown references are -32602.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import InternalError, InvalidParamsError, McpError, MethodNotFoundError, ResourceNotFoundError
+from ..wire.resources import (
+    CompletionDef,
+    PromptDef,
+    ResourceDef,
+    ResourceTemplateDef,
+    complete_from,
+    prompt_result,
+    resource_contents,
+)
+from .calls import RequestEnv
+from .connection import Connection
+from .context import Context
+from .security import Signer
+from .settings import ServerSettings
+
+logger = logging.getLogger("mcp_codegen.server")
+JsonObject = dict[str, Any]
+
+#: The methods this mixin serves (both eras).
+CATALOG_METHODS = frozenset({"resources/list", "resources/read", "resources/templates/list", "prompts/list",
+                             "prompts/get", "completion/complete"})
+
+
+class Catalog:
+    """The resources / prompts / completions half of the server (see the module docstring)."""
+
+    settings: ServerSettings
+    resource_defs: ClassVar[tuple[ResourceDef, ...]]
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
+    prompt_defs: ClassVar[tuple[PromptDef, ...]]
+    _cursors: Signer
+
+    # -- capabilities ----------------------------------------------------------------------
+    def catalog_capabilities(self) -> JsonObject:
+        """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared."""
+        caps: JsonObject = {}
+        if self.resource_defs or self.resource_template_defs:
+            caps["resources"] = {"listChanged": True}
+        if self.prompt_defs:
+            caps["prompts"] = {"listChanged": True}
+        if any(d.completions for d in self.prompt_defs) or any(d.completions for d in self.resource_template_defs):
+            caps["completions"] = {}
+        return caps
+
+    async def serve_catalog(self, method: str, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection,
+                            env: RequestEnv) -> JsonObject:
+        """Answer one of :data:`CATALOG_METHODS` (-32601 when the server declares none of it)."""
+        if method == "resources/list" and "resources" in self.catalog_capabilities():
+            return self._page("resources", [dict(d.wire) for d in self.resource_defs], params, env)
+        if method == "resources/templates/list" and "resources" in self.catalog_capabilities():
+            return self._page("resourceTemplates", [dict(d.wire) for d in self.resource_template_defs], params, env)
+        if method == "resources/read" and "resources" in self.catalog_capabilities():
+            return await self._read(params, rid, conn, env)
+        if method == "prompts/list" and self.prompt_defs:
+            return self._page("prompts", [dict(d.wire) for d in self.prompt_defs], params, env)
+        if method == "prompts/get" and self.prompt_defs:
+            return await self._get_prompt(params, rid, conn, env)
+        if method == "completion/complete" and "completions" in self.catalog_capabilities():
+            return await self._complete(params, rid, conn, env)
+        raise MethodNotFoundError(f"Method not found: {method}")
+
+    # -- lists -----------------------------------------------------------------------------
+    def _page(self, key: str, items: list[JsonObject], params: JsonObject, env: RequestEnv) -> JsonObject:
+        start = 0
+        cursor = params.get("cursor")
+        if cursor is not None:
+            offset = self._cursors.verify(cursor, "cursor").get(key[:1])
+            if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+                raise InvalidParamsError("Invalid cursor")
+            start = offset
+        end = start + self.settings.page_size
+        result: JsonObject = {key: items[start:end]}
+        if end < len(items):
+            result["nextCursor"] = self._cursors.sign({key[:1]: end})
+        if env.modern:
+            result["ttlMs"] = self.settings.list_ttl_ms
+            result["cacheScope"] = self.settings.cache_scope
+        return result
+
+    # -- resources/read --------------------------------------------------------------------
+    async def _read(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> JsonObject:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise InvalidParamsError("Invalid params: resources/read needs a string uri")
+        ctx = self._catalog_context(rid, conn, env)
+        for res in self.resource_defs:
+            if res.uri == uri:
+                value = await self._run(res.method, ctx)
+                return {"contents": self._contents(value, uri, res.wire.get("mimeType"))}
+        for tpl in self.resource_template_defs:
+            found = tpl.match(uri)
+            if found is None:
+                continue
+            try:
+                variables = tpl.variables_model.model_validate(found)
+            except ValidationError as exc:
+                raise InvalidParamsError(f"Invalid params: {uri} does not fit {tpl.uri_template}: "
+                                         f"{exc.errors()[0].get('msg', 'invalid')}", data={"uri": uri}) from None
+            value = await self._run(tpl.method, variables, ctx)
+            return {"contents": self._contents(value, uri, tpl.wire.get("mimeType"))}
+        if env.modern or env.version not in p.LEGACY_VERSIONS:
+            raise InvalidParamsError("Resource not found", data={"uri": uri})
+        raise ResourceNotFoundError("Resource not found", data={"uri": uri})
+
+    @staticmethod
+    def _contents(value: Any, uri: str, mime_type: Any) -> list[JsonObject]:
+        contents = resource_contents(value, uri, mime_type if isinstance(mime_type, str) else None)
+        if not contents:  # SEP-2164: never an empty contents array
+            raise InvalidParamsError("Resource not found", data={"uri": uri})
+        return contents
+
+    # -- prompts/get -----------------------------------------------------------------------
+    async def _get_prompt(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> JsonObject:
+        name = params.get("name")
+        prompt = next((d for d in self.prompt_defs if d.name == name), None)
+        if prompt is None:
+            raise InvalidParamsError(f"Invalid params: unknown prompt {name!r}", data={"name": name})
+        raw = params.get("arguments")
+        raw = {} if raw is None else raw
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            raise InvalidParamsError("Invalid params: prompt arguments must map names to strings")
+        try:
+            args = prompt.arguments_model.model_validate(raw)
+        except ValidationError as exc:
+            where = ".".join(str(x) for x in exc.errors()[0].get("loc", ()))
+            raise InvalidParamsError(f"Invalid params: argument {where!r} of prompt {name!r}: "
+                                     f"{exc.errors()[0].get('msg', 'invalid')}") from None
+        value = await self._run(prompt.method, args, self._catalog_context(rid, conn, env))
+        description = prompt.wire.get("description")
+        return prompt_result(value, description if isinstance(description, str) else None)
+
+    # -- completion/complete ---------------------------------------------------------------
+    async def _complete(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> JsonObject:
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise InvalidParamsError("Invalid params: completion/complete needs ref and argument")
+        name, value = argument.get("name"), argument.get("value")
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise InvalidParamsError("Invalid params: argument needs a string name and value")
+        source = self._completion_source(ref, name)
+        context = params.get("context")
+        known = context.get("arguments") if isinstance(context, dict) else None
+        known = {k: v for k, v in known.items() if isinstance(v, str)} if isinstance(known, dict) else {}
+        if source.method is None:
+            return {"completion": complete_from(source.values, value)}
+        found = await self._run(source.method, value, known, self._catalog_context(rid, conn, env))
+        values = [str(v) for v in (found or [])]
+        return {"completion": complete_from(values, "")}
+
+    def _completion_source(self, ref: JsonObject, name: str) -> CompletionDef:
+        kind = ref.get("type")
+        defs: dict[str, CompletionDef] | None = None
+        if kind == "ref/prompt":
+            prompt = next((d for d in self.prompt_defs if d.name == ref.get("name")), None)
+            defs = dict(prompt.completions) if prompt is not None else None
+        elif kind == "ref/resource":
+            tpl = next((d for d in self.resource_template_defs if d.uri_template == ref.get("uri")), None)
+            defs = dict(tpl.completions) if tpl is not None else None
+        if defs is None:
+            raise InvalidParamsError(f"Invalid params: no prompt or resource template {ref.get('name') or ref.get('uri')!r}")
+        source = defs.get(name)
+        return source if source is not None else CompletionDef()
+
+    # -- handlers --------------------------------------------------------------------------
+    def _catalog_context(self, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> Context:
+        return Context(conn=conn, request_id=rid, tool=None, meta=env.meta, protocol_version=env.version,
+                       client_capabilities=env.caps, client_info=env.client_info, log_level=env.log_level,
+                       client_request_timeout=self.settings.client_request_timeout)
+
+    async def _run(self, method: str, *args: Any) -> Any:
+        """Call a handler (async, or plain in a worker thread) under the call timeout; a
+        handler's McpError passes through, anything else is an internal error (logged)."""
+        handler: Callable[..., Any] | None = getattr(self, method, None)
+        if handler is None:
+            raise InternalError(f"{method} is not implemented")
+        try:
+            async with asyncio.timeout(self.settings.call_timeout):
+                if inspect.iscoroutinefunction(handler):
+                    value = await handler(*args)
+                else:
+                    value = await asyncio.to_thread(handler, *args)
+                while inspect.isawaitable(value):
+                    value = await value
+        except McpError:
+            raise
+        except NotImplementedError:
+            raise InternalError(f"{method} is not implemented") from None
+        except TimeoutError:
+            raise InternalError(f"{method} timed out") from None
+        return value
+

@@ -1,0 +1,212 @@
+"""Resources, resource templates, prompts and completions in the server runtime, both eras,
+through the runtime's own client in one process (a server class written directly on the
+runtime, the way generated code will fill it)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+from common_support import run_async
+from pydantic import BaseModel
+
+from codegen.runtime.client import ClientBase
+from codegen.runtime.server.context import Context
+from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import errors as E
+from codegen.runtime.wire import protocol as p
+from codegen.runtime.wire.content import ImageContent, TextContent
+from codegen.runtime.wire.resources import (
+    CompletionDef,
+    PromptDef,
+    PromptMessage,
+    PromptResult,
+    ResourceDef,
+    ResourceTemplateDef,
+)
+from codegen.runtime.wire.tools import ServerInfo
+
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+
+class Vars(BaseModel):
+    id: int
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class Args(BaseModel):
+    arg1: str
+    arg2: str = "two"
+
+
+class Catalog(ServerBase):
+    server_info = ServerInfo(name="catalog-demo", version="1.0")
+    resource_defs = (
+        ResourceDef("test://static-text", "static_text", "read_text",
+                    {"uri": "test://static-text", "name": "static_text", "mimeType": "text/plain"}),
+        ResourceDef("test://static-binary", "static_binary", "read_binary",
+                    {"uri": "test://static-binary", "name": "static_binary", "mimeType": "image/png"}),
+    )
+    resource_template_defs = (
+        ResourceTemplateDef("test://template/{id}/data", "template_data", "read_template",
+                            {"uriTemplate": "test://template/{id}/data", "name": "template_data",
+                             "mimeType": "application/json"}, Vars, {"id": CompletionDef(values=("1", "12", "123", "2"))}),
+    )
+    prompt_defs = (
+        PromptDef("simple", "get_simple", {"name": "simple", "description": "A simple prompt"}, NoArgs),
+        PromptDef("with_args", "get_with_args",
+                  {"name": "with_args", "arguments": [{"name": "arg1", "required": True}, {"name": "arg2"}]}, Args,
+                  {"arg1": CompletionDef(method="complete_arg1")}),
+        PromptDef("with_image", "get_with_image", {"name": "with_image"}, NoArgs),
+    )
+
+    async def read_text(self, ctx: Context) -> str:
+        return "This is the content of the static text resource."
+
+    def read_binary(self, ctx: Context) -> bytes:  # plain functions run in a worker thread
+        return PNG
+
+    async def read_template(self, variables: Vars, ctx: Context) -> str:
+        return f'{{"id": {variables.id}}}'
+
+    async def get_simple(self, args: NoArgs, ctx: Context) -> str:
+        return "This is a simple prompt for testing."
+
+    async def get_with_args(self, args: Args, ctx: Context) -> list[PromptMessage]:
+        return [PromptMessage(role="user", content=TextContent(text=f"{args.arg1} and {args.arg2}"))]
+
+    async def get_with_image(self, args: NoArgs, ctx: Context) -> PromptResult:
+        image = ImageContent(data=base64.b64encode(PNG).decode(), mimeType="image/png")
+        return PromptResult(messages=[PromptMessage(role="user", content=image)])
+
+    async def complete_arg1(self, value: str, context: dict[str, str], ctx: Context) -> list[str]:
+        return [w for w in ("apple", "apricot", "banana") if w.startswith(value)]
+
+
+ERAS = ["modern", "legacy"]
+
+
+def _with(era: str, body: Any, **settings: Any) -> None:
+    async def main() -> None:
+        server = Catalog(ServerSettings(**settings))
+        async with ClientBase.in_process(server, era=era, audit=None) as client:  # type: ignore[arg-type]
+            await body(client)
+
+    run_async(main())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_capabilities_and_lists(era: str) -> None:
+    async def body(c: ClientBase) -> None:
+        caps = c.server_capabilities
+        assert caps["resources"] == {"listChanged": True} and caps["prompts"] == {"listChanged": True}
+        assert caps["completions"] == {} and "tools" in caps
+        listed = await c.request("resources/list", {})
+        assert [r["uri"] for r in listed["resources"]] == ["test://static-text", "test://static-binary"]
+        assert ("ttlMs" in listed) == (era == "modern")
+        templates = await c.request("resources/templates/list", {})
+        assert templates["resourceTemplates"] == [{"uriTemplate": "test://template/{id}/data", "name": "template_data",
+                                                   "mimeType": "application/json"}]
+        prompts = await c.request("prompts/list", {})
+        assert [pr["name"] for pr in prompts["prompts"]] == ["simple", "with_args", "with_image"]
+
+    _with(era, body)
+
+
+def test_lists_are_paginated() -> None:
+    async def body(c: ClientBase) -> None:
+        first = await c.request("resources/list", {})
+        assert len(first["resources"]) == 1 and "nextCursor" in first
+        second = await c.request("resources/list", {"cursor": first["nextCursor"]})
+        assert [r["uri"] for r in second["resources"]] == ["test://static-binary"] and "nextCursor" not in second
+        with pytest.raises(E.InvalidParamsError):
+            await c.request("prompts/list", {"cursor": "forged"})
+
+    _with("modern", body, page_size=1)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_read_text_binary_and_template(era: str) -> None:
+    async def body(c: ClientBase) -> None:
+        text = await c.request("resources/read", {"uri": "test://static-text"})
+        assert text["contents"] == [{"uri": "test://static-text", "mimeType": "text/plain",
+                                     "text": "This is the content of the static text resource."}]
+        blob = await c.request("resources/read", {"uri": "test://static-binary"})
+        assert base64.b64decode(blob["contents"][0]["blob"]) == PNG and blob["contents"][0]["mimeType"] == "image/png"
+        templated = await c.request("resources/read", {"uri": "test://template/123/data"})
+        assert templated["contents"] == [{"uri": "test://template/123/data", "mimeType": "application/json",
+                                          "text": '{"id": 123}'}]
+        with pytest.raises(E.InvalidParamsError) as bad:  # the variable does not fit its type
+            await c.request("resources/read", {"uri": "test://template/abc/data"})
+        assert bad.value.data == {"uri": "test://template/abc/data"}
+
+    _with(era, body)
+
+
+@pytest.mark.parametrize(("version", "code"), [(p.V2025_11_25, p.RESOURCE_NOT_FOUND), (p.V2026_07_28, p.INVALID_PARAMS)])
+def test_resource_not_found_as_each_revision_says(version: str, code: int) -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(Catalog(), protocol_version=version, audit=None) as c:  # type: ignore[arg-type]
+            with pytest.raises(E.McpError) as info:
+                await c.request("resources/read", {"uri": "test://nonexistent"})
+            assert info.value.code == code and info.value.data == {"uri": "test://nonexistent"}
+
+    run_async(main())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_prompts(era: str) -> None:
+    async def body(c: ClientBase) -> None:
+        simple = await c.request("prompts/get", {"name": "simple"})
+        assert {k: v for k, v in simple.items() if k not in ("resultType", "_meta")} == {  # 2026 adds those two
+            "description": "A simple prompt",
+            "messages": [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}]}
+        with_args = await c.request("prompts/get", {"name": "with_args", "arguments": {"arg1": "a"}})
+        assert with_args["messages"][0]["content"]["text"] == "a and two"
+        image = await c.request("prompts/get", {"name": "with_image"})
+        assert image["messages"][0]["content"]["type"] == "image"
+        with pytest.raises(E.InvalidParamsError):  # a required argument missing
+            await c.request("prompts/get", {"name": "with_args", "arguments": {}})
+        with pytest.raises(E.InvalidParamsError):  # arguments are strings on the wire
+            await c.request("prompts/get", {"name": "with_args", "arguments": {"arg1": 5}})
+        with pytest.raises(E.InvalidParamsError):
+            await c.request("prompts/get", {"name": "nope"})
+
+    _with(era, body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_completions(era: str) -> None:
+    async def body(c: ClientBase) -> None:
+        fixed = await c.request("completion/complete", {"ref": {"type": "ref/resource", "uri": "test://template/{id}/data"},
+                                                        "argument": {"name": "id", "value": "1"}})
+        assert fixed["completion"] == {"values": ["1", "12", "123"], "total": 3, "hasMore": False}
+        computed = await c.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "with_args"},
+                                                           "argument": {"name": "arg1", "value": "ap"}})
+        assert computed["completion"]["values"] == ["apple", "apricot"]
+        none = await c.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "with_args"},
+                                                       "argument": {"name": "arg2", "value": ""}})
+        assert none["completion"]["values"] == []
+        with pytest.raises(E.InvalidParamsError):
+            await c.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "nope"},
+                                                    "argument": {"name": "x", "value": ""}})
+
+    _with(era, body)
+
+
+def test_a_server_without_resources_does_not_offer_them() -> None:
+    class Bare(ServerBase):
+        server_info = ServerInfo(name="bare", version="1")
+
+    async def main() -> None:
+        async with ClientBase.in_process(Bare(), era="modern", audit=None) as c:  # type: ignore[arg-type]
+            assert "resources" not in c.server_capabilities and "prompts" not in c.server_capabilities
+            with pytest.raises(E.MethodNotFoundError):
+                await c.request("resources/list", {})
+
+    run_async(main())
