@@ -172,8 +172,8 @@ def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("-
                  impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool implemented, handlers taking (args, ctx). One server only.")] = None,
                  output: OutOpt = None) -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
-    paths, out, _ = _config(specs, output, need_output=False)
-    result = generate(paths)
+    paths, out, options = _config(specs, output, need_output=False)
+    result = generate(paths, options=options)
     _print_diagnostics(result, paths)
     if not result.ok or (strict and result.diagnostics):
         raise typer.Exit(1)
@@ -194,6 +194,10 @@ def _check_implementation(result: Result, impl: str, out: Path) -> int:
     packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime"})
     if len(packages) != 1:
         err_console.print(f"error: --impl needs exactly one server; these specs make {len(packages)}", style="red", markup=False)
+        return 2
+    if not any(f.path == f"{packages[0]}/__main__.py" for f in result.files):
+        err_console.print("error: --impl checks a server implementation, but this spec's target is client "
+                          "(set server.target: both in the spec, or target = \"both\" in [tool.mcp-codegen])", style="red", markup=False)
         return 2
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-validate-") as tmp:
         for f in result.files:
@@ -243,9 +247,9 @@ def dev_cmd(spec: Annotated[Path, typer.Argument(help="The spec file of the serv
     """Build SPEC, serve it over HTTP, restart on spec or implementation changes (Ctrl-C stops)."""
     from .dev import DevLoop
 
-    _, out, _ = _config([spec], output)
+    _, out, options = _config([spec], output)
     loop = DevLoop(spec, out, port, impl, lambda line: out_console.print(line, markup=False),
-                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
+                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]), options)
     raise typer.Exit(loop.run(interval))
 
 

@@ -64,13 +64,23 @@ class DevLoop:
     """
 
     def __init__(self, spec: Path, out: Path, port: int, impl: str | None, say: Callable[[str], None],
-                 diagnostics: Callable[[list[Diagnostic]], None]) -> None:
+                 diagnostics: Callable[[list[Diagnostic]], None], options: Options | None = None) -> None:
         self.spec, self.out, self.port, self.impl, self.say, self.diagnostics = spec, out, port, impl, say, diagnostics
         self.stop = threading.Event()
         self.server: subprocess.Popen[bytes] | None = None
         self.rebuilt = False
-        self.watcher = Watcher([spec], out, self._built, Options())  # the same output as `build`
+        self.options = self._with_server(options or Options())
+        self.watcher = Watcher([spec], out, self._built, self.options)  # the same output as `build`
         self.watched_code = [out.resolve(), Path.cwd().resolve()]
+
+    def _with_server(self, options: Options) -> Options:
+        """``options`` with a target that has a server side (a client-only spec is served as both)."""
+        low = lower_one(self.spec, self.spec.name, with_models=False)
+        target = options.target or (low.ir.server.target if low.ir is not None else None)
+        if target == "client":
+            self.say("the spec's target is client; dev builds the server side too (--target both)")
+            return Options("both", options.shared_runtime)
+        return options
 
     # -- building ------------------------------------------------------------------------
     def _built(self, event: BuildEvent) -> None:

@@ -41,6 +41,7 @@ CODES: dict[str, str] = {
     "E030": "Python name collision",
     "E031": "invalid Python name override",
     "E032": "two specs generate the same package",
+    "E033": "package name reserved by mcp-codegen",
     "E040": "output path escapes the output folder",
     "E041": "would overwrite a hand-written file",
     "E042": "output path is a file",

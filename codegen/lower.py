@@ -25,6 +25,7 @@ from .naming import (
     natural_class_stem,
     natural_package,
 )
+from .options import SHARED_RUNTIME
 from .runtime.schema.patterns import PatternError, compile_pattern
 from .runtime.wire.tools import tool_fingerprint
 from .schemas import ModelSchemaBuilder, bundle_wire
@@ -106,6 +107,10 @@ class _Lowering:
                 "W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
                 "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
             package += "_mcp"
+        if package == SHARED_RUNTIME:
+            self.diags.append(self.doc.diag(
+                "E033", f"package name {package!r} is the shared runtime's", "/server/package" if s.package else "/server/name",
+                hint="set server.package to another name"))
         self.package = package
         self.stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
         self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)

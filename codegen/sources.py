@@ -35,7 +35,7 @@ def read_bytes(path: Path) -> bytes:
     memo = _memo.get()
     if memo is None:
         return path.read_bytes()
-    key = str(path.absolute())
+    key = str(path.resolve())
     data = memo.get(key)
     if data is None:
         data = memo[key] = path.read_bytes()

@@ -1,4 +1,5 @@
-"""Protocol runtime copied verbatim into every generated package as ``_runtime``.
+"""Protocol runtime copied verbatim into every generated package as ``_runtime`` (or, with
+``build --shared-runtime``, once per output folder as ``mcp_codegen_runtime``).
 
 Nothing in here is templated: the generated modules (``tools.py``, ``server.py``,
 ``client.py``) import these classes and fill them with per-server data.  Every copy of one

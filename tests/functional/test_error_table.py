@@ -121,3 +121,18 @@ def test_every_error_derives_from_mcp_error() -> None:
                 E.McpTimeoutError, E.TransportClosedError, E.DeclaredToolError):
         assert issubclass(cls, E.McpError)
     assert asyncio  # the module runs its coroutines through run_async
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_tool_error_with_a_code_keeps_it_on_the_wire(era: str) -> None:
+    class Quota(DemoServer):
+        async def crash(self, args: Any, ctx: Any) -> Any:
+            raise E.ToolError("over quota", code="my.quota", data={"left": 0})
+
+    async def main() -> None:
+        async with ClientBase.in_process(Quota(), era=era, audit=None) as c:  # type: ignore[arg-type]
+            with pytest.raises(E.ToolExecutionError) as info:
+                await c.call_tool("crash", {})
+            assert info.value.code == "my.quota" and info.value.message == "over quota"
+
+    run_async(main())

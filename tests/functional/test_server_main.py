@@ -131,7 +131,7 @@ def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path)
     config = tmp_path / "claude_desktop_config.json"
     config.write_text(json.dumps({"globalShortcut": "Ctrl+Space",
                                   "mcpServers": {"other": {"command": "npx", "args": ["x"]},
-                                                 "weather": {"command": "stale"}}}))
+                                                 "weather": {"command": "stale", "env": {"API_KEY": "k"}}}}))
     config.chmod(0o600)
     proc = _run("--print-config", "claude-desktop", "--write-config", str(config))
     assert proc.returncode == 0, proc.stderr
@@ -140,6 +140,7 @@ def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path)
     assert data["globalShortcut"] == "Ctrl+Space" and data["mcpServers"]["other"] == {"command": "npx", "args": ["x"]}
     assert Path(data["mcpServers"]["weather"]["command"]).is_absolute()
     assert data["mcpServers"]["weather"]["args"][-2:] == ["--impl", "weather_impl:WeatherService"]
+    assert data["mcpServers"]["weather"]["env"]["API_KEY"] == "k" and "PYTHONPATH" in data["mcpServers"]["weather"]["env"]
     assert config.stat().st_mode & 0o777 == 0o600  # permissions kept
     fresh = tmp_path / ".vscode" / "mcp.json"  # created, in VS Code's shape
     proc = _run("--print-config", "vscode", "--write-config", str(fresh))
@@ -151,3 +152,16 @@ def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path)
     assert proc.returncode == 2 and "not plain JSON" in proc.stderr
     assert commented.read_text().startswith("{\n  // my servers")  # untouched
     assert _run("--write-config", str(fresh)).returncode == 2  # which host's shape?
+
+
+def test_host_config_names_the_package_when_the_runtime_is_shared(tmp_path: Path) -> None:
+    from codegen import build
+    from codegen.options import Options
+
+    result, report = build([EXAMPLES.parent / "specs" / "weather.yaml"], tmp_path, options=Options(shared_runtime=True))
+    assert report is not None, [d.render() for d in result.diagnostics]
+    (tmp_path / "weather_impl.py").write_text((EXAMPLES / "weather_impl.py").read_text())
+    proc = subprocess.run([sys.executable, "-m", "weather", "--print-config", "cursor", "--impl", "weather_impl:WeatherService"],
+                          cwd=tmp_path, env=server_env(PYTHONPATH=str(tmp_path)), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["mcpServers"]["weather"]["args"][:2] == ["-m", "weather"]

@@ -105,3 +105,14 @@ def test_two_tools_with_one_method_name_are_an_error(tmp_path: Path) -> None:
     ir, diags = lower(spec, resolver, "acme.yaml")
     errors = sorted((d.code, d.line, d.pointer) for d in diags if d.is_error)
     assert ir is None and errors == [("E030", 21, "/tools/1"), ("E030", 23, "/tools/1/inputSchema")], errors
+
+
+def test_the_shared_runtime_name_is_reserved(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text('mcp-codegen: 1\nserver: {name: x, version: "1", package: mcp_codegen_runtime}\ntools: []\n', "utf-8")
+    doc, _ = load_spec_file(path, "x.yaml")
+    assert doc is not None
+    spec, resolver, _ = validate(doc)
+    assert spec is not None and resolver is not None
+    ir, diags = lower(spec, resolver, "x.yaml")
+    assert ir is None and [(d.code, d.pointer) for d in diags if d.is_error] == [("E033", "/server/package")]

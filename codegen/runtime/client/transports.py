@@ -1,6 +1,6 @@
 """Client transports: a message-level duplex channel to one MCP server.
 
-The client core (``client_session.JsonRpcSession``) only knows :class:`ClientTransport`:
+The client core (``session.JsonRpcSession``) only knows :class:`ClientTransport`:
 it calls :meth:`~ClientTransport.start` once with a :class:`MessageSink`, then
 :meth:`~ClientTransport.send` for every outgoing JSON-RPC message (requests, the
 notifications, and legacy responses to server requests), and :meth:`~ClientTransport.aclose`

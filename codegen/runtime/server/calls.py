@@ -183,8 +183,8 @@ class ToolCalls:
             return error_result(exc.message, exc.error_code, exc.data)
         if isinstance(exc, ProtocolError):
             raise exc
-        if isinstance(exc, ToolError):
-            return error_result(exc.message)
+        if isinstance(exc, ToolError):  # its tool-error code, when it has one, reaches the client
+            return error_result(exc.message, exc.code if isinstance(exc.code, str) else None, exc.data)
         if isinstance(exc, NotImplementedError):
             return error_result(f"Tool {tool.name} is not implemented", p.TOOL_ERROR_NOT_IMPLEMENTED)
         if isinstance(exc, TimeoutError):

@@ -275,14 +275,6 @@ class ServerBase(ToolCalls, Catalog):
         if method in ("tools/list", "tools/call") or method in CATALOG_METHODS:
             return await self._serve(method, params, rid, conn, env)
         raise MethodNotFoundError(f"Method not found: {method}")
-        if method == "ping":
-            return {}
-        if method in _MODERN_METHODS:
-            raise InvalidParamsError(
-                f"Invalid params: _meta must carry {p.META_PROTOCOL_VERSION} and "
-                f"{p.META_CLIENT_CAPABILITIES} (or call initialize first)"
-            )
-        raise MethodNotFoundError(f"Method not found: {method}")
 
     def _modern_env(self, meta: JsonObject) -> RequestEnv:
         version = meta.get(p.META_PROTOCOL_VERSION)

@@ -27,7 +27,7 @@ def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
     The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
     of the implementation module, so the entry works from any working directory.
     """
-    package = (__package__ or "").split(".")[0]
+    package = base.__module__.split(".")[0]  # the generated package (the runtime may be shared)
     folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
     spec = importlib.util.find_spec(impl.partition(":")[0])
     if spec is not None and spec.origin:
@@ -74,6 +74,9 @@ def merge_config(path: Path, config: dict[str, Any]) -> str:
     if not isinstance(section, dict):
         raise ValueError(f"{section_key!r} is not a JSON object")
     action = "replaced" if name in section else "added"
+    old = section.get(name)
+    if isinstance(old, dict) and isinstance(old.get("env"), dict) and isinstance(entry.get("env"), dict):
+        entry = {**entry, "env": {**old["env"], **entry["env"]}}  # keep keys the user added (API keys, …)
     section[name] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None
