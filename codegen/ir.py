@@ -73,6 +73,45 @@ class ToolIR:
 
 
 @dataclass(frozen=True)
+class CompletionIR:
+    """Completion values of one prompt argument or template variable."""
+
+    key: str  # the argument / variable name
+    values: tuple[str, ...]  # fixed values (when no method)
+    method: str | None  # server method computing them
+
+
+@dataclass(frozen=True)
+class ResourceIR:
+    uri: str
+    name: str
+    method: str  # server handler ``(self, ctx)``
+    wire: dict[str, Any]  # the Resource object as listed
+    description: str
+
+
+@dataclass(frozen=True)
+class TemplateIR:
+    uri_template: str
+    name: str
+    method: str  # server handler ``(self, variables, ctx)``
+    wire: dict[str, Any]  # the ResourceTemplate object as listed
+    variables_class: str
+    description: str
+    completions: tuple[CompletionIR, ...] = ()
+
+
+@dataclass(frozen=True)
+class PromptIR:
+    name: str
+    method: str  # server handler ``(self, args, ctx)``
+    wire: dict[str, Any]  # the Prompt object as listed
+    arguments_class: str
+    description: str
+    completions: tuple[CompletionIR, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServerIR:
     name: str
     version: str
@@ -100,3 +139,6 @@ class ProjectIR:
     errors: tuple[ErrorIR, ...]
     model_schema: dict[str, Any] = field(repr=False)
     model_classes: tuple[str, ...] = ()
+    resources: tuple[ResourceIR, ...] = ()
+    templates: tuple[TemplateIR, ...] = ()
+    prompts: tuple[PromptIR, ...] = ()

@@ -13,7 +13,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Level
 from .exactness import inexact_keywords, schema_patterns
-from .ir import ErrorIR, InputIR, ProjectIR, ServerIR, ToolIR
+from .ir import CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
 from .naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
@@ -28,9 +28,10 @@ from .naming import (
 from .options import SHARED_RUNTIME
 from .runtime.schema.patterns import PatternError, compile_pattern
 from .runtime.wire.tools import tool_fingerprint
+from .runtime.wire.uritemplate import parse as parse_template
 from .schemas import ModelSchemaBuilder, bundle_wire
 from .spec.load import SourceDoc, join_pointer
-from .spec.model import SpecFile, ToolSpec
+from .spec.model import PromptSpec, ResourceSpec, SpecFile, TemplateSpec, ToolSpec
 from .spec.refs import Resolver, Target
 from .spec.validate import object_root
 
@@ -124,6 +125,9 @@ class _Lowering:
     def run(self, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
         self._shared_defs()
         tools = [self._tool(tool) for tool in self.spec.tools]
+        resources = tuple(self._resource(r) for r in self.spec.resources)
+        templates = tuple(self._template(tpl) for tpl in self.spec.templates)
+        prompts = tuple(self._prompt(pr) for pr in self.spec.prompts)
         model_schema = self.builder.finish()
         self.diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
                           for d, at, message in self.builder.loosened)
@@ -135,7 +139,10 @@ class _Lowering:
             return None, self.diags
         ir = ProjectIR(server=self._server(spec_display), tools=tuple(tools),
                        errors=tuple(sorted(self.error_classes.values(), key=lambda e: e.class_name)),
-                       model_schema=model_schema, model_classes=_referenced_classes(tools))
+                       model_schema=model_schema,
+                       model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
+                                                   *(pr.arguments_class for pr in prompts)})),
+                       resources=resources, templates=templates, prompts=prompts)
         return ir, self.diags
 
     def _server(self, spec_display: str) -> ServerIR:
@@ -238,3 +245,60 @@ class _Lowering:
             out.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
                                message if isinstance(message, str) else ""))
         return out
+
+    # -- resources, templates, prompts ---------------------------------------------------
+    def _handler(self, prefix: str, python_name: str | None, name: str, pointer: str, what: str) -> str:
+        """A server method name for a resource / template / prompt handler (one registry with the tools)."""
+        stem = python_name or str(PyIdent(name))
+        return self.methods.claim(str(MethodName(f"{prefix}_{stem}", self.runtime_names)),
+                                  Origin(self.doc.display, pointer, what))
+
+    def _completions(self, complete: dict[str, Any], owner: str, pointer: str, what: str) -> tuple[CompletionIR, ...]:
+        out = []
+        for key, source in sorted(complete.items()):
+            if source == "handler":
+                method = self.methods.claim(str(MethodName(f"complete_{owner}_{PyIdent(key)}", self.runtime_names)),
+                                            Origin(self.doc.display, join_pointer(pointer, key), f"{what} completion {key!r}"))
+                out.append(CompletionIR(key, (), method))
+            elif isinstance(source, list):
+                out.append(CompletionIR(key, tuple(str(v) for v in source), None))
+        return tuple(out)
+
+    def _resource(self, r: ResourceSpec) -> ResourceIR:
+        method = self._handler("read", r.python_name, r.name, r.pointer, f"resource {r.uri!r}")
+        return ResourceIR(r.uri, r.name, method, r.wire, str(r.wire.get("description") or r.wire.get("title") or r.name))
+
+    def _template(self, tpl: TemplateSpec) -> TemplateIR:
+        what = f"resource template {tpl.uri_template!r}"
+        method = self._handler("read", tpl.python_name, tpl.name, tpl.pointer, what)
+        parsed = parse_template(tpl.uri_template)
+        optional = set(parsed.query_variables)
+        schema = {"type": "object",
+                  "properties": {v: tpl.variables.get(v, {"type": "string"}) for v in parsed.variables},
+                  "required": [v for v in parsed.variables if v not in optional]}
+        stem = ClassName(tpl.python_name or tpl.name)
+        cls = self.builder.add_schema(ClassName(stem, "Variables"), schema, self.doc,
+                                      join_pointer(tpl.pointer, "variables"), what)
+        owner = method.removeprefix("read_")
+        completions = self._completions(tpl.complete, owner, join_pointer(tpl.pointer, "complete"), what)
+        description = str(tpl.wire.get("description") or tpl.wire.get("title") or tpl.name)
+        return TemplateIR(tpl.uri_template, tpl.name, method, tpl.wire, cls, description, completions)
+
+    def _prompt(self, pr: PromptSpec) -> PromptIR:
+        what = f"prompt {pr.name!r}"
+        method = self._handler("prompt", pr.python_name, pr.name, pr.pointer, what)
+        properties: dict[str, Any] = {}
+        for a in pr.arguments:
+            prop: dict[str, Any] = {"type": "string"}
+            if a.description:
+                prop["description"] = a.description
+            if a.enum:
+                prop["enum"] = list(a.enum)
+            properties[a.name] = prop
+        schema = {"type": "object", "properties": properties, "required": [a.name for a in pr.arguments if a.required]}
+        cls = self.builder.add_schema(ClassName(ClassName(pr.python_name or pr.name), "Arguments"), schema, self.doc,
+                                      join_pointer(pr.pointer, "arguments"), what)
+        sources = {a.name: a.complete for a in pr.arguments if a.complete is not None}
+        completions = self._completions(sources, method.removeprefix("prompt_"), join_pointer(pr.pointer, "arguments"), what)
+        description = str(pr.wire.get("description") or pr.wire.get("title") or pr.name)
+        return PromptIR(pr.name, method, pr.wire, cls, description, completions)

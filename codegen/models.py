@@ -172,6 +172,8 @@ def _unwrap_roots(param: ParamIR, roots: dict[str, ast.expr]) -> ParamIR:
 def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     """Run the model generator and introspect its output."""
     spec = ir.server.spec_display
+    if not ir.model_schema.get("$defs"):  # no schemas at all (e.g. a server without tools): an empty module
+        return ModelsModule(source="from __future__ import annotations\n", classes=frozenset(), fields={}, imports={}), []
     try:
         source = run_dcg(ir.model_schema)
         tree = ast.parse(source)

@@ -244,7 +244,9 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
     """Everything the package templates read (all of it decided in the IR and the models)."""
     tools = list(ir.tools)
     answers = {i.answer_class for t in tools for i in t.inputs if i.answer_class}
-    used_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers)
+    catalog = {t.variables_class for t in ir.templates} | {pr.arguments_class for pr in ir.prompts}
+    used_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers
+                         | catalog)
     client_models, import_lines = _client_imports(ir, models)
     return {
         "server": ir.server,
@@ -262,6 +264,11 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
         "exports": package_exports(ir),
+        "resources": ir.resources,
+        "templates": ir.templates,
+        "prompts": ir.prompts,
+        "any_catalog": bool(ir.resources or ir.templates or ir.prompts),
+        "any_completions": any(x.completions for x in (*ir.templates, *ir.prompts)),
         "needs_jsonschema": any(t.schema_checked for t in tools),
         "runtime_version": RUNTIME_VERSION,
         "runtime_packages": _runtime_packages(ir.server.target),

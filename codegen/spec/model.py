@@ -63,6 +63,50 @@ class ServerSpec:
 
 
 @dataclass(frozen=True)
+class ResourceSpec:
+    """A resource with a fixed URI; ``wire`` is its Resource object."""
+
+    uri: str
+    name: str
+    wire: dict[str, Any]
+    python_name: str | None
+    pointer: str
+
+
+@dataclass(frozen=True)
+class TemplateSpec:
+    """A resource template; ``wire`` is its ResourceTemplate object."""
+
+    uri_template: str
+    name: str
+    wire: dict[str, Any]
+    variables: dict[str, Any]  # variable -> JSON Schema (declared ones only)
+    complete: dict[str, Any]  # variable -> list of values | "handler"
+    python_name: str | None
+    pointer: str
+
+
+@dataclass(frozen=True)
+class ArgumentSpec:
+    name: str
+    description: str | None
+    required: bool
+    enum: tuple[str, ...] | None
+    complete: Any  # list of values | "handler" | None
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """A prompt; ``wire`` is its Prompt object (arguments without our keys)."""
+
+    name: str
+    wire: dict[str, Any]
+    arguments: tuple[ArgumentSpec, ...]
+    python_name: str | None
+    pointer: str
+
+
+@dataclass(frozen=True)
 class SpecFile:
     """One validated spec file."""
 
@@ -70,6 +114,36 @@ class SpecFile:
     server: ServerSpec
     defs: dict[str, Any]
     tools: tuple[ToolSpec, ...]
+    resources: tuple[ResourceSpec, ...] = ()
+    templates: tuple[TemplateSpec, ...] = ()
+    prompts: tuple[PromptSpec, ...] = ()
+
+
+#: Keys of resource / template / prompt entries that are ours (not sent on the wire).
+CODEGEN_RESOURCE_KEYS = frozenset({"python_name", "variables", "complete"})
+CODEGEN_ARGUMENT_KEYS = frozenset({"enum", "complete"})
+
+
+def _catalog(data: dict[str, Any]) -> tuple[tuple[ResourceSpec, ...], tuple[TemplateSpec, ...], tuple[PromptSpec, ...]]:
+    resources = tuple(
+        ResourceSpec(r["uri"], r["name"], {k: v for k, v in r.items() if k not in CODEGEN_RESOURCE_KEYS},
+                     r.get("python_name"), join_pointer("/resources", i))
+        for i, r in enumerate(data.get("resources") or []))
+    templates = tuple(
+        TemplateSpec(r["uriTemplate"], r["name"], {k: v for k, v in r.items() if k not in CODEGEN_RESOURCE_KEYS},
+                     dict(r.get("variables") or {}), dict(r.get("complete") or {}), r.get("python_name"),
+                     join_pointer("/resourceTemplates", i))
+        for i, r in enumerate(data.get("resourceTemplates") or []))
+    prompts = []
+    for i, pr in enumerate(data.get("prompts") or []):
+        args = tuple(ArgumentSpec(a["name"], a.get("description"), bool(a.get("required", False)),
+                                  tuple(a["enum"]) if "enum" in a else None, a.get("complete"))
+                     for a in pr.get("arguments") or [])
+        wire = {k: v for k, v in pr.items() if k not in CODEGEN_RESOURCE_KEYS}
+        if "arguments" in wire:
+            wire["arguments"] = [{k: v for k, v in a.items() if k not in CODEGEN_ARGUMENT_KEYS} for a in wire["arguments"]]
+        prompts.append(PromptSpec(pr["name"], wire, args, pr.get("python_name"), join_pointer("/prompts", i)))
+    return resources, templates, tuple(prompts)
 
 
 def _input_params(raw: dict[str, Any]) -> dict[str, Any]:
@@ -111,4 +185,6 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         )
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False))))
-    return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools))
+    resources, templates, prompts = _catalog(data)
+    return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
+                    resources=resources, templates=templates, prompts=prompts)

@@ -18,6 +18,8 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from ..diagnostics import Diagnostic, Level
+from ..runtime.wire.uritemplate import TemplateError
+from ..runtime.wire.uritemplate import parse as parse_template
 from .load import SourceDoc, join_pointer
 from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .refs import Resolver, iter_refs
@@ -197,6 +199,9 @@ def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
         for key, inp in sorted((tool.get("inputs") or {}).items()):
             if isinstance(inp, dict) and "requestedSchema" in inp:
                 sites.append((join_pointer(base, "inputs", key, "requestedSchema"), inp["requestedSchema"], ""))
+    for i, tpl in enumerate(spec_data.get("resourceTemplates") or []):
+        for var, schema in sorted((tpl.get("variables") or {}).items()):
+            sites.append((join_pointer("/resourceTemplates", i, "variables", var), schema, ""))
     return sites
 
 
@@ -255,6 +260,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
                                   join_pointer(tool.pointer, "inputSchema"),
                                   hint="add `type: object` at the root (tools/list publishes the schema as written)",
                                   level=Level.WARNING))
+    diags.extend(_catalog_checks(doc, spec))
     resolver = Resolver(doc)
     for ptr, schema, scope in _schema_sites(doc.data):
         deep = _depth_exceeded(schema, MAX_DEPTH)
@@ -272,3 +278,55 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     if any(d.level is Level.ERROR for d in diags):
         return None, None, diags
     return spec, resolver, diags
+
+
+#: Types a template variable or prompt argument may have (values arrive as strings).
+_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean"})
+
+
+def _catalog_checks(doc: SourceDoc, spec: SpecFile) -> list[Diagnostic]:
+    """Resources, templates and prompts: unique URIs / names, templates that parse, declared
+    variables that the template has, scalar variable types, completion sources that exist."""
+    out: list[Diagnostic] = []
+    first: dict[tuple[str, str], str] = {}
+
+    def unique(kind: str, value: str, ptr: str, what: str) -> None:
+        if (kind, value) in first:
+            out.append(doc.diag("E080", f"duplicate {what} {value!r} (first at {first[kind, value]})", ptr,
+                                hint=f"each {what} must be unique per server"))
+        else:
+            first[kind, value] = ptr
+
+    for r in spec.resources:
+        unique("uri", r.uri, join_pointer(r.pointer, "uri"), "resource URI")
+        unique("resource", r.name, join_pointer(r.pointer, "name"), "resource or template name")
+    for tpl in spec.templates:
+        unique("template", tpl.uri_template, join_pointer(tpl.pointer, "uriTemplate"), "URI template")
+        unique("resource", tpl.name, join_pointer(tpl.pointer, "name"), "resource or template name")
+        try:
+            names = set(parse_template(tpl.uri_template).variables)
+        except TemplateError as exc:
+            out.append(doc.diag("E081", f"invalid URI template: {exc}", join_pointer(tpl.pointer, "uriTemplate"),
+                                hint="RFC 6570 levels 1-3: {var}, {+var}, {#var}, {.var}, {/var}, {;var}, {?a,b}, {&a}"))
+            continue
+        for var, schema in tpl.variables.items():
+            ptr = join_pointer(tpl.pointer, "variables", var)
+            if var not in names:
+                out.append(doc.diag("E082", f"variable {var!r} is not in the template {tpl.uri_template!r}", ptr,
+                                    hint=f"the template's variables: {', '.join(sorted(names)) or 'none'}"))
+            elif isinstance(schema, dict) and "enum" not in schema and schema.get("type", "string") not in _SCALAR_TYPES:
+                out.append(doc.diag("E082", f"variable {var!r} must be a string, integer, number or boolean "
+                                    "(URI values are text)", join_pointer(ptr, "type")))
+        for var in tpl.complete:
+            if var not in names:
+                out.append(doc.diag("E082", f"completion for {var!r}, which is not a variable of the template",
+                                    join_pointer(tpl.pointer, "complete", var)))
+    for pr in spec.prompts:
+        unique("prompt", pr.name, join_pointer(pr.pointer, "name"), "prompt name")
+        seen: set[str] = set()
+        for i, arg in enumerate(pr.arguments):
+            if arg.name in seen:
+                out.append(doc.diag("E080", f"duplicate argument {arg.name!r} of prompt {pr.name!r}",
+                                    join_pointer(pr.pointer, "arguments", i, "name")))
+            seen.add(arg.name)
+    return out

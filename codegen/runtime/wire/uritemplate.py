@@ -65,6 +65,11 @@ class UriTemplate:
     def variables(self) -> tuple[str, ...]:
         return tuple(v.name for part in self.parts if isinstance(part, _Expr) for v in part.vars)
 
+    @property
+    def query_variables(self) -> tuple[str, ...]:
+        """Variables of ``{?…}`` / ``{&…}`` expressions (a URI may leave them out)."""
+        return tuple(v.name for part in self.parts if isinstance(part, _Expr) and part.op in ("?", "&") for v in part.vars)
+
     def expand(self, values: dict[str, str]) -> str:
         """The URI for ``values`` (missing or ``None`` values are left out, as RFC 6570 says)."""
         out: list[str] = []
