@@ -210,8 +210,9 @@ def _annotation_names(annotation: str) -> set[str]:
 
 #: Names every generated package's ``__init__`` re-exports, by side.
 _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "ImageContent", "InvalidArgumentsError",
-                   "McpError", "OutputValidationError", "ResourceLink", "SERVER_INFO", "TOOLS", "TextContent",
-                   "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult", "TransportClosedError")
+                   "McpError", "OutputValidationError", "PromptMessage", "PromptResult", "ResourceLink", "SERVER_INFO",
+                   "TOOLS", "TextContent", "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult",
+                   "TransportClosedError")
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "ServerSettings")
 _CLIENT_EXPORTS = ("AuditRecord", "CompatReport", "ElicitationRequest", "ElicitationResponse", "Progress", "Root",
                    "SamplingRequest", "SamplingResponse", "ToolCallInfo", "UNSET", "Unset")

@@ -25,10 +25,12 @@ from typing import Any, TypeVar
 
 from everything import (
     AudioContent,
+    BlobResourceContents,
     Context,
     EmbeddedResource,
     ImageContent,
     InputUnavailableError,
+    PromptMessage,
     TextContent,
     TextResourceContents,
     ToolResult,
@@ -37,6 +39,11 @@ from everything.asgi import close_sse_stream
 from everything.errors import IntentionalError
 from everything.models import (
     JsonSchema202012ToolInput,
+    TemplateDataVariables,
+    TestPromptWithArgumentsArguments,
+    TestPromptWithEmbeddedResourceArguments,
+    TestPromptWithImageArguments,
+    TestSimplePromptArguments,
     TestAudioContentInput,
     TestChangingToolInput,
     TestElicitationInput,
@@ -375,3 +382,35 @@ class EverythingService(EverythingServerBase):
 
     def test_changing_tool(self, args: TestChangingToolInput, ctx: Context) -> ToolResult:
         return _text("test_changing_tool is available")
+
+    # ------------------------------------------------------------------ resources and prompts
+    async def read_static_text(self, ctx: Context) -> str:
+        return "This is the content of the static text resource."
+
+    async def read_static_binary(self, ctx: Context) -> BlobResourceContents:
+        return BlobResourceContents(uri="test://static-binary", mimeType="image/png", blob=RED_PIXEL_PNG)
+
+    async def read_template_data(self, variables: TemplateDataVariables, ctx: Context) -> str:
+        return json.dumps({"id": variables.id, "templateTest": True, "data": f"Data for ID: {variables.id}"},
+                          separators=(",", ":"))
+
+    async def prompt_test_simple_prompt(self, args: TestSimplePromptArguments, ctx: Context) -> str:
+        return "This is a simple prompt for testing."
+
+    async def prompt_test_prompt_with_arguments(self, args: TestPromptWithArgumentsArguments, ctx: Context) -> str:
+        return f"Prompt with arguments: arg1='{args.arg1}', arg2='{args.arg2}'"
+
+    async def complete_test_prompt_with_arguments_arg1(self, value: str, context: dict[str, str],
+                                                       ctx: Context) -> list[str]:
+        return [w for w in ("paris", "park", "party", "plain") if w.startswith(value)]
+
+    async def prompt_test_prompt_with_embedded_resource(self, args: TestPromptWithEmbeddedResourceArguments,
+                                                        ctx: Context) -> list[PromptMessage]:
+        embedded = TextResourceContents(uri=args.resourceUri, mimeType="text/plain",
+                                        text="Embedded resource content for testing.")
+        return [PromptMessage(role="user", content=EmbeddedResource(resource=embedded)),
+                PromptMessage(role="user", content=TextContent(text="Please process the embedded resource above."))]
+
+    async def prompt_test_prompt_with_image(self, args: TestPromptWithImageArguments, ctx: Context) -> list[PromptMessage]:
+        return [PromptMessage(role="user", content=ImageContent(data=RED_PIXEL_PNG, mimeType="image/png")),
+                PromptMessage(role="user", content=TextContent(text="Please analyze the image above."))]

@@ -34,6 +34,14 @@ class JsonSchema202012ToolInput(BaseModel):
     email: str | None = None
 
 
+class TemplateDataVariables(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    id: str
+
+
 class TestAudioContentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -259,6 +267,39 @@ class TestMultipleContentTypesInput(BaseModel):
     )
 
 
+class TestPromptWithArgumentsArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    arg1: str
+    """
+    First test argument
+    """
+    arg2: str
+    """
+    Second test argument
+    """
+
+
+class TestPromptWithEmbeddedResourceArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    resourceUri: str
+    """
+    URI of the resource to embed
+    """
+
+
+class TestPromptWithImageArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
 class TestReconnectionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -275,6 +316,13 @@ class TestSamplingInput(BaseModel):
     """
     The prompt to send to the LLM.
     """
+
+
+class TestSimplePromptArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
 
 
 class TestSimpleTextInput(BaseModel):

@@ -10,8 +10,17 @@ from ._runtime.server.context import Context, Elicited
 from ._runtime.server.core import ServerBase
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
+from ._runtime.wire.resources import (
+    PromptDef,
+    PromptMessage,
+    PromptResult,
+    ResourceContents,
+    ResourceDef,
+    ResourceTemplateDef,
+)
 from .models import (
     JsonSchema202012ToolInput,
+    TemplateDataVariables,
     TestAudioContentInput,
     TestChangingToolInput,
     TestElicitationInput,
@@ -38,8 +47,12 @@ from .models import (
     TestLoggingToolInput,
     TestMissingCapabilityInput,
     TestMultipleContentTypesInput,
+    TestPromptWithArgumentsArguments,
+    TestPromptWithEmbeddedResourceArguments,
+    TestPromptWithImageArguments,
     TestReconnectionInput,
     TestSamplingInput,
+    TestSimplePromptArguments,
     TestSimpleTextInput,
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
@@ -56,6 +69,9 @@ from .tools import (
     TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL,
     TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL,
     TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL,
+    PROMPTS,
+    RESOURCE_TEMPLATES,
+    RESOURCES,
     SERVER_INFO,
     TOOLS,
 )
@@ -205,6 +221,9 @@ class EverythingServerBase(ServerBase):
 
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
+    resource_defs: ClassVar[tuple[ResourceDef, ...]] = RESOURCES
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = RESOURCE_TEMPLATES
+    prompt_defs: ClassVar[tuple[PromptDef, ...]] = PROMPTS
 
     def test_simple_text(
         self, args: TestSimpleTextInput, ctx: Context
@@ -400,3 +419,89 @@ class EverythingServerBase(ServerBase):
     ) -> ToolResult | Awaitable[ToolResult]:
         """A tool that test_trigger_tool_change hides and restores."""
         raise NotImplementedError("test_changing_tool")
+
+    def read_static_text(
+        self, ctx: Context
+    ) -> (
+        str
+        | bytes
+        | ResourceContents
+        | list[ResourceContents]
+        | Awaitable[str | bytes | ResourceContents | list[ResourceContents]]
+    ):
+        """Contents of test://static-text: A fixed text resource (conformance resources-read-text)."""
+        raise NotImplementedError("test://static-text")
+
+    def read_static_binary(
+        self, ctx: Context
+    ) -> (
+        str
+        | bytes
+        | ResourceContents
+        | list[ResourceContents]
+        | Awaitable[str | bytes | ResourceContents | list[ResourceContents]]
+    ):
+        """Contents of test://static-binary: A 1x1 PNG image (conformance resources-read-binary)."""
+        raise NotImplementedError("test://static-binary")
+
+    def read_template_data(
+        self, variables: TemplateDataVariables, ctx: Context
+    ) -> (
+        str
+        | bytes
+        | ResourceContents
+        | list[ResourceContents]
+        | Awaitable[str | bytes | ResourceContents | list[ResourceContents]]
+    ):
+        """Contents of test://template/{id}/data for the URI's variables: Data for one id (conformance resources-templates-read)."""
+        raise NotImplementedError("test://template/{id}/data")
+
+    def prompt_test_simple_prompt(
+        self, args: TestSimplePromptArguments, ctx: Context
+    ) -> (
+        PromptResult
+        | list[PromptMessage]
+        | str
+        | Awaitable[PromptResult | list[PromptMessage] | str]
+    ):
+        """Messages of prompt test_simple_prompt: A prompt without arguments."""
+        raise NotImplementedError("test_simple_prompt")
+
+    def prompt_test_prompt_with_arguments(
+        self, args: TestPromptWithArgumentsArguments, ctx: Context
+    ) -> (
+        PromptResult
+        | list[PromptMessage]
+        | str
+        | Awaitable[PromptResult | list[PromptMessage] | str]
+    ):
+        """Messages of prompt test_prompt_with_arguments: A prompt with two required arguments."""
+        raise NotImplementedError("test_prompt_with_arguments")
+
+    def complete_test_prompt_with_arguments_arg1(
+        self, value: str, context: dict[str, str], ctx: Context
+    ) -> list[str] | Awaitable[list[str]]:
+        """Completion values of argument arg1 of prompt test_prompt_with_arguments for the typed ``value``."""
+        raise NotImplementedError("complete_test_prompt_with_arguments_arg1")
+
+    def prompt_test_prompt_with_embedded_resource(
+        self, args: TestPromptWithEmbeddedResourceArguments, ctx: Context
+    ) -> (
+        PromptResult
+        | list[PromptMessage]
+        | str
+        | Awaitable[PromptResult | list[PromptMessage] | str]
+    ):
+        """Messages of prompt test_prompt_with_embedded_resource: A prompt that embeds a resource."""
+        raise NotImplementedError("test_prompt_with_embedded_resource")
+
+    def prompt_test_prompt_with_image(
+        self, args: TestPromptWithImageArguments, ctx: Context
+    ) -> (
+        PromptResult
+        | list[PromptMessage]
+        | str
+        | Awaitable[PromptResult | list[PromptMessage] | str]
+    ):
+        """Messages of prompt test_prompt_with_image: A prompt with an image."""
+        raise NotImplementedError("test_prompt_with_image")

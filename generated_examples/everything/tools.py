@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 
 from ._runtime.wire.tools import InputDef, ServerInfo, ToolDef
+from ._runtime.wire.resources import CompletionDef, PromptDef, ResourceDef, ResourceTemplateDef
 from .errors import IntentionalError
 from .models import (
     JsonSchema202012ToolInput,
+    TemplateDataVariables,
     TestAudioContentInput,
     TestChangingToolInput,
     TestElicitationInput,
@@ -35,8 +37,12 @@ from .models import (
     TestLoggingToolInput,
     TestMissingCapabilityInput,
     TestMultipleContentTypesInput,
+    TestPromptWithArgumentsArguments,
+    TestPromptWithEmbeddedResourceArguments,
+    TestPromptWithImageArguments,
     TestReconnectionInput,
     TestSamplingInput,
+    TestSimplePromptArguments,
     TestSimpleTextInput,
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
@@ -876,4 +882,114 @@ TOOLS: tuple[ToolDef, ...] = (
     TEST_RECONNECTION_TOOL,
     TEST_TRIGGER_TOOL_CHANGE_TOOL,
     TEST_CHANGING_TOOL_TOOL,
+)
+
+#: Resources with a fixed URI, in the order resources/list reports them.
+RESOURCES: tuple[ResourceDef, ...] = (
+    ResourceDef(
+        uri="test://static-text",
+        name="static_text",
+        method="read_static_text",
+        wire=json.loads(r"""{
+  "uri": "test://static-text",
+  "name": "static_text",
+  "title": "Static text",
+  "description": "A fixed text resource (conformance resources-read-text).",
+  "mimeType": "text/plain"
+}"""),
+    ),
+    ResourceDef(
+        uri="test://static-binary",
+        name="static_binary",
+        method="read_static_binary",
+        wire=json.loads(r"""{
+  "uri": "test://static-binary",
+  "name": "static_binary",
+  "title": "Static binary",
+  "description": "A 1x1 PNG image (conformance resources-read-binary).",
+  "mimeType": "image/png"
+}"""),
+    ),
+)
+
+#: Resource templates (RFC 6570), in the order resources/templates/list reports them.
+RESOURCE_TEMPLATES: tuple[ResourceTemplateDef, ...] = (
+    ResourceTemplateDef(
+        uri_template="test://template/{id}/data",
+        name="template_data",
+        method="read_template_data",
+        wire=json.loads(r"""{
+  "uriTemplate": "test://template/{id}/data",
+  "name": "template_data",
+  "title": "Templated data",
+  "description": "Data for one id (conformance resources-templates-read).",
+  "mimeType": "application/json"
+}"""),
+        variables_model=TemplateDataVariables,
+        completions={
+            "id": CompletionDef(values=("1", "12", "123")),
+        },
+    ),
+)
+
+#: Prompts, in the order prompts/list reports them.
+PROMPTS: tuple[PromptDef, ...] = (
+    PromptDef(
+        name="test_simple_prompt",
+        method="prompt_test_simple_prompt",
+        wire=json.loads(r"""{
+  "name": "test_simple_prompt",
+  "description": "A prompt without arguments."
+}"""),
+        arguments_model=TestSimplePromptArguments,
+    ),
+    PromptDef(
+        name="test_prompt_with_arguments",
+        method="prompt_test_prompt_with_arguments",
+        wire=json.loads(r"""{
+  "name": "test_prompt_with_arguments",
+  "description": "A prompt with two required arguments.",
+  "arguments": [
+    {
+      "name": "arg1",
+      "description": "First test argument",
+      "required": true
+    },
+    {
+      "name": "arg2",
+      "description": "Second test argument",
+      "required": true
+    }
+  ]
+}"""),
+        arguments_model=TestPromptWithArgumentsArguments,
+        completions={
+            "arg1": CompletionDef(method="complete_test_prompt_with_arguments_arg1"),
+        },
+    ),
+    PromptDef(
+        name="test_prompt_with_embedded_resource",
+        method="prompt_test_prompt_with_embedded_resource",
+        wire=json.loads(r"""{
+  "name": "test_prompt_with_embedded_resource",
+  "description": "A prompt that embeds a resource.",
+  "arguments": [
+    {
+      "name": "resourceUri",
+      "description": "URI of the resource to embed",
+      "required": true
+    }
+  ]
+}"""),
+        arguments_model=TestPromptWithEmbeddedResourceArguments,
+    ),
+    PromptDef(
+        name="test_prompt_with_image",
+        method="prompt_test_prompt_with_image",
+        wire=json.loads(r"""{
+  "name": "test_prompt_with_image",
+  "description": "A prompt with an image."
+}"""),
+        arguments_model=TestPromptWithImageArguments,
+    ),
 )

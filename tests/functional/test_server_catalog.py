@@ -104,7 +104,7 @@ def _with(era: str, body: Any, **settings: Any) -> None:
 def test_capabilities_and_lists(era: str) -> None:
     async def body(c: ClientBase) -> None:
         caps = c.server_capabilities
-        assert caps["resources"] == {"listChanged": True} and caps["prompts"] == {"listChanged": True}
+        assert caps["resources"] == {} and caps["prompts"] == {}  # fixed lists, no subscriptions (yet)
         assert caps["completions"] == {} and "tools" in caps
         listed = await c.request("resources/list", {})
         assert [r["uri"] for r in listed["resources"]] == ["test://static-text", "test://static-binary"]
@@ -136,6 +136,7 @@ def test_read_text_binary_and_template(era: str) -> None:
         text = await c.request("resources/read", {"uri": "test://static-text"})
         assert text["contents"] == [{"uri": "test://static-text", "mimeType": "text/plain",
                                      "text": "This is the content of the static text resource."}]
+        assert ("ttlMs" in text and "cacheScope" in text) == (era == "modern")
         blob = await c.request("resources/read", {"uri": "test://static-binary"})
         assert base64.b64decode(blob["contents"][0]["blob"]) == PNG and blob["contents"][0]["mimeType"] == "image/png"
         templated = await c.request("resources/read", {"uri": "test://template/123/data"})

@@ -59,10 +59,11 @@ class Catalog:
     def catalog_capabilities(self) -> JsonObject:
         """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared."""
         caps: JsonObject = {}
+        # the lists are fixed by the spec (no list_changed yet) and resources cannot be subscribed to yet
         if self.resource_defs or self.resource_template_defs:
-            caps["resources"] = {"listChanged": True}
+            caps["resources"] = {}
         if self.prompt_defs:
-            caps["prompts"] = {"listChanged": True}
+            caps["prompts"] = {}
         if any(d.completions for d in self.prompt_defs) or any(d.completions for d in self.resource_template_defs):
             caps["completions"] = {}
         return caps
@@ -75,7 +76,11 @@ class Catalog:
         if method == "resources/templates/list" and "resources" in self.catalog_capabilities():
             return self._page("resourceTemplates", [dict(d.wire) for d in self.resource_template_defs], params, env)
         if method == "resources/read" and "resources" in self.catalog_capabilities():
-            return await self._read(params, rid, conn, env)
+            result = await self._read(params, rid, conn, env)
+            if env.modern:  # 2026: a read result carries caching hints like the lists
+                result["ttlMs"] = self.settings.list_ttl_ms
+                result["cacheScope"] = self.settings.cache_scope
+            return result
         if method == "prompts/list" and self.prompt_defs:
             return self._page("prompts", [dict(d.wire) for d in self.prompt_defs], params, env)
         if method == "prompts/get" and self.prompt_defs:

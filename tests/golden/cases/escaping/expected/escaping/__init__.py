@@ -30,6 +30,7 @@ from ._runtime.wire.content import (
     TextResourceContents,
     ToolResult,
 )
+from ._runtime.wire.resources import PromptMessage, PromptResult
 from .client import EscapingClient, EscapingSyncClient
 from .errors import (
     InvalidArgumentsError,
@@ -61,6 +62,8 @@ __all__ = [
     "McpError",
     "OutputValidationError",
     "Progress",
+    "PromptMessage",
+    "PromptResult",
     "ResourceLink",
     "Root",
     "SERVER_INFO",

@@ -30,6 +30,7 @@ from ._runtime.wire.content import (
     TextResourceContents,
     ToolResult,
 )
+from ._runtime.wire.resources import PromptMessage, PromptResult
 from .client import ShapesClient, ShapesSyncClient
 from .errors import (
     InvalidArgumentsError,
@@ -58,6 +59,8 @@ __all__ = [
     "McpError",
     "OutputValidationError",
     "Progress",
+    "PromptMessage",
+    "PromptResult",
     "ResourceLink",
     "Root",
     "SERVER_INFO",
