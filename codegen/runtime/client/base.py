@@ -19,7 +19,7 @@ from ..wire import protocol as p
 from ..wire.content import ToolResult
 from ..wire.errors import InternalError, InvalidParamsError, OutputValidationError
 from ..wire.tools import ToolDef
-from .core import ClientCore
+from .catalog import CatalogCalls
 from .hooks import arguments_digest, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .inputs import run_input_rounds
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
@@ -29,7 +29,7 @@ from .types import AuditRecord, CompatReport, ProgressCallback
 M = TypeVar("M", bound=BaseModel)
 
 
-class ClientBase(ClientCore):
+class ClientBase(CatalogCalls):
     """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated

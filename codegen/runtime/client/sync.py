@@ -15,7 +15,9 @@ from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from ..wire.content import ToolResult
+from ..wire.resources import PromptResult
 from .base import ClientBase
+from .catalog import Completion, ResourceContents
 from .handshake import Era
 from .types import CompatReport
 
@@ -150,6 +152,31 @@ class SyncClientBase(Generic[_C]):
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> ToolResult:
         """Blocking :meth:`ClientBase.call_tool` (``isError`` results raise)."""
         return self._run(self.client.call_tool(name, arguments, timeout=timeout))
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        """See :meth:`ClientBase.list_resources`."""
+        return self._run(self.client.list_resources())
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        """See :meth:`ClientBase.list_resource_templates`."""
+        return self._run(self.client.list_resource_templates())
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        """See :meth:`ClientBase.list_prompts`."""
+        return self._run(self.client.list_prompts())
+
+    def read_resource(self, uri: str, *, timeout: float | None = None) -> list[ResourceContents]:
+        """See :meth:`ClientBase.read_resource`."""
+        return self._run(self.client.read_resource(uri, timeout=timeout))
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None) -> PromptResult:
+        """See :meth:`ClientBase.get_prompt`."""
+        return self._run(self.client.get_prompt(name, arguments, timeout=timeout))
+
+    def complete(self, ref: Mapping[str, Any], argument: str, value: str, context: Mapping[str, str] | None = None,
+                 *, timeout: float | None = None) -> Completion:
+        """See :meth:`ClientBase.complete`."""
+        return self._run(self.client.complete(ref, argument, value, context, timeout=timeout))
 
     def check_compat(self) -> CompatReport:
         """Blocking :meth:`ClientBase.check_compat`."""

@@ -1,0 +1,107 @@
+"""Resources, resource templates, prompts and completions on the client (the untyped API every
+generated client inherits; :class:`~client.base.ClientBase` builds on :class:`CatalogCalls`).
+
+Lists follow ``nextCursor`` to the end (at most ``max_pages`` pages).  ``read_resource``
+returns typed contents; an unknown URI raises :class:`ResourceNotFoundError` in both eras
+(-32002 up to 2025-11-25, -32602 with ``data.uri`` in 2026-07-28, SEP-2164).  A server without
+the capability answers -32601: :class:`MethodNotFoundError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ..wire.content import BlobResourceContents, TextResourceContents
+from ..wire.errors import InvalidParamsError, ProtocolError, ResourceNotFoundError
+from ..wire.resources import PromptResult
+from .core import ClientCore
+
+ResourceContents = TextResourceContents | BlobResourceContents
+_CONTENTS = TypeAdapter(list[ResourceContents])
+
+
+class Completion(BaseModel):
+    """A ``completion/complete`` answer: suggested values (at most 100), and how many there are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    values: list[str] = Field(default_factory=list)
+    total: int | None = None
+    hasMore: bool | None = None
+
+
+class CatalogCalls(ClientCore):
+    """``resources/*``, ``prompts/*`` and ``completion/complete`` (see the module docstring)."""
+
+    async def _all_pages(self, method: str, key: str, max_pages: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(max_pages):
+            page = await self.request(method, {"cursor": cursor} if cursor is not None else {})
+            if not isinstance(page, dict) or not isinstance(page.get(key), list):
+                raise ProtocolError(f"{method}: the result has no {key} list")
+            items += [i for i in page[key] if isinstance(i, dict)]
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                return items
+        raise ProtocolError(f"{method}: more than {max_pages} pages")
+
+    async def list_resources(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
+        """Every Resource the server lists (``resources/list``, all pages)."""
+        return await self._all_pages("resources/list", "resources", max_pages)
+
+    async def list_resource_templates(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
+        """Every ResourceTemplate the server lists (``resources/templates/list``, all pages)."""
+        return await self._all_pages("resources/templates/list", "resourceTemplates", max_pages)
+
+    async def list_prompts(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
+        """Every Prompt the server lists (``prompts/list``, all pages)."""
+        return await self._all_pages("prompts/list", "prompts", max_pages)
+
+    async def read_resource(self, uri: str, *, timeout: float | None = None) -> list[ResourceContents]:
+        """The contents of ``uri`` (``resources/read``).
+
+        Raises:
+            ResourceNotFoundError: the server does not know the URI (either era's code).
+            ProtocolError: the result has no valid ``contents``.
+        """
+        try:
+            result = await self.request("resources/read", {"uri": uri}, timeout=timeout)
+        except InvalidParamsError as exc:
+            if isinstance(exc.data, dict) and exc.data.get("uri") == uri:  # 2026: SEP-2164
+                raise ResourceNotFoundError(exc.message, data=exc.data) from None
+            raise
+        contents = result.get("contents") if isinstance(result, dict) else None
+        try:
+            return _CONTENTS.validate_python(contents)
+        except ValueError:
+            raise ProtocolError(f"resources/read {uri}: the result has no valid contents") from None
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None, *,
+                         timeout: float | None = None) -> PromptResult:
+        """Prompt ``name`` with ``arguments`` (strings on the wire), as a typed result."""
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        result = await self.request("prompts/get", params, timeout=timeout)
+        try:
+            return PromptResult.model_validate(result)
+        except ValueError:
+            raise ProtocolError(f"prompts/get {name}: the result is not a GetPromptResult") from None
+
+    async def complete(self, ref: Mapping[str, Any], argument: str, value: str,
+                       context: Mapping[str, str] | None = None, *, timeout: float | None = None) -> Completion:
+        """Completion values for ``argument`` of a prompt (``{"type": "ref/prompt", "name": …}``)
+        or a resource template (``{"type": "ref/resource", "uri": template}``)."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        result = await self.request("completion/complete", params, timeout=timeout)
+        completion = result.get("completion") if isinstance(result, dict) else None
+        try:
+            return Completion.model_validate(completion)
+        except ValueError:
+            raise ProtocolError("completion/complete: the result has no valid completion") from None

@@ -1,0 +1,77 @@
+"""The client's resources / prompts / completions API (every generated client inherits it):
+against our generated ``everything`` server in one process, both eras, and against the real npm
+``@modelcontextprotocol/server-everything`` over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+
+import pytest
+from common_support import run_async
+from everything import EverythingSyncClient
+from everything_impl import EverythingService
+from pull_support import npm_servers
+
+from codegen.runtime.client import ClientBase
+from codegen.runtime.wire import errors as E
+from codegen.runtime.wire.content import BlobResourceContents, ImageContent, TextContent, TextResourceContents
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_catalog_api_against_the_generated_server(era: str) -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(EverythingService(), era=era, audit=None) as c:  # type: ignore[arg-type]
+            assert [r["uri"] for r in await c.list_resources()] == ["test://static-text", "test://static-binary"]
+            assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["test://template/{id}/data"]
+            names = [p["name"] for p in await c.list_prompts()]
+            assert names == ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
+                             "test_prompt_with_image"]
+            [text] = await c.read_resource("test://static-text")
+            assert isinstance(text, TextResourceContents) and text.text == "This is the content of the static text resource."
+            [blob] = await c.read_resource("test://static-binary")
+            assert isinstance(blob, BlobResourceContents) and base64.b64decode(blob.blob).startswith(b"\x89PNG")
+            [data] = await c.read_resource("test://template/123/data")
+            assert isinstance(data, TextResourceContents) and '"Data for ID: 123"' in data.text
+            with pytest.raises(E.ResourceNotFoundError) as missing:  # -32002 (2025) or -32602 + data.uri (2026)
+                await c.read_resource("test://nope")
+            assert missing.value.data == {"uri": "test://nope"}
+            prompt = await c.get_prompt("test_prompt_with_arguments", {"arg1": "hello", "arg2": "world"})
+            assert isinstance(prompt.messages[0].content, TextContent)
+            assert prompt.messages[0].content.text == "Prompt with arguments: arg1='hello', arg2='world'"
+            image = await c.get_prompt("test_prompt_with_image")
+            assert isinstance(image.messages[0].content, ImageContent)
+            with pytest.raises(E.InvalidParamsError):
+                await c.get_prompt("test_prompt_with_arguments", {"arg1": "only one"})
+            done = await c.complete({"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "arg1", "par")
+            assert done.values == ["paris", "park", "party"] and done.total == 3 and done.hasMore is False
+
+    run_async(main())
+
+
+def test_sync_client_has_the_same_api() -> None:
+    with EverythingSyncClient.in_process(EverythingService(), audit=None) as c:
+        assert len(c.list_resources()) == 2 and len(c.list_prompts()) == 4
+        assert c.read_resource("test://static-text")[0].uri == "test://static-text"
+        assert c.get_prompt("test_simple_prompt").messages[0].role == "user"
+        assert c.complete({"type": "ref/resource", "uri": "test://template/{id}/data"}, "id", "12").values == ["12", "123"]
+
+
+def test_catalog_api_against_the_npm_everything_server() -> None:
+    command = npm_servers()["everything"]
+
+    async def main() -> None:
+        async with ClientBase.stdio(command[0], command[1:], stderr="capture", audit=None) as c:
+            resources = await c.list_resources()
+            assert resources and all("uri" in r and "name" in r for r in resources)
+            first = resources[0]["uri"]
+            contents = await c.read_resource(first)
+            assert contents and contents[0].uri == first
+            templates = await c.list_resource_templates()
+            assert templates and all("uriTemplate" in t for t in templates)
+            prompts = await c.list_prompts()
+            simple = next(p for p in prompts if not any(a.get("required") for a in p.get("arguments") or []))
+            result = await c.get_prompt(simple["name"])
+            assert result.messages and result.messages[0].role in ("user", "assistant")
+
+    asyncio.run(asyncio.wait_for(main(), 120))
