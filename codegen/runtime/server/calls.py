@@ -163,13 +163,8 @@ class ToolCalls:
         if self._slots is None or self._slots[0] is not loop:
             self._slots = (loop, asyncio.Semaphore(self.settings.max_concurrent_calls))
         async with self._slots[1]:
-            if inspect.iscoroutinefunction(handler):
-                value = await handler(model, ctx)
-            else:
-                value = await asyncio.to_thread(handler, model, ctx)
-            while inspect.isawaitable(value):
-                value = await value
-        return value
+            return await call_handler(handler, model, ctx)
+
 
     def _error_for(self, tool: ToolDef, exc: BaseException, env: RequestEnv) -> JsonObject:
         if isinstance(exc, InputUnavailableError):
@@ -196,3 +191,15 @@ class ToolCalls:
 
     def _finish(self, result: JsonObject, env: RequestEnv) -> JsonObject:
         return call_result_for_version(result, env.version)
+
+
+async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
+    """Run a user handler: ``async def`` directly, a plain function in a worker thread (so it
+    may block); an awaitable it returns is awaited too."""
+    if inspect.iscoroutinefunction(handler):
+        value = await handler(*args)
+    else:
+        value = await asyncio.to_thread(handler, *args)
+    while inspect.isawaitable(value):
+        value = await value
+    return value

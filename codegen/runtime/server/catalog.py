@@ -13,7 +13,6 @@ values of the argument / variable, or its handler; unknown references are -32602
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -32,7 +31,7 @@ from ..wire.resources import (
     prompt_result,
     resource_contents,
 )
-from .calls import RequestEnv
+from .calls import RequestEnv, call_handler
 from .connection import Connection
 from .context import Context
 from .security import Signer
@@ -205,12 +204,7 @@ class Catalog:
             raise InternalError(f"{method} is not implemented")
         try:
             async with asyncio.timeout(self.settings.call_timeout):
-                if inspect.iscoroutinefunction(handler):
-                    value = await handler(*args)
-                else:
-                    value = await asyncio.to_thread(handler, *args)
-                while inspect.isawaitable(value):
-                    value = await value
+                value = await call_handler(handler, *args)
         except McpError:
             raise
         except NotImplementedError:
