@@ -99,6 +99,7 @@ class TemplateIR:
     variables_class: str
     description: str
     completions: tuple[CompletionIR, ...] = ()
+    params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the variables model)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class PromptIR:
     arguments_class: str
     description: str
     completions: tuple[CompletionIR, ...] = ()
+    params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the arguments model)
 
 
 @dataclass(frozen=True)

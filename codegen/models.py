@@ -13,6 +13,7 @@ import copy
 import re
 import warnings
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .diagnostics import Diagnostic
 from .ir import ParamIR, ProjectIR, ToolIR
@@ -282,10 +283,17 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...], enums: dict[str, tu
     body (``self``, the tool constant, the output class, ``wire_arguments``) get a ``_``.
     String enums also accept their values, object models also accept mappings.
     """
+    return typed_params(fields, tool.wire.get("inputSchema") or {}, method_body_names(tool.const, tool.output_class),
+                        enums, objects)
+
+
+def typed_params(fields: tuple[ParamIR, ...], schema: Any, taken: frozenset[str],
+                 enums: dict[str, tuple[str, ...]] | None = None, objects: frozenset[str] = frozenset()) -> tuple[ParamIR, ...]:
+    """Keyword arguments of a typed client method from a model's fields and its object schema
+    (see :func:`client_params`); ``taken`` are names the method body uses."""
     enums = enums or {}
-    schema = tool.wire.get("inputSchema") or {}
     props = schema.get("properties") if isinstance(schema, dict) else None
-    names = argument_names([p.name for p in fields], method_body_names(tool.const, tool.output_class))
+    names = argument_names([p.name for p in fields], taken)
     out: list[ParamIR] = []
     for p, name in zip(fields, names, strict=True):
         sub = props.get(p.wire, {}) if isinstance(props, dict) else {}
@@ -303,7 +311,16 @@ def client_params(tool: ToolIR, fields: tuple[ParamIR, ...], enums: dict[str, tu
 
 
 def with_params(ir: ProjectIR, models: ModelsModule) -> ProjectIR:
-    """The IR with each tool's client keyword arguments read from its generated input model."""
+    """The IR with the client keyword arguments of each tool, template and prompt, read from
+    the generated models (input, variables and arguments models)."""
     tools = tuple(replace(t, params=client_params(t, models.fields.get(t.input_class, ()), models.enums, models.objects))
                   for t in ir.tools)
-    return replace(ir, tools=tools)
+    defs = ir.model_schema.get("$defs") or {}
+    taken = frozenset({"self", "cls"})
+
+    def params(cls: str) -> tuple[ParamIR, ...]:
+        return typed_params(models.fields.get(cls, ()), defs.get(cls) or {}, taken, models.enums, models.objects)
+
+    templates = tuple(replace(t, params=params(t.variables_class)) for t in ir.templates)
+    prompts = tuple(replace(pr, params=params(pr.arguments_class)) for pr in ir.prompts)
+    return replace(ir, tools=tools, templates=templates, prompts=prompts)

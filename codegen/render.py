@@ -233,7 +233,8 @@ def _client_imports(ir: ProjectIR, models: ModelsModule) -> tuple[list[str], lis
     lines of other names they use (e.g. ``datetime``), read from the models module."""
     classes: set[str] = {t.output_class for t in ir.tools if t.output_class}
     lines: set[str] = set()
-    for name in (n for t in ir.tools for p in t.params for n in _annotation_names(p.annotation)):
+    params = [p for x in (*ir.tools, *ir.templates, *ir.prompts) for p in x.params]
+    for name in (n for p in params for n in _annotation_names(p.annotation)):
         if name in models.classes:
             classes.add(name)
         elif name in models.imports and name not in _CLIENT_IMPORTS:

@@ -9,6 +9,8 @@ from typing import Any, ClassVar, Literal
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
+from ._runtime.client.catalog import ResourceContents
+from ._runtime.wire.resources import PromptResult
 from .models import Address, JsonSchema202012ToolInputContactMethod
 from .tools import (
     JSON_SCHEMA_2020_12_TOOL_TOOL,
@@ -39,6 +41,8 @@ from .tools import (
     TEST_TOOL_WITH_PROGRESS_TOOL,
     TEST_TRIGGER_TOOL_CHANGE_TOOL,
     TEST_X_MCP_HEADER_TOOL,
+    PROMPTS,
+    RESOURCE_TEMPLATES,
     SERVER_INFO,
     TOOLS,
 )
@@ -377,6 +381,43 @@ class EverythingClient(ClientBase):
             TEST_CHANGING_TOOL_TOOL, wire_arguments(TEST_CHANGING_TOOL_TOOL, {})
         )
 
+    async def read_static_text(self) -> list[ResourceContents]:
+        """A fixed text resource (conformance resources-read-text).
+
+        Reads test://static-text.
+        """
+        return await self.read_resource("test://static-text")
+
+    async def read_static_binary(self) -> list[ResourceContents]:
+        """A 1x1 PNG image (conformance resources-read-binary).
+
+        Reads test://static-binary.
+        """
+        return await self.read_resource("test://static-binary")
+
+    async def read_template_data(self, *, id: str) -> list[ResourceContents]:
+        """Data for one id (conformance resources-templates-read).
+
+        Reads test://template/{id}/data for these variables.
+        """
+        return await self._read_template(RESOURCE_TEMPLATES[0], {"id": id})
+
+    async def prompt_test_simple_prompt(self) -> PromptResult:
+        """A prompt without arguments."""
+        return await self._typed_prompt(PROMPTS[0], {})
+
+    async def prompt_test_prompt_with_arguments(self, *, arg1: str, arg2: str) -> PromptResult:
+        """A prompt with two required arguments."""
+        return await self._typed_prompt(PROMPTS[1], {"arg1": arg1, "arg2": arg2})
+
+    async def prompt_test_prompt_with_embedded_resource(self, *, resourceUri: str) -> PromptResult:
+        """A prompt that embeds a resource."""
+        return await self._typed_prompt(PROMPTS[2], {"resourceUri": resourceUri})
+
+    async def prompt_test_prompt_with_image(self) -> PromptResult:
+        """A prompt with an image."""
+        return await self._typed_prompt(PROMPTS[3], {})
+
 
 class EverythingSyncClient(SyncClientBase[EverythingClient]):
     """Blocking facade of :class:`EverythingClient` (runs it on a private event loop)."""
@@ -637,3 +678,33 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return self._run(self.client.test_changing_tool())
+
+    def read_static_text(self) -> list[ResourceContents]:
+        """A fixed text resource (conformance resources-read-text)."""
+        return self._run(self.client.read_static_text())
+
+    def read_static_binary(self) -> list[ResourceContents]:
+        """A 1x1 PNG image (conformance resources-read-binary)."""
+        return self._run(self.client.read_static_binary())
+
+    def read_template_data(self, *, id: str) -> list[ResourceContents]:
+        """Data for one id (conformance resources-templates-read)."""
+        return self._run(self.client.read_template_data(id=id))
+
+    def prompt_test_simple_prompt(self) -> PromptResult:
+        """A prompt without arguments."""
+        return self._run(self.client.prompt_test_simple_prompt())
+
+    def prompt_test_prompt_with_arguments(self, *, arg1: str, arg2: str) -> PromptResult:
+        """A prompt with two required arguments."""
+        return self._run(self.client.prompt_test_prompt_with_arguments(arg1=arg1, arg2=arg2))
+
+    def prompt_test_prompt_with_embedded_resource(self, *, resourceUri: str) -> PromptResult:
+        """A prompt that embeds a resource."""
+        return self._run(
+            self.client.prompt_test_prompt_with_embedded_resource(resourceUri=resourceUri)
+        )
+
+    def prompt_test_prompt_with_image(self) -> PromptResult:
+        """A prompt with an image."""
+        return self._run(self.client.prompt_test_prompt_with_image())

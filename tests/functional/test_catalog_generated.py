@@ -156,3 +156,29 @@ def test_a_server_without_tools_builds_and_serves_its_resources(tmp_path: Path) 
         sys.path.remove(str(tmp_path / "out"))
         for name in [n for n in sys.modules if n.split(".")[0] == "bare"]:
             del sys.modules[name]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_typed_client_methods(shelf: Any, era: str) -> None:
+    client_mod = importlib.import_module("shelf.client")
+    errors = importlib.import_module("shelf.errors")  # the package's own runtime copy has its own classes
+
+    async def main() -> None:
+        async with client_mod.ShelfClient.in_process(shelf(), era=era, audit=None) as c:
+            [text] = await c.read_static_text()
+            assert text.text == "fixed"
+            [item] = await c.read_item(id=7, fields="name")  # the template is expanded from typed variables
+            assert item.uri == "test://items/7?fields=name" and item.text == "{\"id\": 7, \"fields\": 'name'}"
+            [bare] = await c.read_item(id=8)  # an optional query variable left out
+            assert bare.uri == "test://items/8"
+            with pytest.raises(errors.InvalidArgumentsError):  # minimum: 1, checked before sending
+                await c.read_item(id=0)
+            hello = await c.prompt_greet(who="Grace", tone="dry")  # an enum's value is accepted
+            assert hello.messages[0].content.text == "Hello Grace (dry)"
+            with pytest.raises(errors.InvalidArgumentsError):
+                await c.prompt_greet(who="Grace", tone="loud")  # type: ignore[arg-type]
+
+    run_async(main())
+    with client_mod.ShelfSyncClient.in_process(shelf(), audit=None) as sync:
+        assert sync.read_item(id=3)[0].uri == "test://items/3"
+        assert sync.prompt_greet(who="Ada").messages[0].content.text == "Hello Ada (plain)"

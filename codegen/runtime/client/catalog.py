@@ -9,15 +9,17 @@ the capability answers -32601: :class:`MethodNotFoundError`.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
-from ..wire.errors import InvalidParamsError, ProtocolError, ResourceNotFoundError
-from ..wire.resources import PromptResult
+from ..wire.errors import InvalidArgumentsError, InvalidParamsError, ProtocolError, ResourceNotFoundError
+from ..wire.resources import PromptDef, PromptResult, ResourceTemplateDef
 from .core import ClientCore
+from .results import UNSET
 
 ResourceContents = TextResourceContents | BlobResourceContents
 _CONTENTS = TypeAdapter(list[ResourceContents])
@@ -31,6 +33,27 @@ class Completion(BaseModel):
     values: list[str] = Field(default_factory=list)
     total: int | None = None
     hasMore: bool | None = None
+
+
+def _text(value: Any) -> str:
+    """A template variable or prompt argument as the text it travels as."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    return str(value)
+
+
+def _checked(model: type[BaseModel], values: Mapping[str, Any], what: str) -> dict[str, str]:
+    """The set values as strings, after the model accepted them (else nothing is sent)."""
+    texts = {k: _text(v) for k, v in values.items() if v is not UNSET and v is not None}
+    try:
+        model.model_validate(texts)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        raise InvalidArgumentsError(f"{what}: {where}: {first.get('msg', 'invalid')}") from None
+    return texts
 
 
 class CatalogCalls(ClientCore):
@@ -105,3 +128,13 @@ class CatalogCalls(ClientCore):
             return Completion.model_validate(completion)
         except ValueError:
             raise ProtocolError("completion/complete: the result has no valid completion") from None
+
+    # -- what the typed methods of a generated client call -------------------------------
+    async def _read_template(self, template: ResourceTemplateDef, values: Mapping[str, Any]) -> list[ResourceContents]:
+        """Read the resource a template names for ``values`` (checked by its variables model)."""
+        texts = _checked(template.variables_model, values, template.uri_template)
+        return await self.read_resource(template.template.expand(texts))
+
+    async def _typed_prompt(self, prompt: PromptDef, values: Mapping[str, Any]) -> PromptResult:
+        """Get a prompt with ``values`` (checked by its arguments model)."""
+        return await self.get_prompt(prompt.name, _checked(prompt.arguments_model, values, prompt.name))

@@ -9,7 +9,10 @@ from typing import Any, ClassVar, Literal
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
-from .tools import PING_TOOL_TOOL, SERVER_INFO, TOOLS
+from ._runtime.client.catalog import ResourceContents
+from ._runtime.wire.resources import PromptResult
+from .models import GreetArgumentsTone
+from .tools import PING_TOOL_TOOL, PROMPTS, RESOURCE_TEMPLATES, SERVER_INFO, TOOLS
 
 
 class ShelfClient(ClientBase):
@@ -26,6 +29,26 @@ class ShelfClient(ClientBase):
         """
         return await self._call_content(PING_TOOL_TOOL, wire_arguments(PING_TOOL_TOOL, {}))
 
+    async def read_static_text(self) -> list[ResourceContents]:
+        """A fixed text.
+
+        Reads test://static-text.
+        """
+        return await self.read_resource("test://static-text")
+
+    async def read_item(self, *, id: int, fields: str | Unset = UNSET) -> list[ResourceContents]:
+        """item
+
+        Reads test://items/{id}{?fields} for these variables.
+        """
+        return await self._read_template(RESOURCE_TEMPLATES[0], {"id": id, "fields": fields})
+
+    async def prompt_greet(
+        self, *, who: str, tone: GreetArgumentsTone | Literal["warm", "dry"] | Unset = UNSET
+    ) -> PromptResult:
+        """Say hello."""
+        return await self._typed_prompt(PROMPTS[0], {"who": who, "tone": tone})
+
 
 class ShelfSyncClient(SyncClientBase[ShelfClient]):
     """Blocking facade of :class:`ShelfClient` (runs it on a private event loop)."""
@@ -39,3 +62,17 @@ class ShelfSyncClient(SyncClientBase[ShelfClient]):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return self._run(self.client.ping_tool())
+
+    def read_static_text(self) -> list[ResourceContents]:
+        """A fixed text."""
+        return self._run(self.client.read_static_text())
+
+    def read_item(self, *, id: int, fields: str | Unset = UNSET) -> list[ResourceContents]:
+        """item"""
+        return self._run(self.client.read_item(id=id, fields=fields))
+
+    def prompt_greet(
+        self, *, who: str, tone: GreetArgumentsTone | Literal["warm", "dry"] | Unset = UNSET
+    ) -> PromptResult:
+        """Say hello."""
+        return self._run(self.client.prompt_greet(who=who, tone=tone))
