@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -27,9 +27,9 @@ from typing import Any, Literal
 import yaml
 
 from .diagnostics import Diagnostic, Level
-from .pull_normalize import INFO, Note, normalize_server, normalize_tools
+from .pull_normalize import INFO, Note, normalize_catalog, normalize_server, normalize_tools
 from .runtime.client import ClientBase
-from .runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
+from .runtime.wire.errors import MethodNotFoundError, TransportClosedError, UnsupportedProtocolVersionError
 from .spec.load import load_spec_file
 
 EraChoice = Literal["auto", "modern", "legacy"]
@@ -46,6 +46,9 @@ class ServerSnapshot:
     tools: list[dict[str, Any]]
     era: str | None = None
     protocol_version: str | None = None
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    templates: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -90,13 +93,25 @@ async def read_server(client: ClientBase) -> ServerSnapshot:
     try:
         async with client:
             tools = await client.list_tools(refresh=True)
+            caps = client.server_capabilities
+            resources = await client.list_resources() if "resources" in caps else []
+            templates = await _optional(client.list_resource_templates()) if "resources" in caps else []
+            prompts = await client.list_prompts() if "prompts" in caps else []
             return ServerSnapshot(dict(client.server_identity), client.instructions, tools,
-                                  client.era, client.protocol_version)
+                                  client.era, client.protocol_version, resources, templates, prompts)
     except Exception as exc:
         stderr = client.stderr_output.strip()
         tail = "\n".join(stderr.splitlines()[-15:])
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise PullError(detail + (f"\nserver stderr (last lines):\n{tail}" if tail else "")) from exc
+
+
+async def _optional(listing: Awaitable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A list some servers with the capability do not implement (-32601): empty then."""
+    try:
+        return await listing
+    except MethodNotFoundError:
+        return []
 
 
 def _pull_hint(exc: PullError) -> str:
@@ -200,10 +215,13 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     tools, shared, more = normalize_tools(snapshot.tools)
     notes += more
+    catalog, more = normalize_catalog(snapshot.resources, snapshot.templates, snapshot.prompts)
+    notes += more
     data: dict[str, Any] = {"mcp-codegen": 1, "server": server}
     if shared:
         data["$defs"] = shared
     data["tools"] = tools
+    data.update(catalog)
 
     parts = [_comment(_header(snapshot), 0), "mcp-codegen: 1\n"]
     live = snapshot.server_info.get("name")
@@ -225,6 +243,12 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
         if mine:
             parts.append(_comment("\n".join(f"pull: {n.code} {n.pointer.lstrip('/')}: {n.message}" for n in mine), 2))
         parts.append(_dump([tool], 2))
+    for key in ("resources", "resourceTemplates", "prompts"):
+        if key in catalog:
+            mine = [n for n in notes if n.pointer.startswith(f"/{key}")]
+            if mine:
+                parts.append(_comment("\n".join(f"pull: {n.message}" for n in mine), 0))
+            parts.append(_dump({key: catalog[key]}, 0))
     text = "".join(parts)
     if yaml.safe_load(text) != data:  # the emitter must round-trip; a mismatch is our bug
         raise AssertionError("pulled spec text does not load back to its data")

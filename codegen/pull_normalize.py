@@ -35,8 +35,10 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .lower import runtime_member_names
-from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, pascal, snake
+from .naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, PyIdent, pascal, snake
 from .runtime.wire.sanitize import strip_controls
+from .runtime.wire.uritemplate import TemplateError
+from .runtime.wire.uritemplate import parse as parse_template
 from .schemawalk import walk_schemas
 from .spec.load import join_pointer
 from .spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
@@ -537,3 +539,86 @@ def normalize_tools(tools: list[Any]) -> tuple[list[dict[str, Any]], dict[str, A
     shared = _hoist_defs(entries, notes)
     _local_class_names(entries, shared, notes)
     return entries, shared, notes
+
+
+# -- resources, resource templates, prompts ------------------------------------------------
+
+_RESOURCE_KEYS = ("uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta")
+_TEMPLATE_KEYS = ("uriTemplate", "name", "title", "description", "mimeType", "annotations", "icons", "_meta")
+_PROMPT_KEYS = ("name", "title", "description", "icons", "_meta", "arguments")
+_ARGUMENT_KEYS = ("name", "title", "description", "required")
+
+
+def _kept(raw: Mapping[str, Any], keys: tuple[str, ...], at: str, notes: list[Note]) -> dict[str, Any]:
+    """The entry with the keys the spec format knows (others noted: the spec cannot hold them)."""
+    dropped = sorted(k for k in raw if k not in keys)
+    if dropped:
+        notes.append(Note("", at, "W104", f"{', '.join(map(repr, dropped))} left out (not in the spec format)"))
+    return {k: raw[k] for k in keys if k in raw}
+
+
+def _stems(entries: list[dict[str, Any]], prefix: str, notes: list[Note], key: str) -> None:
+    """Give entries whose handler names would clash a ``python_name`` (numbered)."""
+    used: set[str] = set()
+    for i, entry in enumerate(entries):
+        stem = str(PyIdent(str(entry["name"])))
+        chosen, n = stem, 2
+        while chosen in used:
+            chosen, n = f"{stem}_{n}", n + 1
+        used.add(chosen)
+        if chosen != stem:
+            entry["python_name"] = chosen
+            notes.append(Note("", f"/{key}/{i}/name", "W104", f"{entry['name']!r}: Python name {prefix}_{chosen} "
+                              "(another entry has the same one)"))
+
+
+def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[Any]
+                      ) -> tuple[dict[str, list[dict[str, Any]]], list[Note]]:
+    """Spec ``resources`` / ``resourceTemplates`` / ``prompts`` from the server's lists: unknown keys
+    and unusable entries (no uri or name, duplicates, templates beyond RFC 6570 level 3) left out
+    with a note; names that would give one Python name twice numbered."""
+    notes: list[Note] = []
+    out: dict[str, list[dict[str, Any]]] = {}
+    seen: set[tuple[str, str]] = set()
+
+    def usable(raw: Any, key: str, ident: str, i: int) -> bool:
+        ok = isinstance(raw, dict) and isinstance(raw.get(ident), str) and raw.get(ident) and \
+            isinstance(raw.get("name"), str) and raw.get("name")
+        if not ok:
+            notes.append(Note("", f"/{key}", "W104", f"entry {i} has no {ident} or name; left out"))
+            return False
+        if (key, raw[ident]) in seen or (key + "#name", raw["name"]) in seen:
+            notes.append(Note("", f"/{key}", "W104", f"duplicate {raw[ident]!r} / {raw['name']!r}; left out"))
+            return False
+        seen.update({(key, raw[ident]), (key + "#name", raw["name"])})
+        return True
+
+    res = [_kept(r, _RESOURCE_KEYS, f"/resources/{i}", notes) for i, r in enumerate(resources)
+           if usable(r, "resources", "uri", i)]
+    tpls = []
+    for i, r in enumerate(templates):
+        if not usable(r, "resourceTemplates", "uriTemplate", i):
+            continue
+        try:
+            parse_template(r["uriTemplate"])
+        except TemplateError as exc:
+            notes.append(Note("", "/resourceTemplates", "W104", f"template {r['uriTemplate']!r} left out: {exc}"))
+            continue
+        tpls.append(_kept(r, _TEMPLATE_KEYS, f"/resourceTemplates/{i}", notes))
+    prs = []
+    for i, r in enumerate(prompts):
+        if not usable(r, "prompts", "name", i):
+            continue
+        entry = _kept(r, _PROMPT_KEYS, f"/prompts/{i}", notes)
+        args = entry.get("arguments")
+        if args is not None:
+            good = [a for a in args if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"]] \
+                if isinstance(args, list) else []
+            entry["arguments"] = [_kept(a, _ARGUMENT_KEYS, f"/prompts/{i}/arguments", notes) for a in good]
+        prs.append(entry)
+    _stems([*res, *tpls], "read", notes, "resources")
+    _stems(prs, "prompt", notes, "prompts")
+    for key, entries in (("resources", res), ("resourceTemplates", tpls), ("prompts", prs)):
+        if entries:
+            out[key] = entries
+    return out, notes

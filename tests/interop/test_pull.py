@@ -66,7 +66,19 @@ def test_everything_server(tmp_path: Path, servers: dict[str, list[str]]) -> Non
                 assert isinstance(weather.temperature, float) and isinstance(weather.conditions, str)
                 report = await c.check_compat()  # the pulled spec is the server's wire truth
                 assert report.compatible and not report.changed and not report.added, report
+                # resources, templates and prompts were pulled too: typed methods for each
+                [doc] = await c.read_architecture_md()
+                assert doc.uri == "demo://resource/static/document/architecture.md" and doc.text
+                [dynamic] = await c.read_dynamic_text_resource(resourceId="3")
+                assert dynamic.uri == "demo://resource/dynamic/text/3"
+                simple = await c.prompt_simple_prompt()
+                assert simple.messages and simple.messages[0].role == "user"
+                with_args = await c.prompt_args_prompt(city="Paris")
+                assert "Paris" in with_args.messages[0].content.text
 
+        assert [r["name"] for r in spec["resources"]][:1] == ["architecture.md"]
+        assert {t["name"] for t in spec["resourceTemplates"]} >= {"Dynamic Text Resource"}
+        assert {p["name"] for p in spec["prompts"]} >= {"simple-prompt", "args-prompt"}
         run(main())
     # descriptions and vendor keys kept verbatim: diff against the live server finds nothing
     spec_file = tmp_path / "specs" / "npm_everything.yaml"

@@ -254,3 +254,21 @@ def test_pull_hints_name_the_real_cause() -> None:
     assert "--era legacy" not in version
     assert "timeout" in _pull_hint(PullError("no complete answer from the server within 5 s"))
     assert "exited" in _pull_hint(failing(TransportClosedError("gone"), "TransportClosedError: gone"))
+
+
+def test_catalog_is_normalized_into_spec_entries() -> None:
+    from codegen.pull_normalize import normalize_catalog
+
+    catalog, notes = normalize_catalog(
+        [{"uri": "x://a", "name": "a.md", "size": 3, "vendorKey": 1}, {"uri": "x://a", "name": "other"},
+         {"name": "no uri"}, {"uri": "x://b", "name": "a-md"}],
+        [{"uriTemplate": "x://{id}", "name": "t"}, {"uriTemplate": "x://{ids*}", "name": "exploded"}],
+        [{"name": "p", "arguments": [{"name": "q", "required": True, "schema": {}}, "junk"]}, {"name": "p"}])
+    assert catalog["resources"] == [{"uri": "x://a", "name": "a.md", "size": 3},
+                                    {"uri": "x://b", "name": "a-md", "python_name": "a_md_2"}]
+    assert catalog["resourceTemplates"] == [{"uriTemplate": "x://{id}", "name": "t"}]
+    assert catalog["prompts"] == [{"name": "p", "arguments": [{"name": "q", "required": True}]}]
+    messages = " | ".join(n.message for n in notes)
+    for expected in ("'vendorKey' left out", "duplicate 'x://a'", "no uri or name", "explode", "'schema' left out",
+                     "duplicate 'p'", "Python name read_a_md_2"):
+        assert expected in messages, (expected, messages)
