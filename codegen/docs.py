@@ -324,6 +324,31 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
     return data
 
 
+def _call(method: str, params: Sequence[Any]) -> str:
+    args = ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "") for p in params)
+    return f"await client.{method}({args})"
+
+
+def catalog_page_data(ir: ProjectIR) -> dict[str, Any]:
+    """Resources, templates and prompts of a page (plain data; escaping happens in the template)."""
+    def text(wire: Mapping[str, Any], key: str) -> str:
+        value = wire.get(key)
+        return value if isinstance(value, str) else ""
+
+    return {
+        "resources": [{"uri": r.uri, "name": r.name, "mime": text(r.wire, "mimeType"), "description": text(r.wire, "description"),
+                       "call": _call(r.method, ())} for r in ir.resources],
+        "templates": [{"uri": t.uri_template, "name": t.name, "mime": text(t.wire, "mimeType"),
+                       "description": text(t.wire, "description"), "call": _call(t.method, t.params),
+                       "completions": [c.key for c in t.completions]} for t in ir.templates],
+        "prompts": [{"name": pr.name, "title": text(pr.wire, "title"), "description": text(pr.wire, "description"),
+                     "arguments": [f"{a.get('name')}{'' if a.get('required') else '?'}" for a in pr.wire.get("arguments") or []
+                                   if isinstance(a, dict)],
+                     "call": _call(pr.method, pr.params), "completions": [c.key for c in pr.completions]}
+                    for pr in ir.prompts],
+    }
+
+
 def render_docs(projects: Sequence[ProjectIR]) -> list[GeneratedFile]:
     """One ``<package>.md`` per server plus ``llms.txt`` (sorted, deterministic)."""
     env = environment()
@@ -336,7 +361,7 @@ def render_docs(projects: Sequence[ProjectIR]) -> list[GeneratedFile]:
         tools = [tool_page_data(t, collected) for t in ir.tools]
         page = f"{ir.server.package}.md"
         ctx = {"server": ir.server, "tools": tools, "types": [collected.types[k] for k in sorted(collected.types)],
-               "page": page}
+               "page": page, **catalog_page_data(ir)}
         text = env.get_template("docs_server.md.jinja").render(ctx)
         files.append(GeneratedFile(page, HEADER.format(spec=ir.server.spec_display.replace("--", "- -")) + text))
         servers.append(ctx)
