@@ -8,7 +8,9 @@ from and with:
   datamodel-code-generator produces different bytes, so ``check`` explains a drift by them);
 * per tool: the canonical schema fingerprint (:func:`codegen.runtime.wire.tools.tool_fingerprint`,
   the same hash the generated client compares with a live ``tools/list``), a hash of the whole
-  wire ``Tool`` (description, annotations ...), and the Python names the generator chose.
+  wire ``Tool`` (description, annotations ...), and the Python names the generator chose;
+* per resource, resource template and prompt (when declared): a hash of its wire object and
+  its Python names.
 
 The lockfile is an ordinary generated file: it is listed in the manifest and compared by
 ``check`` like any other, so a pull request shows its change line by line.
@@ -80,7 +82,28 @@ def lock_data(ir: ProjectIR, versions: dict[str, str] | None = None) -> dict[str
             "classes": {"server_base": s.base_class, "client": s.client_class, "sync_client": s.sync_client_class},
         },
         "tools": {t.name: _tool_entry(t) for t in sorted(ir.tools, key=lambda t: t.name)},
+        **_catalog_entries(ir),
     }
+
+
+def _catalog_entries(ir: ProjectIR) -> dict[str, Any]:
+    """Resources (by URI), templates (by URI template) and prompts (by name), when declared:
+    a hash of the wire object and the Python names chosen."""
+    out: dict[str, Any] = {}
+    if ir.resources:
+        out["resources"] = {r.uri: {"wire_sha256": wire_hash(r.wire), "python": {"method": r.method}}
+                            for r in ir.resources}
+    if ir.templates:
+        out["resourceTemplates"] = {
+            t.uri_template: {"wire_sha256": wire_hash(t.wire),
+                             "python": {"method": t.method, "variables_class": t.variables_class,
+                                        "kwargs": [p.name for p in t.params]}} for t in ir.templates}
+    if ir.prompts:
+        out["prompts"] = {
+            pr.name: {"wire_sha256": wire_hash(pr.wire),
+                      "python": {"method": pr.method, "arguments_class": pr.arguments_class,
+                                 "kwargs": [p.name for p in pr.params]}} for pr in ir.prompts}
+    return out
 
 
 def render_lock(data: dict[str, Any]) -> str:

@@ -96,7 +96,47 @@ class _Differ:
                 self.add("", "python-class-renamed", "", f"{role.replace('_', ' ')} class {old.classes[role]} -> {new.classes[role]}",
                          old.classes[role], new.classes[role])
         self._tools(old, new)
+        self._catalog(old, new)
         return self.changes
+
+    # -- resources, templates, prompts ----------------------------------------------------
+    def _catalog(self, old: ServerView, new: ServerView) -> None:
+        names = {"resource": "resource", "template": "resource template", "prompt": "prompt"}
+        kinds = {"resource": "resource", "template": "resource-template", "prompt": "prompt"}
+        for key in sorted(set(old.catalog) | set(new.catalog)):
+            group, _, ident = key.partition(":")
+            a, b = old.catalog.get(key), new.catalog.get(key)
+            what = f"{names[group]} {ident!r}"
+            if b is None:
+                self.add("", f"{kinds[group]}-removed", "", f"{what} removed")
+            elif a is None:
+                self.add("", f"{kinds[group]}-added", "", f"{what} added")
+            elif group == "prompt":
+                self._prompt(ident, a, b)
+            elif canonical_json(a) != canonical_json(b):
+                self.add("", f"{kinds[group]}-changed", "", f"{what} changed", dict(a), dict(b))
+
+    def _prompt(self, name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+        def args(wire: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+            raw = wire.get("arguments")
+            return {str(x.get("name")): x for x in raw if isinstance(x, dict)} if isinstance(raw, list) else {}
+
+        before, after = args(old), args(new)
+        for arg in sorted(set(before) | set(after)):
+            was, now = before.get(arg), after.get(arg)
+            if now is None:
+                self.add("", "prompt-argument-removed", f"/arguments/{arg}", f"prompt {name!r}: argument {arg!r} removed")
+            elif now.get("required") and (was is None or not was.get("required")):
+                self.add("", "prompt-argument-required", f"/arguments/{arg}",
+                         f"prompt {name!r}: argument {arg!r} is {'new and ' if was is None else 'now '}required")
+            elif was is None:
+                self.add("", "prompt-argument-added", f"/arguments/{arg}", f"prompt {name!r}: optional argument {arg!r} added")
+        rest_old = {k: v for k, v in old.items() if k != "arguments"}
+        rest_new = {k: v for k, v in new.items() if k != "arguments"}
+        docs_old = {k: {kk: vv for kk, vv in v.items() if kk != "required"} for k, v in before.items() if k in after}
+        docs_new = {k: {kk: vv for kk, vv in v.items() if kk != "required"} for k, v in after.items() if k in before}
+        if canonical_json(rest_old) != canonical_json(rest_new) or canonical_json(docs_old) != canonical_json(docs_new):
+            self.add("", "prompt-changed", "", f"prompt {name!r} changed")
 
     def _tools(self, old: ServerView, new: ServerView) -> None:
         removed = [n for n in old.tools if n not in new.tools]

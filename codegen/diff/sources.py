@@ -173,7 +173,8 @@ def load_live(prefix: str, rest: str, cwd: Path) -> Side:
     except (ValueError, pull.PullError) as exc:
         return Side(label, diagnostics=[Diagnostic(label, 0, 0, "E070", f"cannot read the server's tools: {exc}",
                                                    hint="check the command or URL")])
-    return Side(label, [view_from_wire(snap.server_info, snap.tools, label, snap.instructions)])
+    return Side(label, [view_from_wire(snap.server_info, snap.tools, label, snap.instructions, snap.resources,
+                                       snap.templates, snap.prompts)])
 
 
 def _live_loader(prefix: str) -> SideLoader:

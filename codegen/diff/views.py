@@ -66,6 +66,18 @@ class ServerView:
     package: str | None = None
     classes: Mapping[str, str] = field(default_factory=dict)
     line_of: Callable[[str], int] = _no_line
+    #: ``resource:<uri>`` / ``template:<uriTemplate>`` / ``prompt:<name>`` -> the wire object
+    catalog: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def catalog_of(resources: Sequence[Mapping[str, Any]], templates: Sequence[Mapping[str, Any]],
+               prompts: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """The catalog keys of a server's resources, templates and prompts (wire objects)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    out.update((f"resource:{r.get('uri')}", r) for r in resources)
+    out.update((f"template:{t.get('uriTemplate')}", t) for t in templates)
+    out.update((f"prompt:{p.get('name')}", p) for p in prompts)
+    return out
 
 
 def view_from_ir(ir: ProjectIR, doc: SourceDoc | None = None, source: str | None = None) -> ServerView:
@@ -106,11 +118,13 @@ def view_from_ir(ir: ProjectIR, doc: SourceDoc | None = None, source: str | None
         name=s.name, info=info, tools=tools, source=source or s.spec_display, package=s.package,
         classes={"server_base": s.base_class, "client": s.client_class, "sync_client": s.sync_client_class},
         line_of=line_of,
+        catalog=catalog_of([r.wire for r in ir.resources], [t.wire for t in ir.templates], [p.wire for p in ir.prompts]),
     )
 
 
 def view_from_wire(server_info: Mapping[str, Any], tools: Sequence[Mapping[str, Any]], source: str,
-                   instructions: str | None = None) -> ServerView:
+                   instructions: str | None = None, resources: Sequence[Mapping[str, Any]] = (),
+                   templates: Sequence[Mapping[str, Any]] = (), prompts: Sequence[Mapping[str, Any]] = ()) -> ServerView:
     """The view of a live server (``serverInfo`` and the concatenated ``tools/list`` pages).
 
     This is the plug-in point for ``mcp-codegen pull``: schemas must already be
@@ -121,4 +135,5 @@ def view_from_wire(server_info: Mapping[str, Any], tools: Sequence[Mapping[str, 
     if instructions:
         info["instructions"] = instructions
     views = {str(t["name"]): ToolView(name=str(t["name"]), wire=dict(t)) for t in tools}
-    return ServerView(name=str(server_info.get("name", "")), info=info, tools=views, source=source)
+    return ServerView(name=str(server_info.get("name", "")), info=info, tools=views, source=source,
+                      catalog=catalog_of(resources, templates, prompts))

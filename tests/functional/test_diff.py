@@ -110,8 +110,38 @@ def test_change_class(old: list[dict[str, Any]], new: list[dict[str, Any]], expe
     assert kinds(old, new) == expected
 
 
+CATALOG_CASES: list[tuple[dict[str, Any], dict[str, Any], set[str]]] = [
+    ({"resources": [{"uri": "x://a", "name": "a"}]}, {}, {"resource-removed"}),
+    ({}, {"resources": [{"uri": "x://a", "name": "a"}]}, {"resource-added"}),
+    ({"resources": [{"uri": "x://a", "name": "a"}]}, {"resources": [{"uri": "x://a", "name": "a", "mimeType": "text/plain"}]},
+     {"resource-changed"}),
+    ({"templates": [{"uriTemplate": "x://{id}", "name": "t"}]}, {}, {"resource-template-removed"}),
+    ({}, {"templates": [{"uriTemplate": "x://{id}", "name": "t"}]}, {"resource-template-added"}),
+    ({"templates": [{"uriTemplate": "x://{id}", "name": "t"}]}, {"templates": [{"uriTemplate": "x://{id}", "name": "u"}]},
+     {"resource-template-changed"}),
+    ({"prompts": [{"name": "p"}]}, {}, {"prompt-removed"}),
+    ({}, {"prompts": [{"name": "p"}]}, {"prompt-added"}),
+    ({"prompts": [{"name": "p"}]}, {"prompts": [{"name": "p", "arguments": [{"name": "a", "required": True}]}]},
+     {"prompt-argument-required"}),
+    ({"prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}, {"prompts": [{"name": "p", "arguments": [{"name": "a", "required": True}]}]},
+     {"prompt-argument-required"}),
+    ({"prompts": [{"name": "p"}]}, {"prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}, {"prompt-argument-added"}),
+    ({"prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}, {"prompts": [{"name": "p"}]}, {"prompt-argument-removed"}),
+    ({"prompts": [{"name": "p", "description": "x"}]}, {"prompts": [{"name": "p", "description": "y"}]}, {"prompt-changed"}),
+    ({"prompts": [{"name": "p", "arguments": [{"name": "a", "description": "x"}]}]},
+     {"prompts": [{"name": "p", "arguments": [{"name": "a", "description": "y"}]}]}, {"prompt-changed"}),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), CATALOG_CASES)
+def test_catalog_change_class(old: dict[str, Any], new: dict[str, Any], expected: set[str]) -> None:
+    got = compare_views([view_from_wire({"name": "s"}, [], "a", **old)], [view_from_wire({"name": "s"}, [], "b", **new)])
+    assert {c.kind for c in got.changes} == expected
+
+
 def test_every_wire_kind_is_exercised() -> None:
     covered = set().union(*(c[3] for c in CASES)) | {"server-added", "server-removed", "server-info-changed"}
+    covered |= set().union(*(c[2] for c in CATALOG_CASES))
     wire_kinds = {k for k, (sev, _) in KINDS.items() if sev is not Severity.CODEGEN and not k.startswith(("error-", "client-input"))}
     assert wire_kinds - covered <= {"input-variant-added", "output-variant-removed", "output-constraint-tightened", "input-type-changed"}
 
