@@ -40,6 +40,7 @@ from everything.errors import IntentionalError
 from everything.models import (
     JsonSchema202012ToolInput,
     TemplateDataVariables,
+    TestInputRequiredResultPromptArguments,
     TestPromptWithArgumentsArguments,
     TestPromptWithEmbeddedResourceArguments,
     TestPromptWithImageArguments,
@@ -414,3 +415,10 @@ class EverythingService(EverythingServerBase):
     async def prompt_test_prompt_with_image(self, args: TestPromptWithImageArguments, ctx: Context) -> list[PromptMessage]:
         return [PromptMessage(role="user", content=ImageContent(data=RED_PIXEL_PNG, mimeType="image/png")),
                 PromptMessage(role="user", content=TextContent(text="Please analyze the image above."))]
+
+    async def prompt_test_input_required_result_prompt(self, args: TestInputRequiredResultPromptArguments,
+                                                       ctx: Context) -> str:
+        schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+        answer = await ctx.elicit("What context should the prompt use?", schema, key="user_context")
+        context = (answer.content or {}).get("context", "") if answer.accepted else ""
+        return f"Prompt with context: {context}"

@@ -418,6 +418,10 @@ class EverythingClient(ClientBase):
         """A prompt with an image."""
         return await self._typed_prompt(PROMPTS[3], {})
 
+    async def prompt_test_input_required_result_prompt(self) -> PromptResult:
+        """A prompt that asks the user for context first (2026 input_required, SEP-2322)."""
+        return await self._typed_prompt(PROMPTS[4], {})
+
 
 class EverythingSyncClient(SyncClientBase[EverythingClient]):
     """Blocking facade of :class:`EverythingClient` (runs it on a private event loop)."""
@@ -708,3 +712,7 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
     def prompt_test_prompt_with_image(self) -> PromptResult:
         """A prompt with an image."""
         return self._run(self.client.prompt_test_prompt_with_image())
+
+    def prompt_test_input_required_result_prompt(self) -> PromptResult:
+        """A prompt that asks the user for context first (2026 input_required, SEP-2322)."""
+        return self._run(self.client.prompt_test_input_required_result_prompt())

@@ -209,6 +209,13 @@ class TestInputRequiredResultMultipleInputsUserNameAnswer(BaseModel):
     name: str
 
 
+class TestInputRequiredResultPromptArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
 class TestInputRequiredResultRequestStateConfirmAnswer(BaseModel):
     model_config = ConfigDict(
         extra="allow",

@@ -39,6 +39,7 @@ from .models import (
     TestInputRequiredResultMultiRoundStep2Answer,
     TestInputRequiredResultMultipleInputsInput,
     TestInputRequiredResultMultipleInputsUserNameAnswer,
+    TestInputRequiredResultPromptArguments,
     TestInputRequiredResultRequestStateConfirmAnswer,
     TestInputRequiredResultRequestStateInput,
     TestInputRequiredResultSamplingInput,
@@ -505,3 +506,14 @@ class EverythingServerBase(ServerBase):
     ):
         """Messages of prompt test_prompt_with_image: A prompt with an image."""
         raise NotImplementedError("test_prompt_with_image")
+
+    def prompt_test_input_required_result_prompt(
+        self, args: TestInputRequiredResultPromptArguments, ctx: Context
+    ) -> (
+        PromptResult
+        | list[PromptMessage]
+        | str
+        | Awaitable[PromptResult | list[PromptMessage] | str]
+    ):
+        """Messages of prompt test_input_required_result_prompt: A prompt that asks the user for context first (2026 input_required, SEP-2322)."""
+        raise NotImplementedError("test_input_required_result_prompt")

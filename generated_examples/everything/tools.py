@@ -29,6 +29,7 @@ from .models import (
     TestInputRequiredResultMultiRoundStep2Answer,
     TestInputRequiredResultMultipleInputsInput,
     TestInputRequiredResultMultipleInputsUserNameAnswer,
+    TestInputRequiredResultPromptArguments,
     TestInputRequiredResultRequestStateConfirmAnswer,
     TestInputRequiredResultRequestStateInput,
     TestInputRequiredResultSamplingInput,
@@ -991,5 +992,14 @@ PROMPTS: tuple[PromptDef, ...] = (
   "description": "A prompt with an image."
 }"""),
         arguments_model=TestPromptWithImageArguments,
+    ),
+    PromptDef(
+        name="test_input_required_result_prompt",
+        method="prompt_test_input_required_result_prompt",
+        wire=json.loads(r"""{
+  "name": "test_input_required_result_prompt",
+  "description": "A prompt that asks the user for context first (2026 input_required, SEP-2322)."
+}"""),
+        arguments_model=TestInputRequiredResultPromptArguments,
     ),
 )

@@ -26,7 +26,7 @@ def test_catalog_api_against_the_generated_server(era: str) -> None:
             assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["test://template/{id}/data"]
             names = [p["name"] for p in await c.list_prompts()]
             assert names == ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-                             "test_prompt_with_image"]
+                             "test_prompt_with_image", "test_input_required_result_prompt"]
             [text] = await c.read_resource("test://static-text")
             assert isinstance(text, TextResourceContents) and text.text == "This is the content of the static text resource."
             [blob] = await c.read_resource("test://static-binary")
@@ -51,7 +51,7 @@ def test_catalog_api_against_the_generated_server(era: str) -> None:
 
 def test_sync_client_has_the_same_api() -> None:
     with EverythingSyncClient.in_process(EverythingService(), audit=None) as c:
-        assert len(c.list_resources()) == 2 and len(c.list_prompts()) == 4
+        assert len(c.list_resources()) == 2 and len(c.list_prompts()) == 5
         assert c.read_resource("test://static-text")[0].uri == "test://static-text"
         assert c.get_prompt("test_simple_prompt").messages[0].role == "user"
         assert c.complete({"type": "ref/resource", "uri": "test://template/{id}/data"}, "id", "12").values == ["12", "123"]
@@ -75,3 +75,25 @@ def test_catalog_api_against_the_npm_everything_server() -> None:
             assert result.messages and result.messages[0].role in ("user", "assistant")
 
     asyncio.run(asyncio.wait_for(main(), 120))
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_prompt_that_asks_the_user_first(era: str) -> None:
+    """2026: prompts/get answers input_required and the client retries with the answer
+    (SEP-2322); legacy: the server sends elicitation/create during the request."""
+    from everything import ElicitationRequest, ElicitationResponse
+
+    asked: list[str] = []
+
+    def elicit(request: ElicitationRequest) -> ElicitationResponse:
+        asked.append(request.message)
+        return ElicitationResponse(action="accept", content={"context": "the garden"})
+
+    async def main() -> None:
+        async with ClientBase.in_process(EverythingService(), era=era, audit=None, elicitation=elicit) as c:  # type: ignore[arg-type]
+            result = await c.get_prompt("test_input_required_result_prompt")
+            assert isinstance(result.messages[0].content, TextContent)
+            assert result.messages[0].content.text == "Prompt with context: the garden"
+
+    run_async(main())
+    assert asked == ["What context should the prompt use?"]

@@ -19,6 +19,7 @@ from ..wire.content import BlobResourceContents, TextResourceContents
 from ..wire.errors import InvalidArgumentsError, InvalidParamsError, ProtocolError, ResourceNotFoundError
 from ..wire.resources import PromptDef, PromptResult, ResourceTemplateDef
 from .core import ClientCore
+from .inputs import run_input_rounds
 from .results import UNSET
 
 ResourceContents = TextResourceContents | BlobResourceContents
@@ -106,10 +107,14 @@ class CatalogCalls(ClientCore):
     async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None, *,
                          timeout: float | None = None) -> PromptResult:
         """Prompt ``name`` with ``arguments`` (strings on the wire), as a typed result."""
-        params: dict[str, Any] = {"name": name}
-        if arguments:
-            params["arguments"] = dict(arguments)
-        result = await self.request("prompts/get", params, timeout=timeout)
+        async def send(params: dict[str, Any]) -> Any:
+            return await self.request("prompts/get", params, timeout=timeout)
+
+        async def answer(method: str, params: Any, key: str) -> dict[str, Any]:
+            return await self._fulfil(method, params, name, key, None)
+
+        # 2026: a prompt may answer input_required like a tool (SEP-2322); the rounds are answered
+        result, _ = await run_input_rounds(name, dict(arguments or {}), send, answer, self.max_input_rounds)
         try:
             return PromptResult.model_validate(result)
         except ValueError:

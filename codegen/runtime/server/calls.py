@@ -145,15 +145,7 @@ class ToolCalls:
         return self._finish(build_result(tool, value), env)
 
     def _mrtr_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
-        responses = params.get("inputResponses")
-        if responses is not None and (
-            not isinstance(responses, dict) or not all(isinstance(v, dict) for v in responses.values())
-        ):
-            raise InvalidParamsError("Invalid params: inputResponses must map keys to result objects")
-        state = params.get("requestState")
-        answers = {} if state is None else self._states.open(state, name, args, conn.principal)
-        answers.update(responses or {})
-        return answers
+        return self._states.answers(params, name, args, conn.principal)
 
     async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context) -> Any:
         handler: Callable[..., Any] | None = getattr(self, tool.method, None)

@@ -33,7 +33,8 @@ from ..wire.resources import (
 )
 from .calls import RequestEnv, call_handler
 from .connection import Connection
-from .context import Context
+from .context import Context, InputRequired
+from .mrtr import RequestStateCodec
 from .security import Signer
 from .settings import ServerSettings
 
@@ -53,6 +54,7 @@ class Catalog:
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
     _cursors: Signer
+    _states: RequestStateCodec
 
     # -- capabilities ----------------------------------------------------------------------
     def catalog_capabilities(self) -> JsonObject:
@@ -154,7 +156,14 @@ class Catalog:
             where = ".".join(str(x) for x in exc.errors()[0].get("loc", ()))
             raise InvalidParamsError(f"Invalid params: argument {where!r} of prompt {name!r}: "
                                      f"{exc.errors()[0].get('msg', 'invalid')}") from None
-        value = await self._run(prompt.method, args, self._catalog_context(rid, conn, env))
+        bound = f"prompt:{prompt.name}"
+        answers = self._states.answers(params, bound, raw, conn.principal) if env.modern else None
+        ctx = self._catalog_context(rid, conn, env, answers)
+        try:
+            value = await self._run(prompt.method, args, ctx)
+        except InputRequired:  # 2026: ask the client, then the retry carries the answers (SEP-2322)
+            state = self._states.issue(bound, raw, conn.principal, ctx.answers)
+            return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}
         description = prompt.wire.get("description")
         return prompt_result(value, description if isinstance(description, str) else None)
 
@@ -191,10 +200,11 @@ class Catalog:
         return source if source is not None else CompletionDef()
 
     # -- handlers --------------------------------------------------------------------------
-    def _catalog_context(self, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> Context:
+    def _catalog_context(self, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv,
+                         answers: dict[str, Any] | None = None) -> Context:
         return Context(conn=conn, request_id=rid, tool=None, meta=env.meta, protocol_version=env.version,
                        client_capabilities=env.caps, client_info=env.client_info, log_level=env.log_level,
-                       client_request_timeout=self.settings.client_request_timeout)
+                       client_request_timeout=self.settings.client_request_timeout, answers=answers)
 
     async def _run(self, method: str, *args: Any) -> Any:
         """Call a handler (async, or plain in a worker thread) under the call timeout; a

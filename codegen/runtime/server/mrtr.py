@@ -1,4 +1,4 @@
-"""MRTR ``requestState`` (2026-07-28): signed, expiring, bound to one tool call.
+"""MRTR ``requestState`` (2026-07-28): signed, expiring, bound to one tool call (or prompt).
 
 The payload carries the tool name, a digest of the arguments, a digest of the principal,
 an expiry, and the answers of earlier rounds (so a multi-round call needs no server-side
@@ -53,3 +53,21 @@ class RequestStateCodec:
             raise InvalidParamsError("Invalid requestState: issued for another request")
         answers = payload.get("r")
         return dict(answers) if isinstance(answers, dict) else {}
+
+    def answers(self, params: dict[str, Any], name: str, arguments: Any, principal: Any) -> dict[str, Any]:
+        """The answers of a retried request: its ``requestState``'s, then its ``inputResponses``.
+
+        ``name`` is what the state is bound to (the tool's name, or ``prompt:<name>``).
+
+        Raises:
+            InvalidParamsError: malformed ``inputResponses`` or an invalid state (-32602).
+        """
+        responses = params.get("inputResponses")
+        if responses is not None and (
+            not isinstance(responses, dict) or not all(isinstance(v, dict) for v in responses.values())
+        ):
+            raise InvalidParamsError("Invalid params: inputResponses must map keys to result objects")
+        state = params.get("requestState")
+        answers = {} if state is None else self.open(state, name, arguments, principal)
+        answers.update(responses or {})
+        return answers
