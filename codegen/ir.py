@@ -130,6 +130,7 @@ class ServerIR:
     impl_module: str = ""  # module of the implementation stub ``build --scaffold`` writes once
     impl_class: str = ""  # its class
     script: str = ""  # the console script's name, when ``project``
+    subscribe: bool = False  # resources may be subscribed to (legacy resources/subscribe)
     target: str = "both"  # server | client | both: which side's modules and runtime are generated
     shared_runtime: bool = False  # import the runtime from the output folder's shared package
 

@@ -151,7 +151,7 @@ class _Lowering:
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
             implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
             sync_client_class=stem + "SyncClient", spec_display=spec_display,
-            project=s.project, target=s.target, script=package.replace("_", "-") + "-server",
+            project=s.project, target=s.target, subscribe=s.subscribe, script=package.replace("_", "-") + "-server",
             impl_module=package + "_impl", impl_class=stem + "Service",
         )
 

@@ -388,6 +388,9 @@ class EverythingService(EverythingServerBase):
     async def read_static_text(self, ctx: Context) -> str:
         return "This is the content of the static text resource."
 
+    async def read_watched_resource(self, ctx: Context) -> str:
+        return "Watched resource content."
+
     async def read_static_binary(self, ctx: Context) -> BlobResourceContents:
         return BlobResourceContents(uri="test://static-binary", mimeType="image/png", blob=RED_PIXEL_PNG)
 

@@ -60,6 +60,7 @@ class ServerSpec:
     format_assertion: bool = False
     project: bool = False
     target: str = "both"
+    subscribe: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         format_assertion=bool(s.get("formatAssertion", False)),
         project=bool(s.get("project", False)),
         target=str(s.get("target", "both")),
+        subscribe=bool(s.get("subscribe", False)),
     )
     tools = []
     for i, t in enumerate(data["tools"]):

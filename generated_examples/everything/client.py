@@ -388,6 +388,13 @@ class EverythingClient(ClientBase):
         """
         return await self.read_resource("test://static-text")
 
+    async def read_watched_resource(self) -> list[ResourceContents]:
+        """A resource clients may subscribe to (conformance resources-subscribe).
+
+        Reads test://watched-resource.
+        """
+        return await self.read_resource("test://watched-resource")
+
     async def read_static_binary(self) -> list[ResourceContents]:
         """A 1x1 PNG image (conformance resources-read-binary).
 
@@ -686,6 +693,10 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
     def read_static_text(self) -> list[ResourceContents]:
         """A fixed text resource (conformance resources-read-text)."""
         return self._run(self.client.read_static_text())
+
+    def read_watched_resource(self) -> list[ResourceContents]:
+        """A resource clients may subscribe to (conformance resources-subscribe)."""
+        return self._run(self.client.read_watched_resource())
 
     def read_static_binary(self) -> list[ResourceContents]:
         """A 1x1 PNG image (conformance resources-read-binary)."""

@@ -225,6 +225,7 @@ class EverythingServerBase(ServerBase):
     resource_defs: ClassVar[tuple[ResourceDef, ...]] = RESOURCES
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = RESOURCE_TEMPLATES
     prompt_defs: ClassVar[tuple[PromptDef, ...]] = PROMPTS
+    resource_subscribe: ClassVar[bool] = True
 
     def test_simple_text(
         self, args: TestSimpleTextInput, ctx: Context
@@ -432,6 +433,18 @@ class EverythingServerBase(ServerBase):
     ):
         """Contents of test://static-text: A fixed text resource (conformance resources-read-text)."""
         raise NotImplementedError("test://static-text")
+
+    def read_watched_resource(
+        self, ctx: Context
+    ) -> (
+        str
+        | bytes
+        | ResourceContents
+        | list[ResourceContents]
+        | Awaitable[str | bytes | ResourceContents | list[ResourceContents]]
+    ):
+        """Contents of test://watched-resource: A resource clients may subscribe to (conformance resources-subscribe)."""
+        raise NotImplementedError("test://watched-resource")
 
     def read_static_binary(
         self, ctx: Context

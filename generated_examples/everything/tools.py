@@ -900,6 +900,17 @@ RESOURCES: tuple[ResourceDef, ...] = (
 }"""),
     ),
     ResourceDef(
+        uri="test://watched-resource",
+        name="watched_resource",
+        method="read_watched_resource",
+        wire=json.loads(r"""{
+  "uri": "test://watched-resource",
+  "name": "watched_resource",
+  "description": "A resource clients may subscribe to (conformance resources-subscribe).",
+  "mimeType": "text/plain"
+}"""),
+    ),
+    ResourceDef(
         uri="test://static-binary",
         name="static_binary",
         method="read_static_binary",

@@ -211,3 +211,46 @@ def test_a_server_without_resources_does_not_offer_them() -> None:
                 await c.request("resources/list", {})
 
     run_async(main())
+
+
+def test_legacy_resource_subscriptions_notify_subscribers() -> None:
+    class Watched(Catalog):
+        resource_subscribe = True
+
+    async def main() -> None:
+        server = Watched()
+        async with server.connect_in_process() as peer:
+            async def call(rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+                await peer.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+                while True:
+                    message = await peer.receive()
+                    if message.get("id") == rid:
+                        return message  # type: ignore[no-any-return]
+
+            init = await call(1, "initialize", {"protocolVersion": p.V2025_11_25, "capabilities": {},
+                                                "clientInfo": {"name": "t", "version": "1"}})
+            assert init["result"]["capabilities"]["resources"] == {"subscribe": True}
+            await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            assert (await call(2, "resources/subscribe", {"uri": "test://static-text"}))["result"] == {}
+            assert (await call(3, "resources/subscribe", {"uri": "test://template/5/data"}))["result"] == {}
+            unknown = await call(4, "resources/subscribe", {"uri": "test://nowhere"})
+            assert unknown["error"]["code"] == p.RESOURCE_NOT_FOUND and unknown["error"]["data"] == {"uri": "test://nowhere"}
+            server.resource_updated("test://static-text")
+            note = await peer.receive()
+            assert note == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://static-text"}}
+            assert (await call(5, "resources/unsubscribe", {"uri": "test://static-text"}))["result"] == {}
+            server.resource_updated("test://static-text")  # nobody listens any more
+            server.resource_updated("test://template/5/data")
+            note = await peer.receive()
+            assert note["params"] == {"uri": "test://template/5/data"}
+
+    run_async(main())
+
+
+def test_subscriptions_need_the_flag() -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(Catalog(), era="legacy", audit=None) as c:  # type: ignore[arg-type]
+            with pytest.raises(E.MethodNotFoundError):
+                await c.request("resources/subscribe", {"uri": "test://static-text"})
+
+    run_async(main())

@@ -44,6 +44,8 @@ JsonObject = dict[str, Any]
 #: The methods this mixin serves (both eras).
 CATALOG_METHODS = frozenset({"resources/list", "resources/read", "resources/templates/list", "prompts/list",
                              "prompts/get", "completion/complete"})
+#: Resource subscriptions, a legacy-era feature (2026-07-28 moved them to ``subscriptions/listen``).
+SUBSCRIBE_METHODS = frozenset({"resources/subscribe", "resources/unsubscribe"})
 
 
 class Catalog:
@@ -53,6 +55,8 @@ class Catalog:
     resource_defs: ClassVar[tuple[ResourceDef, ...]]
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
+    #: Whether clients may subscribe to resources (the spec's ``server.subscribe``).
+    resource_subscribe: ClassVar[bool] = False
     _cursors: Signer
     _states: RequestStateCodec
 
@@ -62,7 +66,7 @@ class Catalog:
         caps: JsonObject = {}
         # the lists are fixed by the spec (no list_changed yet) and resources cannot be subscribed to yet
         if self.resource_defs or self.resource_template_defs:
-            caps["resources"] = {}
+            caps["resources"] = {"subscribe": True} if self.resource_subscribe else {}
         if self.prompt_defs:
             caps["prompts"] = {}
         if any(d.completions for d in self.prompt_defs) or any(d.completions for d in self.resource_template_defs):
@@ -89,6 +93,28 @@ class Catalog:
         if method == "completion/complete" and "completions" in self.catalog_capabilities():
             return await self._complete(params, rid, conn, env)
         raise MethodNotFoundError(f"Method not found: {method}")
+
+    # -- subscriptions (legacy era) --------------------------------------------------------
+    def subscription(self, method: str, params: JsonObject, conn: Connection) -> JsonObject:
+        """``resources/subscribe`` / ``unsubscribe`` of a legacy session: a known resource URI
+        (fixed, or matching a template) is added to / removed from the session's set."""
+        if not self.resource_subscribe:
+            raise MethodNotFoundError(f"Method not found: {method}")
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise InvalidParamsError(f"Invalid params: {method} needs a string uri")
+        if method == "resources/unsubscribe":
+            conn.resource_subscriptions.discard(uri)
+            return {}
+        if not self.knows_resource(uri):
+            raise ResourceNotFoundError("Resource not found", data={"uri": uri})
+        conn.resource_subscriptions.add(uri)
+        return {}
+
+    def knows_resource(self, uri: str) -> bool:
+        """Whether ``uri`` is one of the declared resources or matches a template."""
+        return any(r.uri == uri for r in self.resource_defs) or any(
+            t.match(uri) is not None for t in self.resource_template_defs)
 
     # -- lists -----------------------------------------------------------------------------
     def _page(self, key: str, items: list[JsonObject], params: JsonObject, env: RequestEnv) -> JsonObject:

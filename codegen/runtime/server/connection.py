@@ -51,6 +51,8 @@ class Connection:
         self.client_info: dict[str, Any] | None = None
         #: Legacy ``logging/setLevel`` threshold (None: the server default).
         self.log_level: str | None = None
+        #: Resource URIs this (legacy) session subscribed to (``resources/subscribe``).
+        self.resource_subscriptions: set[str] = set()
         self.closed = False
         #: True once the client can no longer answer (its input ended).
         self.input_closed = False

@@ -55,7 +55,7 @@ from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ServerInfo, ToolDef
 from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
-from .catalog import CATALOG_METHODS, Catalog
+from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
 from .mrtr import RequestStateCodec
 from .security import Signer, TokenBucket, exceeds_limits, load_keys
@@ -141,6 +141,24 @@ class ServerBase(ToolCalls, Catalog):
                 await conn.notify(
                     "notifications/tools/list_changed", {"_meta": {p.META_SUBSCRIPTION_ID: rid}}, related_to=rid
                 )
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell every legacy session subscribed to ``uri`` that it changed
+        (``notifications/resources/updated``); callable from handlers and other threads."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self.resource_updated, uri)
+            return
+        task = loop.create_task(self._notify_updated(uri))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _notify_updated(self, uri: str) -> None:
+        for conn in list(self._connections):
+            if not conn.closed and uri in conn.resource_subscriptions:
+                await conn.notify("notifications/resources/updated", {"uri": uri})
 
     def close_subscriptions(self) -> None:
         """End every ``subscriptions/listen`` stream with its final result (graceful close)."""
@@ -274,6 +292,8 @@ class ServerBase(ToolCalls, Catalog):
             return {}
         if method in ("tools/list", "tools/call") or method in CATALOG_METHODS:
             return await self._serve(method, params, rid, conn, env)
+        if method in SUBSCRIBE_METHODS:
+            return self.subscription(method, params, conn)
         raise MethodNotFoundError(f"Method not found: {method}")
 
     def _modern_env(self, meta: JsonObject) -> RequestEnv:
