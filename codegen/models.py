@@ -316,7 +316,7 @@ def with_params(ir: ProjectIR, models: ModelsModule) -> ProjectIR:
     tools = tuple(replace(t, params=client_params(t, models.fields.get(t.input_class, ()), models.enums, models.objects))
                   for t in ir.tools)
     defs = ir.model_schema.get("$defs") or {}
-    taken = frozenset({"self", "cls"})
+    taken = frozenset({"self", "cls", "RESOURCE_TEMPLATES", "PROMPTS"})  # names the method bodies use
 
     def params(cls: str) -> tuple[ParamIR, ...]:
         return typed_params(models.fields.get(cls, ()), defs.get(cls) or {}, taken, models.enums, models.objects)

@@ -215,7 +215,7 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     tools, shared, more = normalize_tools(snapshot.tools)
     notes += more
-    catalog, more = normalize_catalog(snapshot.resources, snapshot.templates, snapshot.prompts)
+    catalog, more = normalize_catalog(snapshot.resources, snapshot.templates, snapshot.prompts, tools)
     notes += more
     data: dict[str, Any] = {"mcp-codegen": 1, "server": server}
     if shared:

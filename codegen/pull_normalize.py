@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -557,13 +557,25 @@ def _kept(raw: Mapping[str, Any], keys: tuple[str, ...], at: str, notes: list[No
     return {k: raw[k] for k in keys if k in raw}
 
 
-def _stems(entries: list[dict[str, Any]], prefix: str, notes: list[Note], key: str) -> None:
-    """Give entries whose handler names would clash a ``python_name`` (numbered)."""
+def _typed(entry: dict[str, Any], types: dict[str, type]) -> dict[str, Any]:
+    """``entry`` without text fields that are not strings and typed fields of the wrong type
+    (the spec format would refuse them)."""
+    out = {}
+    for k, v in entry.items():
+        want = types.get(k, str) if k in ("title", "description", "mimeType", *types) else None
+        if want is None or (isinstance(v, want) and not (want is int and isinstance(v, bool))):
+            out[k] = v
+    return out
+
+
+def _stems(entries: list[dict[str, Any]], prefix: str, notes: list[Note], key: str, tools: set[str]) -> None:
+    """Give entries whose handler names would clash (with each other or with a tool's method)
+    a ``python_name`` (numbered)."""
     used: set[str] = set()
     for i, entry in enumerate(entries):
         stem = str(PyIdent(str(entry["name"])))
         chosen, n = stem, 2
-        while chosen in used:
+        while chosen in used or f"{prefix}_{chosen}" in tools:
             chosen, n = f"{stem}_{n}", n + 1
         used.add(chosen)
         if chosen != stem:
@@ -572,8 +584,8 @@ def _stems(entries: list[dict[str, Any]], prefix: str, notes: list[Note], key: s
                               "(another entry has the same one)"))
 
 
-def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[Any]
-                      ) -> tuple[dict[str, list[dict[str, Any]]], list[Note]]:
+def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[Any],
+                      tools: Sequence[dict[str, Any]] = ()) -> tuple[dict[str, list[dict[str, Any]]], list[Note]]:
     """Spec ``resources`` / ``resourceTemplates`` / ``prompts`` from the server's lists: unknown keys
     and unusable entries (no uri or name, duplicates, templates beyond RFC 6570 level 3) left out
     with a note; names that would give one Python name twice numbered."""
@@ -587,10 +599,11 @@ def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[
         if not ok:
             notes.append(Note("", f"/{key}", "W104", f"entry {i} has no {ident} or name; left out"))
             return False
-        if (key, raw[ident]) in seen or (key + "#name", raw["name"]) in seen:
+        names = "prompt" if key == "prompts" else "resource"  # resources and templates share names
+        if (key, raw[ident]) in seen or (names + "#name", raw["name"]) in seen:
             notes.append(Note("", f"/{key}", "W104", f"duplicate {raw[ident]!r} / {raw['name']!r}; left out"))
             return False
-        seen.update({(key, raw[ident]), (key + "#name", raw["name"])})
+        seen.update({(key, raw[ident]), (names + "#name", raw["name"])})
         return True
 
     res = [_kept(r, _RESOURCE_KEYS, f"/resources/{i}", notes) for i, r in enumerate(resources)
@@ -609,15 +622,21 @@ def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[
     for i, r in enumerate(prompts):
         if not usable(r, "prompts", "name", i):
             continue
-        entry = _kept(r, _PROMPT_KEYS, f"/prompts/{i}", notes)
+        entry = _typed(_kept(r, _PROMPT_KEYS, f"/prompts/{i}", notes), {})
         args = entry.get("arguments")
         if args is not None:
-            good = [a for a in args if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"]] \
-                if isinstance(args, list) else []
-            entry["arguments"] = [_kept(a, _ARGUMENT_KEYS, f"/prompts/{i}/arguments", notes) for a in good]
+            good, names_seen = [], set()
+            for a in args if isinstance(args, list) else []:
+                if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"] and a["name"] not in names_seen:
+                    names_seen.add(a["name"])
+                    good.append(_typed(_kept(a, _ARGUMENT_KEYS, f"/prompts/{i}/arguments", notes), {"required": bool}))
+            entry["arguments"] = good
         prs.append(entry)
-    _stems([*res, *tpls], "read", notes, "resources")
-    _stems(prs, "prompt", notes, "prompts")
+    res = [_typed(r, {"size": int}) for r in res]
+    tpls = [_typed(x, {}) for x in tpls]
+    taken = {str(MethodName(str(t.get("python_name") or t["name"]))) for t in tools}
+    _stems([*res, *tpls], "read", notes, "resources", taken)
+    _stems(prs, "prompt", notes, "prompts", taken)
     for key, entries in (("resources", res), ("resourceTemplates", tpls), ("prompts", prs)):
         if entries:
             out[key] = entries

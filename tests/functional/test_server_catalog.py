@@ -126,6 +126,8 @@ def test_lists_are_paginated() -> None:
         assert [r["uri"] for r in second["resources"]] == ["test://static-binary"] and "nextCursor" not in second
         with pytest.raises(E.InvalidParamsError):
             await c.request("prompts/list", {"cursor": "forged"})
+        with pytest.raises(E.InvalidParamsError):  # a cursor of one list is no good for another
+            await c.request("resources/templates/list", {"cursor": first["nextCursor"]})
 
     _with("modern", body, page_size=1)
 
@@ -243,6 +245,19 @@ def test_legacy_resource_subscriptions_notify_subscribers() -> None:
             server.resource_updated("test://template/5/data")
             note = await peer.receive()
             assert note["params"] == {"uri": "test://template/5/data"}
+
+    run_async(main())
+
+
+def test_subscribe_is_a_legacy_capability() -> None:
+    class Watched(Catalog):
+        resource_subscribe = True
+
+    async def main() -> None:
+        async with ClientBase.in_process(Watched(), era="modern", audit=None) as c:  # type: ignore[arg-type]
+            assert c.server_capabilities["resources"] == {}  # 2026 has no resources/subscribe
+        async with ClientBase.in_process(Watched(), era="legacy", audit=None) as c:  # type: ignore[arg-type]
+            assert c.server_capabilities["resources"] == {"subscribe": True}
 
     run_async(main())
 

@@ -13,7 +13,7 @@ VALUES = {"var": "value", "hello": "Hello World!", "path": "/foo/bar", "x": "102
 @pytest.mark.parametrize(("template", "expanded"), [
     ("{var}", "value"), ("{hello}", "Hello%20World%21"), ("{+hello}", "Hello%20World!"), ("{+path}/here", "/foo/bar/here"),
     ("{#path}", "#/foo/bar"), ("map?{x,y}", "map?1024,768"), ("{.var}", ".value"), ("{/var,x}", "/value/1024"),
-    ("{;x,y}", ";x=1024;y=768"), ("{?x,y}", "?x=1024&y=768"), ("?fixed=yes{&x}", "?fixed=yes&x=1024"), ("{var:3}", "val"),
+    ("{;x,y}", ";x=1024;y=768"), ("{?x,y}", "?x=1024&y=768"), ("{var:3}", "val"),
 ])
 def test_expansion_follows_rfc_6570(template: str, expanded: str) -> None:
     assert parse(template).expand(VALUES) == expanded
@@ -39,11 +39,15 @@ def test_match_refuses_other_uris() -> None:
     q = parse("search{?q,page}")
     assert q.match("search?page=2&q=mcp") == {"q": "mcp", "page": "2"}
     assert q.match("search?q=1&other=2") is None  # an undeclared query variable
+    assert q.match("search?q=1&q=2") is None  # given twice
+    assert q.match("search?q=%FF") is None  # not UTF-8
+    assert parse("x://{+p}").match("x://" + "a" * 9000) is None  # longer than MAX_URI
 
 
 @pytest.mark.parametrize(("template", "why"), [
     ("x/{a*}", "explode"), ("x/{a", "unbalanced"), ("x/a}", "unbalanced"), ("{a}{a}", "twice"), ("{?q}/more", "follow"),
     ("{=a}", "reserved"), ("a b{x}", "spaces"), ("{}", "empty"), ("{a b}", "invalid variable"), ("{x:0}", "prefix"),
+    ("x://{a}{b}", "no literal between"), ("x://{+a}/{+b}", "more than one reserved"), ("?fixed=yes{&x}", "literal '?'"),
 ])
 def test_refused_templates_say_why(template: str, why: str) -> None:
     with pytest.raises(TemplateError, match=why):

@@ -46,6 +46,8 @@ CATALOG_METHODS = frozenset({"resources/list", "resources/read", "resources/temp
                              "prompts/get", "completion/complete"})
 #: Resource subscriptions, a legacy-era feature (2026-07-28 moved them to ``subscriptions/listen``).
 SUBSCRIBE_METHODS = frozenset({"resources/subscribe", "resources/unsubscribe"})
+#: Resource URIs one session may subscribe to at once (bounded memory per session).
+MAX_SUBSCRIPTIONS = 1000
 
 
 class Catalog:
@@ -61,12 +63,13 @@ class Catalog:
     _states: RequestStateCodec
 
     # -- capabilities ----------------------------------------------------------------------
-    def catalog_capabilities(self) -> JsonObject:
-        """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared."""
+    def catalog_capabilities(self, legacy: bool = False) -> JsonObject:
+        """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared
+        (``subscribe`` only for legacy sessions: 2026 moved subscriptions to subscriptions/listen)."""
         caps: JsonObject = {}
-        # the lists are fixed by the spec (no list_changed yet) and resources cannot be subscribed to yet
+        # the lists are fixed by the spec (no list_changed yet)
         if self.resource_defs or self.resource_template_defs:
-            caps["resources"] = {"subscribe": True} if self.resource_subscribe else {}
+            caps["resources"] = {"subscribe": True} if self.resource_subscribe and legacy else {}
         if self.prompt_defs:
             caps["prompts"] = {}
         if any(d.completions for d in self.prompt_defs) or any(d.completions for d in self.resource_template_defs):
@@ -108,6 +111,8 @@ class Catalog:
             return {}
         if not self.knows_resource(uri):
             raise ResourceNotFoundError("Resource not found", data={"uri": uri})
+        if uri not in conn.resource_subscriptions and len(conn.resource_subscriptions) >= MAX_SUBSCRIPTIONS:
+            raise InvalidParamsError(f"Invalid params: at most {MAX_SUBSCRIPTIONS} subscriptions per session")
         conn.resource_subscriptions.add(uri)
         return {}
 
@@ -121,14 +126,14 @@ class Catalog:
         start = 0
         cursor = params.get("cursor")
         if cursor is not None:
-            offset = self._cursors.verify(cursor, "cursor").get(key[:1])
+            offset = self._cursors.verify(cursor, "cursor").get(key)  # a cursor of one list only
             if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
                 raise InvalidParamsError("Invalid cursor")
             start = offset
         end = start + self.settings.page_size
         result: JsonObject = {key: items[start:end]}
         if end < len(items):
-            result["nextCursor"] = self._cursors.sign({key[:1]: end})
+            result["nextCursor"] = self._cursors.sign({key: end})
         if env.modern:
             result["ttlMs"] = self.settings.list_ttl_ms
             result["cacheScope"] = self.settings.cache_scope

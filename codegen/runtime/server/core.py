@@ -325,7 +325,7 @@ class ServerBase(ToolCalls, Catalog):
         conn.client_info = info if isinstance(info, dict) else None
         result: JsonObject = {
             "protocolVersion": version,
-            "capabilities": self._capabilities(),
+            "capabilities": self._capabilities(legacy=True),
             "serverInfo": implementation(self.server_info, version),
         }
         if self.server_info.instructions:
@@ -343,9 +343,9 @@ class ServerBase(ToolCalls, Catalog):
             return await self.serve_catalog(method, params, rid, conn, env)
         return await self._listen(params, rid, conn)
 
-    def _capabilities(self) -> JsonObject:
+    def _capabilities(self, legacy: bool = False) -> JsonObject:
         """What the server offers: tools and logging always, the rest as declared."""
-        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
+        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities(legacy)}
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {

@@ -9,9 +9,14 @@ parsed, so a spec cannot declare a template this module would match wrongly.
 
 Matching is strict: every literal must match exactly, every simple variable is one
 non-empty run of unreserved or percent-encoded characters (reserved expansions may also
-hold ``/``, ``?``, ``#`` …), query variables may come in any order and may be absent.
-Percent-escapes are decoded in the returned values.  The standard library's ``re`` does the
-matching; no third-party package (the runtime depends on pydantic only).
+hold ``/``, ``?``, ``#`` …), query variables may come in any order, at most once, and may be
+absent.  Percent-escapes are decoded (invalid UTF-8 is no match).  The standard library's
+``re`` does the matching; no third-party package (the runtime depends on pydantic only).
+
+To keep matching linear on hostile input, templates whose expansions could be split in more
+than one way are refused when parsed: two expressions with no literal between them, more than
+one reserved (``{+…}`` / ``{#…}``) expression, and a literal ``?`` before ``{&…}``; URIs
+longer than :data:`MAX_URI` characters never match.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 _EXPR = re.compile(r"\{([^{}]*)\}")
+#: Longer URIs never match a template (and are not scanned).
+MAX_URI = 8192
 _VARNAME = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*")
 
 #: operator -> (first char, separator, named, if-empty, allow reserved)
@@ -95,20 +102,30 @@ class UriTemplate:
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables of ``uri`` if it is an expansion of this template, else None."""
+        if len(uri) > MAX_URI:
+            return None
         query_exprs = [p for p in self.parts if isinstance(p, _Expr) and p.op in ("?", "&")]
         head = uri
         query: dict[str, str] = {}
-        if query_exprs:
-            head, mark, rest = uri.partition("?")
-            if mark:
-                for pair in rest.split("&"):
-                    name, eq, value = pair.partition("=")
-                    query[unquote(name)] = unquote(value) if eq else ""
-        pattern, names = _compiled(self)
-        match = pattern.fullmatch(head)
-        if match is None:
+        try:
+            if query_exprs:
+                head, mark, rest = uri.partition("?")
+                if mark:
+                    if "#" in rest:
+                        return None  # a fragment after the query: not an expansion of this template
+                    for pair in rest.split("&"):
+                        name, eq, value = pair.partition("=")
+                        key = unquote(name, errors="strict")
+                        if key in query:
+                            return None  # a variable given twice
+                        query[key] = unquote(value, errors="strict") if eq else ""
+            pattern, names = _compiled(self)
+            match = pattern.fullmatch(head)
+            if match is None:
+                return None
+            values = {names[k]: unquote(v, errors="strict") for k, v in match.groupdict().items() if v is not None}
+        except UnicodeDecodeError:
             return None
-        values = {names[k]: unquote(v) for k, v in match.groupdict().items() if v is not None}
         allowed = {v.name for e in query_exprs for v in e.vars}
         if set(query) - allowed:
             return None
@@ -142,7 +159,20 @@ def parse(text: str) -> UriTemplate:
             query_seen = True
         elif query_seen:
             raise TemplateError("nothing may follow a {?…} / {&…} query expression")
+    _unambiguous(parts)
     return UriTemplate(text, tuple(parts))
+
+
+def _unambiguous(parts: list[str | _Expr]) -> None:
+    """Refuse templates a URI could match in several ways (and so in more than linear time)."""
+    path = [p for p in parts if not (isinstance(p, _Expr) and p.op in ("?", "&"))]
+    for left, right in zip(path, path[1:], strict=False):
+        if isinstance(left, _Expr) and isinstance(right, _Expr):
+            raise TemplateError("two expressions with no literal between them are ambiguous; put a literal between them")
+    if sum(isinstance(p, _Expr) and p.op in ("+", "#") for p in parts) > 1:
+        raise TemplateError("more than one reserved expression ({+…} / {#…}) is ambiguous")
+    if any(isinstance(p, _Expr) and p.op == "&" for p in parts) and any(isinstance(p, str) and "?" in p for p in parts):
+        raise TemplateError("a literal '?' before {&…} is not supported; use {?…} for the query")
 
 
 def _expression(body: str, seen: set[str]) -> _Expr:
