@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,17 +185,3 @@ class DevLoop:
 
     def _handle_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stop.set()
-
-
-def wait_for(url_port: int, timeout: float) -> bool:
-    """True once 127.0.0.1:``url_port`` accepts connections (used by callers and tests)."""
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", url_port), 0.2):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False

@@ -311,8 +311,7 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
         "errors": [{"code": e.code, "class": e.class_name, "description": e.description} for e in tool.errors],
         "inputs": [{"key": i.key, "method": i.method, "message": i.message} for i in tool.inputs],
         "input_class": tool.input_class, "output_class": tool.output_class,
-        "signature": ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "")
-                               for p in tool.params),
+        "signature": _signature(tool.params),
     }
     if isinstance(out, dict):
         target, _ = _deref(out, out)
@@ -324,9 +323,13 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
     return data
 
 
+def _signature(params: Sequence[Any]) -> str:
+    """The keyword arguments of a typed client method, as its signature shows them."""
+    return ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "") for p in params)
+
+
 def _call(method: str, params: Sequence[Any]) -> str:
-    args = ", ".join(p.name + ": " + p.annotation + (f" = {p.default}" if p.default is not None else "") for p in params)
-    return f"await client.{method}({args})"
+    return f"await client.{method}({_signature(params)})"
 
 
 def catalog_page_data(ir: ProjectIR) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,8 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "templates"
 
 
-def runtime_files(target: str = "both") -> list[tuple[str, str]]:
+@cache
+def runtime_files(target: str = "both") -> tuple[tuple[str, str], ...]:
     """(path inside the runtime, text) of the runtime modules ``target`` needs, sorted."""
     wanted = TARGET_RUNTIME[target]
     out: list[tuple[str, str]] = []
@@ -84,7 +86,7 @@ def runtime_files(target: str = "both") -> list[tuple[str, str]]:
                 out.append((prefix + entry.name, entry.read_text("utf-8")))
 
     walk(resources.files("codegen.runtime"), "")
-    return sorted(out)
+    return tuple(sorted(out))  # read once per process (the runtime does not change under it)
 
 
 def _runtime_packages(target: str) -> list[str]:
@@ -93,6 +95,7 @@ def _runtime_packages(target: str) -> list[str]:
     return ["", *("._runtime" + ("." + f.replace("/", ".") if f else "") for f in folders)]
 
 
+@cache
 def runtime_header() -> str:
     """The first line of every runtime copy: the same in every package of one generator.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import quote, unquote
 
 _EXPR = re.compile(r"\{([^{}]*)\}")
@@ -133,6 +134,7 @@ class UriTemplate:
         return values
 
 
+@lru_cache(maxsize=512)
 def parse(text: str) -> UriTemplate:
     """Parse ``text``; raises :class:`TemplateError` for anything outside levels 1-3."""
     parts: list[str | _Expr] = []
