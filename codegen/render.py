@@ -217,8 +217,8 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
                    "TOOLS", "TextContent", "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult",
                    "TransportClosedError")
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "ServerSettings")
-_CLIENT_EXPORTS = ("AuditRecord", "CompatReport", "ElicitationRequest", "ElicitationResponse", "Progress", "Root",
-                   "SamplingRequest", "SamplingResponse", "ToolCallInfo", "UNSET", "Unset")
+_CLIENT_EXPORTS = ("AuditRecord", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
+                   "Progress", "Root", "SamplingRequest", "SamplingResponse", "Subscription", "ToolCallInfo", "UNSET", "Unset")
 
 
 def package_exports(ir: ProjectIR) -> list[str]:

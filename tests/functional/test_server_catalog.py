@@ -4,14 +4,16 @@ runtime, the way generated code will fill it)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
 import pytest
 from common_support import run_async
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from codegen.runtime.client import ClientBase
+from codegen.runtime.client.subscriptions import Change
 from codegen.runtime.server.context import Context
 from codegen.runtime.server.core import ServerBase
 from codegen.runtime.server.settings import ServerSettings
@@ -104,7 +106,7 @@ def _with(era: str, body: Any, **settings: Any) -> None:
 def test_capabilities_and_lists(era: str) -> None:
     async def body(c: ClientBase) -> None:
         caps = c.server_capabilities
-        assert caps["resources"] == {} and caps["prompts"] == {}  # fixed lists, no subscriptions (yet)
+        assert caps["resources"] == {"listChanged": True} and caps["prompts"] == {"listChanged": True}  # no subscribe
         assert caps["completions"] == {} and "tools" in caps
         listed = await c.request("resources/list", {})
         assert [r["uri"] for r in listed["resources"]] == ["test://static-text", "test://static-binary"]
@@ -231,7 +233,7 @@ def test_legacy_resource_subscriptions_notify_subscribers() -> None:
 
             init = await call(1, "initialize", {"protocolVersion": p.V2025_11_25, "capabilities": {},
                                                 "clientInfo": {"name": "t", "version": "1"}})
-            assert init["result"]["capabilities"]["resources"] == {"subscribe": True}
+            assert init["result"]["capabilities"]["resources"] == {"subscribe": True, "listChanged": True}
             await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
             assert (await call(2, "resources/subscribe", {"uri": "test://static-text"}))["result"] == {}
             assert (await call(3, "resources/subscribe", {"uri": "test://template/5/data"}))["result"] == {}
@@ -249,15 +251,14 @@ def test_legacy_resource_subscriptions_notify_subscribers() -> None:
     run_async(main())
 
 
-def test_subscribe_is_a_legacy_capability() -> None:
+def test_subscribe_is_advertised_in_both_eras_when_declared() -> None:
     class Watched(Catalog):
         resource_subscribe = True
 
     async def main() -> None:
-        async with ClientBase.in_process(Watched(), era="modern", audit=None) as c:  # type: ignore[arg-type]
-            assert c.server_capabilities["resources"] == {}  # 2026 has no resources/subscribe
-        async with ClientBase.in_process(Watched(), era="legacy", audit=None) as c:  # type: ignore[arg-type]
-            assert c.server_capabilities["resources"] == {"subscribe": True}
+        for era in ERAS:
+            async with ClientBase.in_process(Watched(), era=era, audit=None) as c:  # type: ignore[arg-type]
+                assert c.server_capabilities["resources"] == {"subscribe": True, "listChanged": True}
 
     run_async(main())
 
@@ -267,5 +268,157 @@ def test_subscriptions_need_the_flag() -> None:
         async with ClientBase.in_process(Catalog(), era="legacy", audit=None) as c:  # type: ignore[arg-type]
             with pytest.raises(E.MethodNotFoundError):
                 await c.request("resources/subscribe", {"uri": "test://static-text"})
+
+    run_async(main())
+
+
+class Watched(Catalog):
+    resource_subscribe = True
+
+
+async def _next(changes: Any) -> Any:
+    return await asyncio.wait_for(changes.__anext__(), 5)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_client_subscription_gets_updates_of_its_uris_only(era: str) -> None:
+    async def main() -> None:
+        server = Watched()
+        async with ClientBase.in_process(server, era=era, audit=None) as c:  # type: ignore[arg-type]
+            async with c.subscribe("test://static-text", "test://template/5/data") as changes:
+                assert changes.honoured["resourceSubscriptions"] == ["test://static-text", "test://template/5/data"]
+                server.resource_updated("test://static-binary")  # not followed
+                server.resource_updated("test://template/5/data")
+                assert await _next(changes) == Change("updated", "test://template/5/data")
+                server.resource_updated("test://static-text")
+                assert await _next(changes) == Change("updated", "test://static-text")
+                server.disable_prompt("simple")  # a list change this subscription did not ask for
+                server.resource_updated("test://static-text")
+                assert await _next(changes) == Change("updated", "test://static-text")
+            # after the block: unsubscribed (legacy) / the listen stream cancelled (2026)
+            await asyncio.sleep(0.05)
+            assert not any(conn.resource_subscriptions for conn in server._connections)
+            assert not server._listeners
+
+    run_async(main())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_list_changes_of_prompts_and_resources(era: str) -> None:
+    async def main() -> None:
+        server = Catalog()
+        async with ClientBase.in_process(server, era=era, audit=None) as c:  # type: ignore[arg-type]
+            async with c.subscribe(prompts=True, resources=True) as changes:
+                server.disable_prompt("simple")
+                assert await _next(changes) == Change("prompts")
+                assert [pr["name"] for pr in await c.list_prompts()] == ["with_args", "with_image"]
+                with pytest.raises(E.InvalidParamsError):
+                    await c.get_prompt("simple")
+                server.disable_resource("template_data")
+                assert await _next(changes) == Change("resources")
+                assert await c.list_resource_templates() == []
+                with pytest.raises(E.ResourceNotFoundError):
+                    await c.read_resource("test://template/1/data")
+                server.disable_resource("template_data")  # no change, no notification
+                server.enable_prompt("simple")
+                assert await _next(changes) == Change("prompts")
+                assert "simple" in [pr["name"] for pr in await c.list_prompts()]
+            with pytest.raises(KeyError):
+                server.disable_prompt("nope")
+
+    run_async(main())
+
+
+def test_2026_listen_honours_what_the_server_has() -> None:
+    async def main() -> None:
+        server = Watched()
+        async with ClientBase.in_process(server, era="modern", audit=None) as c:  # type: ignore[arg-type]
+            async with c.subscribe("test://static-text", "test://nowhere", tools=True, prompts=True) as changes:
+                assert changes.honoured == {"toolsListChanged": True, "promptsListChanged": True,
+                                            "resourceSubscriptions": ["test://static-text"]}
+                server.close_subscriptions()  # a graceful server close ends the iteration
+                assert [x async for x in changes] == []
+        async with ClientBase.in_process(Catalog(), era="modern", audit=None) as c:  # type: ignore[arg-type]
+            async with c.subscribe("test://static-text") as changes:  # no server.subscribe: not honoured
+                assert changes.honoured == {}
+
+    run_async(main())
+
+
+def test_legacy_subscribe_to_an_unknown_uri_fails_on_entry() -> None:
+    async def main() -> None:
+        server = Watched()
+        async with ClientBase.in_process(server, era="legacy", audit=None) as c:  # type: ignore[arg-type]
+            with pytest.raises(E.ResourceNotFoundError):
+                async with c.subscribe("test://static-text", "test://nowhere"):
+                    pass
+            await asyncio.sleep(0.05)
+            assert not any(conn.resource_subscriptions for conn in server._connections)  # the first was undone
+
+    run_async(main())
+
+
+class Strict(Catalog):
+    """Handlers that fail in the ways the protocol maps, and a refusing authorizer."""
+
+    async def read_template(self, variables: Vars, ctx: Context) -> Any:
+        if variables.id == 404:
+            raise E.ResourceNotFoundError("no such record")
+        return [] if variables.id == 0 else f"{variables.id}"
+
+    def authorize_catalog(self, principal: Any, method: str, target: str, args: BaseModel | None) -> bool:
+        return not (method == "resources/read" and target.endswith("/7/data"))
+
+
+@pytest.mark.parametrize(("version", "code"), [(p.V2025_11_25, p.RESOURCE_NOT_FOUND), (p.V2026_07_28, p.INVALID_PARAMS)])
+def test_not_found_from_a_handler_and_empty_contents_use_each_eras_code(version: str, code: int) -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(Strict(), protocol_version=version, audit=None) as c:  # type: ignore[arg-type]
+            for uri in ("test://template/404/data", "test://template/0/data"):
+                with pytest.raises(E.McpError) as info:
+                    await c.request("resources/read", {"uri": uri})
+                assert info.value.code == code and info.value.data == {"uri": uri}
+
+    run_async(main())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_catalog_requests_pass_authorization_and_the_rate_limit(era: str) -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(Strict(), era=era, audit=None) as c:  # type: ignore[arg-type]
+            with pytest.raises(E.InvalidRequestError) as refused:
+                await c.request("resources/read", {"uri": "test://template/7/data"})
+            assert refused.value.data == {"code": "mcp-codegen.forbidden"}
+        limited = Strict(ServerSettings(rate_limit_per_second=0.001, rate_limit_burst=2))
+        async with ClientBase.in_process(limited, era=era, audit=None) as c:  # type: ignore[arg-type]
+            await c.request("resources/read", {"uri": "test://static-text"})
+            await c.request("prompts/get", {"name": "simple"})
+            with pytest.raises(E.InvalidRequestError) as over:
+                await c.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "with_args"},
+                                                        "argument": {"name": "arg1", "value": "a"}})
+            assert over.value.data == {"code": "mcp-codegen.rate_limited"}
+
+    run_async(main())
+
+
+class AliasArgs(BaseModel):
+    user_id: str = Field(alias="userId")
+
+
+class Aliased(Catalog):
+    prompt_defs = (PromptDef("greet", "get_greet", {"name": "greet", "arguments": [{"name": "userId"}]}, AliasArgs),)
+
+    async def get_greet(self, args: AliasArgs, ctx: Context) -> str:
+        return f"hello {args.user_id}"
+
+
+def test_prompt_arguments_are_matched_by_wire_name_and_extras_refused() -> None:
+    async def main() -> None:
+        async with ClientBase.in_process(Aliased(), era="modern", audit=None) as c:  # type: ignore[arg-type]
+            ok = await c.request("prompts/get", {"name": "greet", "arguments": {"userId": "ann"}})
+            assert ok["messages"][0]["content"]["text"] == "hello ann"
+            for bad in ({"user_id": "ann"}, {"userId": "ann", "extra": "x"}):
+                with pytest.raises(E.InvalidParamsError):
+                    await c.request("prompts/get", {"name": "greet", "arguments": bad})
 
     run_async(main())

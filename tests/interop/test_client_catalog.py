@@ -98,3 +98,40 @@ def test_a_prompt_that_asks_the_user_first(era: str) -> None:
 
     run_async(main())
     assert asked == ["What context should the prompt use?"]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_subscriptions_over_http(era: str) -> None:
+    """Legacy: resources/subscribe, the update comes on the GET stream (opened for it); 2026: a
+    subscriptions/listen POST whose SSE stream carries the acknowledgement and the updates."""
+    from http_support import serve_app
+
+    server = EverythingService()
+    with serve_app(server.asgi_app()) as url:
+        async def main() -> None:
+            async with ClientBase.http(url, era=era, audit=None) as c:
+                async with c.subscribe("test://watched-resource", prompts=True) as changes:
+                    server.resource_updated("test://watched-resource")  # from this thread: thread-safe
+                    change = await asyncio.wait_for(changes.__anext__(), 10)
+                    assert (change.kind, change.uri) == ("updated", "test://watched-resource")
+                    server.disable_prompt("test_simple_prompt")
+                    change = await asyncio.wait_for(changes.__anext__(), 10)
+                    assert change.kind == "prompts"
+
+        asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_subscription_against_the_npm_everything_server() -> None:
+    """The reference server sends notifications/resources/updated for subscribed URIs once its
+    toggle-subscriber-updates tool is on (at once, then every 5 s)."""
+    command = npm_servers()["everything"]
+
+    async def main() -> None:
+        async with ClientBase.stdio(command[0], command[1:], stderr="capture", audit=None) as c:
+            uri = (await c.list_resources())[0]["uri"]
+            async with c.subscribe(uri) as changes:
+                await c.call_tool("toggle-subscriber-updates", {})
+                change = await asyncio.wait_for(changes.__anext__(), 15)
+                assert (change.kind, change.uri) == ("updated", uri)
+
+    asyncio.run(asyncio.wait_for(main(), 120))

@@ -4,23 +4,28 @@ generated client inherits; :class:`~client.base.ClientBase` builds on :class:`Ca
 Lists follow ``nextCursor`` to the end (at most ``max_pages`` pages).  ``read_resource``
 returns typed contents; an unknown URI raises :class:`ResourceNotFoundError` in both eras
 (-32002 up to 2025-11-25, -32602 with ``data.uri`` in 2026-07-28, SEP-2164).  A server without
-the capability answers -32601: :class:`MethodNotFoundError`.
+the capability answers -32601: :class:`MethodNotFoundError`.  :meth:`CatalogCalls.subscribe`
+follows resource updates and list changes (:mod:`client.subscriptions`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import enum
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
 from ..wire.errors import InvalidArgumentsError, InvalidParamsError, ProtocolError, ResourceNotFoundError
-from ..wire.resources import PromptDef, PromptResult, ResourceTemplateDef
+from ..wire.resources import PromptDef, PromptResult, ResourceTemplateDef, unknown_keys
 from .core import ClientCore
 from .inputs import run_input_rounds
 from .results import UNSET
+from .session import Timeouts
+from .subscriptions import Subscription
 
 ResourceContents = TextResourceContents | BlobResourceContents
 _CONTENTS = TypeAdapter(list[ResourceContents])
@@ -48,6 +53,9 @@ def _text(value: Any) -> str:
 def _checked(model: type[BaseModel], values: Mapping[str, Any], what: str) -> dict[str, str]:
     """The set values as strings, after the model accepted them (else nothing is sent)."""
     texts = {k: _text(v) for k, v in values.items() if v is not UNSET and v is not None}
+    extra = unknown_keys(model, texts)
+    if extra:
+        raise InvalidArgumentsError(f"{what}: no argument or variable {extra[0]!r}")
     try:
         model.model_validate(texts)
     except ValidationError as exc:
@@ -133,6 +141,78 @@ class CatalogCalls(ClientCore):
             return Completion.model_validate(completion)
         except ValueError:
             raise ProtocolError("completion/complete: the result has no valid completion") from None
+
+    # -- following changes (see client/subscriptions.py) ------------------------------------
+    def subscribe(self, *uris: str, tools: bool = False, prompts: bool = False, resources: bool = False,
+                  max_queued: int = 1000) -> Subscription:
+        """Follow resource ``uris`` (``notifications/resources/updated``) and list changes.
+
+        Use as ``async with client.subscribe(uri) as changes: async for change in changes: ...``;
+        each change is a :class:`Change` (``kind`` ``updated`` with its ``uri``, or the list).
+
+        Raises (on entry):
+            ResourceNotFoundError: legacy era, the server does not know a URI.
+            MethodNotFoundError: the server offers no subscriptions.
+        """
+        lists = frozenset(k for k, on in (("tools", tools), ("prompts", prompts), ("resources", resources)) if on)
+        return Subscription(self._open_subscription, tuple(dict.fromkeys(uris)), lists, max_queued)
+
+    async def _open_subscription(self, sub: Subscription) -> Callable[[], Awaitable[None]]:
+        await self.connect()
+        self._subscriptions.add(sub)
+        try:
+            if self.era == "legacy":
+                return await self._subscribe_legacy(sub)
+            return await self._subscribe_modern(sub)
+        except BaseException:
+            self._subscriptions.discard(sub)
+            raise
+
+    async def _subscribe_legacy(self, sub: Subscription) -> Callable[[], Awaitable[None]]:
+        await self.transport.ensure_listening()  # HTTP: updates come on the GET stream
+        done: list[str] = []
+
+        async def close() -> None:
+            self._subscriptions.discard(sub)
+            for uri in done:
+                await self.request("resources/unsubscribe", {"uri": uri})
+
+        try:
+            for uri in sub.uris:
+                await self.request("resources/subscribe", {"uri": uri})
+                done.append(uri)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await close()
+            raise
+        sub.honoured = sub.filter()
+        return close
+
+    async def _subscribe_modern(self, sub: Subscription) -> Callable[[], Awaitable[None]]:
+        sub.listen_id = self._session.next_id()
+        listen = asyncio.ensure_future(self._session.request(
+            "subscriptions/listen", self._params({"notifications": sub.filter()}),
+            timeouts=Timeouts(idle=None, hard=None), request_id=sub.listen_id))
+        listen.add_done_callback(lambda _: sub.end())
+
+        async def close() -> None:
+            self._subscriptions.discard(sub)
+            listen.cancel()  # notifications/cancelled (stdio) or the stream closed (HTTP)
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await listen
+
+        acked = asyncio.ensure_future(sub.acknowledged.wait())
+        try:
+            await asyncio.wait({listen, acked}, timeout=self._timeouts().idle, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            acked.cancel()
+        if not sub.acknowledged.is_set():
+            await close()
+            error = listen.exception() if listen.done() and not listen.cancelled() else None
+            if error is not None:
+                raise error
+            raise ProtocolError("subscriptions/listen: the server did not acknowledge the subscription")
+        return close
 
     # -- what the typed methods of a generated client call -------------------------------
     async def _read_template(self, template: ResourceTemplateDef, values: Mapping[str, Any]) -> list[ResourceContents]:

@@ -31,6 +31,7 @@ from .hooks import default_audit_hook
 from .inprocess import InProcessTransport
 from .inputs import answer_input
 from .session import JsonRpcSession, Timeouts
+from .subscriptions import Subscription, route_change
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StderrMode, StdioTransport
 from .types import (
@@ -151,6 +152,7 @@ class ClientCore:
         self._tokens = 0
         self._inflight: list[str] = []
         self._listen_task: asyncio.Task[None] | None = None
+        self._subscriptions: set[Subscription] = set()
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- constructors ----------------------------------------------------------------
@@ -422,6 +424,7 @@ class ClientCore:
         return await self._fulfil(method, params, tool, None, tool_def)
 
     async def _on_notification(self, method: str, params: Any) -> None:
+        route_change(self._subscriptions, method, params)
         if method == "notifications/tools/list_changed":
             self.invalidate_tools_cache()
             if self.on_tools_changed is not None:

@@ -64,14 +64,9 @@ MAX_CONNECTIONS = 100
 
 
 def _remember_missing_sniffio() -> None:
-    """Make a failed ``import sniffio`` cheap when sniffio is not installed.
-
-    httpcore 1.x tries ``import sniffio`` for every lock, event and cancellation shield it
-    creates (several per request), treating ImportError as asyncio.  Without sniffio each
-    try searches the whole ``sys.path``: about a quarter of the client's CPU at 100
-    concurrent calls.  A ``None`` entry in ``sys.modules`` makes the import fail at once, the
-    same ImportError as before.  Nothing changes when sniffio is installed.
-    """
+    """Make a failed ``import sniffio`` cheap: httpcore 1.x tries it for every lock, event and
+    shield it creates, and without sniffio each try searched ``sys.path`` (a quarter of the client's
+    CPU at 100 concurrent calls); a ``None`` in ``sys.modules`` fails at once, with the same ImportError."""
     if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
         sys.modules["sniffio"] = None  # type: ignore[assignment]
 
@@ -129,6 +124,8 @@ class HttpTransport(ClientTransport):
         self._list_ids: set[Any] = set()
         self._plan = HeaderPlan(tools)
         self._closing = False
+        self._listening = False
+        self._listen_ready = asyncio.Event()  # the GET stream was answered (or refused)
 
     @property
     def dropped_tools(self) -> dict[str, str]:
@@ -174,7 +171,17 @@ class HttpTransport(ClientTransport):
     def set_protocol(self, era: str, version: str) -> None:
         super().set_protocol(era, version)
         if era == "legacy" and self.listen and self.session_id is not None:
+            self._listening = True
             self._spawn(self._listen_loop())
+
+    async def ensure_listening(self) -> None:
+        """Legacy: open the GET stream (if not yet) and wait until the server answered it."""
+        if self.era == "legacy" and self.session_id is not None:
+            if not self._listening:
+                self._listening = True
+                self._spawn(self._listen_loop())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._listen_ready.wait(), self.timeout)
 
     def _spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
@@ -410,6 +417,7 @@ class HttpTransport(ClientTransport):
                 headers["last-event-id"] = last_id
             try:
                 async with self._http.stream("GET", self.url, headers=headers) as resp:
+                    self._listen_ready.set()
                     if resp.status_code in (405, 409) or resp.status_code >= 400:
                         logger.debug("no GET stream: HTTP %d", resp.status_code)
                         return

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from ..wire.content import ToolResult
@@ -19,6 +19,7 @@ from ..wire.resources import PromptResult
 from .base import ClientBase
 from .catalog import Completion, ResourceContents
 from .handshake import Era
+from .subscriptions import Change, Subscription
 from .types import CompatReport
 
 T = TypeVar("T")
@@ -81,6 +82,44 @@ class _LoopThread:
             loop.call_soon_threadsafe(loop.stop)
             if threading.current_thread() is not thread:
                 thread.join(timeout=10)
+
+
+class SyncSubscription:
+    """Blocking twin of :class:`~client.subscriptions.Subscription` (a context manager and an
+    iterator of :class:`~client.subscriptions.Change`)."""
+
+    def __init__(self, sub: Subscription, run: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+        self.subscription = sub
+        self._run = run
+
+    def __enter__(self) -> SyncSubscription:
+        self._run(self.subscription.__aenter__())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._run(self.subscription.__aexit__(None, None, None))
+
+    def __iter__(self) -> SyncSubscription:
+        return self
+
+    def __next__(self) -> Change:
+        try:
+            change: Change = self._run(self.subscription.__anext__())
+        except StopAsyncIteration:
+            raise StopIteration from None
+        return change
+
+    def next(self, timeout: float | None = None) -> Change | None:
+        """The next change, or None when none came within ``timeout`` seconds or the server
+        ended the subscription."""
+        async def wait() -> Change | None:
+            try:
+                return await asyncio.wait_for(self.subscription.__anext__(), timeout)
+            except (TimeoutError, StopAsyncIteration):
+                return None
+
+        result: Change | None = self._run(wait())
+        return result
 
 
 class SyncClientBase(Generic[_C]):
@@ -177,6 +216,13 @@ class SyncClientBase(Generic[_C]):
                  *, timeout: float | None = None) -> Completion:
         """See :meth:`ClientBase.complete`."""
         return self._run(self.client.complete(ref, argument, value, context, timeout=timeout))
+
+    def subscribe(self, *uris: str, tools: bool = False, prompts: bool = False, resources: bool = False,
+                  max_queued: int = 1000) -> SyncSubscription:
+        """Blocking :meth:`ClientBase.subscribe`: ``with client.subscribe(uri) as changes:
+        for change in changes: ...`` (or ``changes.next(timeout=…)``)."""
+        sub = self.client.subscribe(*uris, tools=tools, prompts=prompts, resources=resources, max_queued=max_queued)
+        return SyncSubscription(sub, self._run)
 
     def check_compat(self) -> CompatReport:
         """Blocking :meth:`ClientBase.check_compat`."""

@@ -89,6 +89,10 @@ class ClientTransport:
     async def aclose(self) -> None:
         """Close the channel and release every resource (idempotent)."""
 
+    async def ensure_listening(self) -> None:
+        """Make sure messages the server sends unprompted reach the client (legacy HTTP opens
+        its GET stream; stream transports always deliver them)."""
+
     def set_protocol(self, era: str, version: str) -> None:
         """The negotiated era (``"modern"``/``"legacy"``) and protocol version."""
         self.era = era

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,9 +32,9 @@ from ..wire.tools import ToolDef
 from ..wire.versions import call_result_for_version
 from .connection import Connection
 from .context import Context, InputRequired, InputUnavailableError
+from .limits import Limits
 from .mrtr import RequestStateCodec
 from .results import build_result, error_result
-from .security import TokenBucket
 from .settings import ServerSettings
 
 logger = logging.getLogger("mcp_codegen.server")
@@ -69,25 +68,13 @@ class ToolCalls:
 
     settings: ServerSettings
     _tools: dict[str, ToolDef]
-    _disabled: set[str]
-    _buckets: OrderedDict[str, TokenBucket]
-    _slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None
+    _disabled: dict[str, set[str]]
+    _limits: Limits
     _states: RequestStateCodec
 
     def authorize(self, principal: Any, tool: ToolDef, args: BaseModel) -> bool | Awaitable[bool]:
         """Override to restrict calls; False gives an ``isError`` "not authorized" result."""
         return True
-
-    def _bucket(self, key: str) -> TokenBucket:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = TokenBucket(self.settings.rate_limit_per_second, self.settings.rate_limit_burst)
-            self._buckets[key] = bucket
-            if len(self._buckets) > 10_000:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(key)
-        return bucket
 
     async def _call_tool(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection, env: RequestEnv) -> JsonObject:
         name = params.get("name")
@@ -98,12 +85,12 @@ class ToolCalls:
         if not isinstance(args, dict):
             raise InvalidParamsError("Invalid params: arguments must be an object")
         tool = self._tools.get(name)
-        if tool is None or name in self._disabled:
+        if tool is None or name in self._disabled["tools"]:
             raise UnknownToolError(f"Unknown tool: {name}", data={"tool": name})
         answers: dict[str, Any] | None = None
         if env.modern:
             answers = self._mrtr_answers(params, name, args, conn)
-        if not self._bucket(conn.client_key).take():
+        if not self._limits.admit(conn.client_key):
             return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
         try:
             model = validate_arguments(tool, args)
@@ -151,11 +138,7 @@ class ToolCalls:
         handler: Callable[..., Any] | None = getattr(self, tool.method, None)
         if handler is None:
             raise NotImplementedError(tool.method)
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.settings.max_concurrent_calls))
-        async with self._slots[1]:
-            return await call_handler(handler, model, ctx)
+        return await self._limits.run(handler, model, ctx)
 
 
     def _error_for(self, tool: ToolDef, exc: BaseException, env: RequestEnv) -> JsonObject:
@@ -184,14 +167,3 @@ class ToolCalls:
     def _finish(self, result: JsonObject, env: RequestEnv) -> JsonObject:
         return call_result_for_version(result, env.version)
 
-
-async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
-    """Run a user handler: ``async def`` directly, a plain function in a worker thread (so it
-    may block); an awaitable it returns is awaited too."""
-    if inspect.iscoroutinefunction(handler):
-        value = await handler(*args)
-    else:
-        value = await asyncio.to_thread(handler, *args)
-    while inspect.isawaitable(value):
-        value = await value
-    return value

@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
@@ -57,8 +55,9 @@ from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
+from .limits import Limits
 from .mrtr import RequestStateCodec
-from .security import Signer, TokenBucket, exceeds_limits, load_keys
+from .security import Signer, exceeds_limits, load_keys
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -92,78 +91,13 @@ class ServerBase(ToolCalls, Catalog):
         self._cursors = Signer("tools/list cursor", keys)
         self._states = RequestStateCodec(Signer("mrtr requestState", keys), self.settings.request_state_ttl)
         self._tools: dict[str, ToolDef] = {t.name: t for t in self.tool_defs}
-        self._disabled: set[str] = set()
-        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
-        self._listeners: dict[tuple[Connection, jsonrpc.RequestId], tuple[bool, asyncio.Event]] = {}
-        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._background: set[asyncio.Task[Any]] = set()
+        self._init_notifications()
+        self._limits = Limits(self.settings)
 
     # ------------------------------------------------------------- tool set
     def enabled_tools(self) -> tuple[ToolDef, ...]:
         """The tools currently offered, in ``tool_defs`` order."""
-        return tuple(t for t in self.tool_defs if t.name not in self._disabled)
-
-    def enable_tool(self, name: str) -> None:
-        """Offer tool ``name`` again (emits ``notifications/tools/list_changed``)."""
-        if name not in self._tools:
-            raise KeyError(name)
-        if name in self._disabled:
-            self._disabled.discard(name)
-            self._schedule_list_changed()
-
-    def disable_tool(self, name: str) -> None:
-        """Stop offering tool ``name`` (emits ``notifications/tools/list_changed``)."""
-        if name not in self._tools:
-            raise KeyError(name)
-        if name not in self._disabled:
-            self._disabled.add(name)
-            self._schedule_list_changed()
-
-    def _schedule_list_changed(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            if self._loop is not None and not self._loop.is_closed():
-                self._loop.call_soon_threadsafe(self._schedule_list_changed)
-            return
-        task = loop.create_task(self._broadcast_list_changed())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _broadcast_list_changed(self) -> None:
-        for conn in list(self._connections):
-            if not conn.closed and conn.legacy_version is not None and conn.initialized:
-                await conn.notify("notifications/tools/list_changed")
-        for (conn, rid), (wanted, _) in list(self._listeners.items()):
-            if wanted and not conn.closed:
-                await conn.notify(
-                    "notifications/tools/list_changed", {"_meta": {p.META_SUBSCRIPTION_ID: rid}}, related_to=rid
-                )
-
-    def resource_updated(self, uri: str) -> None:
-        """Tell every legacy session subscribed to ``uri`` that it changed
-        (``notifications/resources/updated``); callable from handlers and other threads."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            if self._loop is not None and not self._loop.is_closed():
-                self._loop.call_soon_threadsafe(self.resource_updated, uri)
-            return
-        task = loop.create_task(self._notify_updated(uri))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _notify_updated(self, uri: str) -> None:
-        for conn in list(self._connections):
-            if not conn.closed and uri in conn.resource_subscriptions:
-                await conn.notify("notifications/resources/updated", {"uri": uri})
-
-    def close_subscriptions(self) -> None:
-        """End every ``subscriptions/listen`` stream with its final result (graceful close)."""
-        for _, event in self._listeners.values():
-            event.set()
+        return tuple(t for t in self.tool_defs if t.name not in self._disabled["tools"])
 
     def connect_in_process(self, *, principal: Any = None) -> InProcessPeer:
         """An in-memory client end of a new connection (see :mod:`server.session`)."""
@@ -325,7 +259,7 @@ class ServerBase(ToolCalls, Catalog):
         conn.client_info = info if isinstance(info, dict) else None
         result: JsonObject = {
             "protocolVersion": version,
-            "capabilities": self._capabilities(legacy=True),
+            "capabilities": self._capabilities(),
             "serverInfo": implementation(self.server_info, version),
         }
         if self.server_info.instructions:
@@ -341,11 +275,11 @@ class ServerBase(ToolCalls, Catalog):
             return self._discover()
         if method in CATALOG_METHODS:
             return await self.serve_catalog(method, params, rid, conn, env)
-        return await self._listen(params, rid, conn)
+        return await self.listen(params, rid, conn)
 
-    def _capabilities(self, legacy: bool = False) -> JsonObject:
+    def _capabilities(self) -> JsonObject:
         """What the server offers: tools and logging always, the rest as declared."""
-        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities(legacy)}
+        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {
@@ -376,24 +310,5 @@ class ServerBase(ToolCalls, Catalog):
             result["cacheScope"] = self.settings.cache_scope
         return result
 
-    async def _listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection) -> JsonObject:
-        wanted = params.get("notifications", {})
-        if not isinstance(wanted, dict):
-            raise InvalidParamsError("Invalid params: notifications must be an object")
-        tools = wanted.get("toolsListChanged") is True
-        honoured = {"toolsListChanged": True} if tools else {}
-        await conn.notify(
-            "notifications/subscriptions/acknowledged",
-            {"_meta": {p.META_SUBSCRIPTION_ID: rid}, "notifications": honoured},
-            related_to=rid,
-        )
-        event = asyncio.Event()
-        self._listeners[(conn, rid)] = (tools, event)
-        try:
-            await event.wait()
-        finally:
-            self._listeners.pop((conn, rid), None)
-        return {"_meta": {p.META_SUBSCRIPTION_ID: rid}}
 
-    # ------------------------------------------------------------ tools/call
 __all__ = ["InvalidRequestError", "ServerBase", "SUPPORTED_VERSIONS"]

@@ -28,7 +28,7 @@ class RequestStateCodec:
         self._signer = signer
         self._ttl = ttl
 
-    def issue(self, tool: str, arguments: Any, principal: Any, answers: dict[str, Any]) -> str:
+    def issue(self, tool: str | list[str], arguments: Any, principal: Any, answers: dict[str, Any]) -> str:
         payload = {
             "t": tool,
             "a": digest(arguments),
@@ -38,7 +38,7 @@ class RequestStateCodec:
         }
         return self._signer.sign(payload, ttl=self._ttl)
 
-    def open(self, token: Any, tool: str, arguments: Any, principal: Any) -> dict[str, Any]:
+    def open(self, token: Any, tool: str | list[str], arguments: Any, principal: Any) -> dict[str, Any]:
         """The answers stored in a valid token for this very call.
 
         Raises:
@@ -54,10 +54,10 @@ class RequestStateCodec:
         answers = payload.get("r")
         return dict(answers) if isinstance(answers, dict) else {}
 
-    def answers(self, params: dict[str, Any], name: str, arguments: Any, principal: Any) -> dict[str, Any]:
+    def answers(self, params: dict[str, Any], name: str | list[str], arguments: Any, principal: Any) -> dict[str, Any]:
         """The answers of a retried request: its ``requestState``'s, then its ``inputResponses``.
 
-        ``name`` is what the state is bound to (the tool's name, or ``prompt:<name>``).
+        ``name`` is what the state is bound to (a tool's name, or ``["prompt", <name>]``).
 
         Raises:
             InvalidParamsError: malformed ``inputResponses`` or an invalid state (-32602).

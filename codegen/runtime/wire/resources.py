@@ -140,6 +140,13 @@ def prompt_result(value: Any, description: str | None) -> dict[str, Any]:
     return dumped
 
 
+def unknown_keys(model: type[BaseModel], values: Mapping[str, Any]) -> list[str]:
+    """The keys of ``values`` that are not a wire name (alias) of ``model``'s fields: variables and
+    arguments are matched by their wire names only, and undeclared ones are refused."""
+    names = {f.alias or n for n, f in model.model_fields.items()}
+    return sorted(k for k in values if k not in names)
+
+
 def complete_from(values: tuple[str, ...] | list[str], prefix: str) -> dict[str, Any]:
     """A ``completion`` object: the values starting with ``prefix`` (at most 100, with the total)."""
     hits = [v for v in values if v.startswith(prefix)]

@@ -7,6 +7,8 @@ Everything an implementation or a caller needs is importable from here; the runt
 from __future__ import annotations
 
 from ._runtime.client import UNSET, Unset
+from ._runtime.client.catalog import Completion
+from ._runtime.client.subscriptions import Change, Subscription
 from ._runtime.client.types import (
     AuditRecord,
     CompatReport,
@@ -47,7 +49,9 @@ __all__ = [
     "AudioContent",
     "AuditRecord",
     "BlobResourceContents",
+    "Change",
     "CompatReport",
+    "Completion",
     "Context",
     "ElicitationRequest",
     "ElicitationResponse",
@@ -70,6 +74,7 @@ __all__ = [
     "SamplingRequest",
     "SamplingResponse",
     "ServerSettings",
+    "Subscription",
     "TOOLS",
     "TextContent",
     "TextResourceContents",

@@ -1,0 +1,64 @@
+"""Admission of requests that run user handlers: the per-client rate limit and the cap on
+handlers running at once (``tools/call``, ``resources/read``, ``prompts/get``, completions).
+
+:class:`Limits` keeps one token bucket per client key (at most :data:`MAX_CLIENTS`, least
+recently used dropped first) and one semaphore of ``max_concurrent_calls`` slots per event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from .security import TokenBucket
+from .settings import ServerSettings
+
+#: Client keys whose buckets are remembered (memory stays bounded under many clients).
+MAX_CLIENTS = 10_000
+
+
+class Limits:
+    """Rate limit and concurrency cap of one server (see the module docstring)."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self._settings = settings
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+
+    def admit(self, client_key: str) -> bool:
+        """Take one token from the client's bucket; False when it is empty (rate limited)."""
+        bucket = self._buckets.get(client_key)
+        if bucket is None:
+            bucket = TokenBucket(self._settings.rate_limit_per_second, self._settings.rate_limit_burst)
+            self._buckets[client_key] = bucket
+            if len(self._buckets) > MAX_CLIENTS:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(client_key)
+        return bucket.take()
+
+    async def run(self, handler: Callable[..., Any], *args: Any) -> Any:
+        """Run a user handler in one of the ``max_concurrent_calls`` slots (waiting for one)."""
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self._settings.max_concurrent_calls))
+        async with self._slots[1]:
+            return await call_handler(handler, *args)
+
+
+async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
+    """Run a user handler: ``async def`` directly, a plain function in a worker thread (so it
+    may block); an awaitable it returns is awaited too."""
+    if inspect.iscoroutinefunction(handler):
+        value = await handler(*args)
+    else:
+        value = await asyncio.to_thread(handler, *args)
+    while inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+__all__ = ["Limits", "MAX_CLIENTS", "call_handler"]

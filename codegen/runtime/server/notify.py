@@ -1,0 +1,226 @@
+"""Change notifications on the server: list changes and resource updates (a mixin of
+:class:`~server.core.ServerBase`, which sets the attributes declared here).
+
+What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``, or
+:meth:`Notifications.list_changed` when a handler's answers change) and single resources
+(:meth:`Notifications.resource_updated`).  Who hears it:
+
+* legacy sessions, unsolicited: every initialized session gets ``notifications/<kind>/list_changed``;
+  ``notifications/resources/updated`` only goes to sessions that sent ``resources/subscribe``
+  for that URI;
+* 2026-07-28 ``subscriptions/listen`` streams: only what the stream asked for
+  (``toolsListChanged``, ``promptsListChanged``, ``resourcesListChanged``,
+  ``resourceSubscriptions``), each notification tagged with the stream's subscription id.  The
+  acknowledgement names the subset honoured: list kinds the server declares, and the requested
+  URIs it knows (fixed resources, or matching a template) when it offers subscriptions.
+
+Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
+process's listeners (:meth:`Notifications.deliver_change`); a change bus replaces it to reach the
+listeners of other processes too.  Both entry points may be called from handlers and other threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..wire import jsonrpc
+from ..wire import protocol as p
+from ..wire.errors import InvalidParamsError
+from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
+from ..wire.tools import ToolDef
+from .connection import Connection
+
+JsonObject = dict[str, Any]
+
+#: The lists that can change, and the notification announcing it.
+LIST_CHANGED: dict[str, str] = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+#: ``subscriptions/listen`` filter field of each list.
+_FILTER_KEYS = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}
+#: Resource URIs one session or listen stream may follow at once (bounded memory).
+MAX_SUBSCRIPTIONS = 1000
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change: ``kind`` is a list (``tools``/``prompts``/``resources``), or ``updated`` with the
+    resource ``uri``."""
+
+    kind: str
+    uri: str | None = None
+
+
+@dataclass(eq=False)
+class _Listener:
+    """One open ``subscriptions/listen`` stream: what it asked for, and its end signal."""
+
+    lists: frozenset[str]
+    uris: frozenset[str]
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Notifications:
+    """The change-notification half of the server (see the module docstring)."""
+
+    tool_defs: ClassVar[tuple[ToolDef, ...]]
+    resource_defs: ClassVar[tuple[ResourceDef, ...]]
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
+    prompt_defs: ClassVar[tuple[PromptDef, ...]]
+    resource_subscribe: ClassVar[bool]
+
+    def _init_notifications(self) -> None:
+        #: Names switched off per list (``tools`` / ``prompts`` / ``resources``).
+        self._disabled: dict[str, set[str]] = {kind: set() for kind in LIST_CHANGED}
+        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._listeners: dict[tuple[Connection, jsonrpc.RequestId], _Listener] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # -- what is offered ---------------------------------------------------------------------
+    def _names(self, kind: str) -> set[str]:
+        if kind == "tools":
+            return {t.name for t in self.tool_defs}
+        if kind == "prompts":
+            return {d.name for d in self.prompt_defs}
+        return {d.name for d in self.resource_defs} | {d.name for d in self.resource_template_defs}
+
+    def _switch(self, kind: str, name: str, on: bool) -> None:
+        if name not in self._names(kind):
+            raise KeyError(name)
+        off = self._disabled[kind]
+        if (name in off) == on:  # a real change
+            (off.discard if on else off.add)(name)
+            self.list_changed(kind)
+
+    def enable_tool(self, name: str) -> None:
+        """Offer tool ``name`` again (emits ``notifications/tools/list_changed``)."""
+        self._switch("tools", name, True)
+
+    def disable_tool(self, name: str) -> None:
+        """Stop offering tool ``name`` (emits ``notifications/tools/list_changed``)."""
+        self._switch("tools", name, False)
+
+    def enable_prompt(self, name: str) -> None:
+        """Offer prompt ``name`` again (emits ``notifications/prompts/list_changed``)."""
+        self._switch("prompts", name, True)
+
+    def disable_prompt(self, name: str) -> None:
+        """Stop offering prompt ``name`` (emits ``notifications/prompts/list_changed``)."""
+        self._switch("prompts", name, False)
+
+    def enable_resource(self, name: str) -> None:
+        """Offer resource or resource template ``name`` again (``notifications/resources/list_changed``)."""
+        self._switch("resources", name, True)
+
+    def disable_resource(self, name: str) -> None:
+        """Stop offering resource or resource template ``name`` (``notifications/resources/list_changed``)."""
+        self._switch("resources", name, False)
+
+    def enabled(self, kind: str, name: str) -> bool:
+        """Whether ``name`` of list ``kind`` is offered (not disabled)."""
+        return name not in self._disabled[kind]
+
+    def knows_resource(self, uri: str) -> bool:
+        """Whether ``uri`` is an offered resource, or matches an offered template."""
+        return any(r.uri == uri and self.enabled("resources", r.name) for r in self.resource_defs) or any(
+            self.enabled("resources", t.name) and t.match(uri) is not None for t in self.resource_template_defs)
+
+    # -- announcing changes ------------------------------------------------------------------
+    def list_changed(self, kind: str) -> None:
+        """Announce that list ``kind`` (``tools``, ``prompts`` or ``resources``) changed."""
+        if kind not in LIST_CHANGED:
+            raise ValueError(f"unknown list {kind!r}; one of {', '.join(LIST_CHANGED)}")
+        self._soon(self.publish_change, Change(kind))
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell the clients following ``uri`` that it changed (``notifications/resources/updated``)."""
+        self._soon(self.publish_change, Change("updated", uri))
+
+    async def publish_change(self, change: Change) -> None:
+        """Send ``change`` to everyone concerned (this process only; a change bus overrides it)."""
+        await self.deliver_change(change)
+
+    async def deliver_change(self, change: Change) -> None:
+        """Notify this process's legacy sessions and listen streams concerned by ``change``."""
+        if change.kind == "updated":
+            method, params = "notifications/resources/updated", {"uri": change.uri}
+        else:
+            method, params = LIST_CHANGED[change.kind], {}
+        for conn in list(self._connections):
+            if conn.closed or conn.legacy_version is None or not conn.initialized:
+                continue
+            if change.kind != "updated" or change.uri in conn.resource_subscriptions:
+                await conn.notify(method, params or None)
+        for (conn, rid), listener in list(self._listeners.items()):
+            wanted = change.uri in listener.uris if change.kind == "updated" else change.kind in listener.lists
+            if wanted and not conn.closed:
+                await conn.notify(method, {**params, "_meta": {p.META_SUBSCRIPTION_ID: rid}}, related_to=rid)
+
+    def _soon(self, func: Any, change: Change) -> None:
+        """Run ``func(change)`` as a task of the server's loop (from any thread)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._soon, func, change)
+            return
+        coro: Coroutine[Any, Any, None] = func(change)
+        task = loop.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- 2026: subscriptions/listen ----------------------------------------------------------
+    def listen_capabilities(self) -> frozenset[str]:
+        """The lists this server can announce changes of."""
+        kinds = {"tools"}
+        if self.prompt_defs:
+            kinds.add("prompts")
+        if self.resource_defs or self.resource_template_defs:
+            kinds.add("resources")
+        return frozenset(kinds)
+
+    async def listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection) -> JsonObject:
+        """Serve one ``subscriptions/listen``: acknowledge, stream what was asked, end with a result
+        when the server closes it (:meth:`close_subscriptions`)."""
+        wanted = params.get("notifications", {})
+        if not isinstance(wanted, dict):
+            raise InvalidParamsError("Invalid params: notifications must be an object")
+        lists = frozenset(k for k in self.listen_capabilities() if wanted.get(_FILTER_KEYS[k]) is True)
+        honoured: JsonObject = {_FILTER_KEYS[k]: True for k in sorted(lists)}
+        uris: frozenset[str] = frozenset()
+        asked = wanted.get("resourceSubscriptions")
+        if asked is not None:
+            if not isinstance(asked, list) or not all(isinstance(u, str) for u in asked):
+                raise InvalidParamsError("Invalid params: resourceSubscriptions must be a list of URIs")
+            if len(asked) > MAX_SUBSCRIPTIONS:
+                raise InvalidParamsError(f"Invalid params: at most {MAX_SUBSCRIPTIONS} resource subscriptions")
+            if self.resource_subscribe:
+                uris = frozenset(u for u in asked if self.knows_resource(u))
+                honoured["resourceSubscriptions"] = [u for u in dict.fromkeys(asked) if u in uris]
+        await conn.notify(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {p.META_SUBSCRIPTION_ID: rid}, "notifications": honoured},
+            related_to=rid,
+        )
+        listener = _Listener(lists, uris)
+        self._listeners[(conn, rid)] = listener
+        try:
+            await listener.done.wait()
+        finally:
+            self._listeners.pop((conn, rid), None)
+        return {"_meta": {p.META_SUBSCRIPTION_ID: rid}}
+
+    def close_subscriptions(self) -> None:
+        """End every ``subscriptions/listen`` stream with its final result (graceful close)."""
+        for listener in self._listeners.values():
+            listener.done.set()
+
+
+__all__ = ["Change", "LIST_CHANGED", "MAX_SUBSCRIPTIONS", "Notifications"]
