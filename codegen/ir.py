@@ -100,6 +100,7 @@ class TemplateIR:
     description: str
     completions: tuple[CompletionIR, ...] = ()
     params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the variables model)
+    schema: dict[str, Any] = field(default_factory=dict)  # the variables' JSON Schema (before models)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class PromptIR:
     description: str
     completions: tuple[CompletionIR, ...] = ()
     params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the arguments model)
+    schema: dict[str, Any] = field(default_factory=dict)  # the arguments' JSON Schema (before models)
 
 
 @dataclass(frozen=True)

@@ -282,7 +282,7 @@ class _Lowering:
         owner = method.removeprefix("read_")
         completions = self._completions(tpl.complete, owner, join_pointer(tpl.pointer, "complete"), what)
         description = str(tpl.wire.get("description") or tpl.wire.get("title") or tpl.name)
-        return TemplateIR(tpl.uri_template, tpl.name, method, tpl.wire, cls, description, completions)
+        return TemplateIR(tpl.uri_template, tpl.name, method, tpl.wire, cls, description, completions, schema=schema)
 
     def _prompt(self, pr: PromptSpec) -> PromptIR:
         what = f"prompt {pr.name!r}"
@@ -301,4 +301,4 @@ class _Lowering:
         sources = {a.name: a.complete for a in pr.arguments if a.complete is not None}
         completions = self._completions(sources, method.removeprefix("prompt_"), join_pointer(pr.pointer, "arguments"), what)
         description = str(pr.wire.get("description") or pr.wire.get("title") or pr.name)
-        return PromptIR(pr.name, method, pr.wire, cls, description, completions)
+        return PromptIR(pr.name, method, pr.wire, cls, description, completions, schema=schema)

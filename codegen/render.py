@@ -217,7 +217,7 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
                    "TOOLS", "TextContent", "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult",
                    "TransportClosedError")
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "ServerSettings")
-_CLIENT_EXPORTS = ("AuditRecord", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
+_CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
                    "Progress", "Root", "SamplingRequest", "SamplingResponse", "Subscription", "ToolCallInfo", "UNSET", "Unset")
 
 

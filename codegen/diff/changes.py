@@ -55,7 +55,7 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "prompt-added": (S, "a prompt was added"),
     "prompt-argument-required": (B, "a prompt gained a required argument, or an argument became required"),
     "prompt-argument-added": (S, "a prompt gained an optional argument"),
-    "prompt-argument-removed": (S, "a prompt argument was removed (callers sending it are not refused)"),
+    "prompt-argument-removed": (B, "a prompt argument was removed (generated servers refuse it; its keyword argument goes)"),
     "prompt-changed": (S, "a prompt's title, description or an argument's description changed"),
     # inputs (contravariant: the new schema must accept everything the old one accepted)
     "input-required-added": (B, "a new required input, or an optional input made required"),

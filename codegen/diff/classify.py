@@ -16,7 +16,7 @@ from typing import Any
 from ..runtime.wire.tools import canonical_json, tool_fingerprint
 from .changes import Change, sort_changes
 from .schema_compare import Delta, Effect, compare_schemas
-from .views import ServerView, ToolView
+from .views import CatalogTyped, ServerView, ToolView
 
 #: (direction, aspect, effect) -> kind, for the aspects whose kind depends only on these.
 _SIMPLE: dict[tuple[str, str, Effect], str] = {}
@@ -115,6 +115,22 @@ class _Differ:
                 self._prompt(ident, a, b)
             elif canonical_json(a) != canonical_json(b):
                 self.add("", f"{kinds[group]}-changed", "", f"{what} changed", dict(a), dict(b))
+            typed_a, typed_b = old.catalog_typed.get(key), new.catalog_typed.get(key)
+            if a is not None and b is not None and typed_a is not None and typed_b is not None:
+                self._catalog_typed(what, "/variables" if group == "template" else "/arguments", typed_a, typed_b)
+
+    def _catalog_typed(self, what: str, at: str, old: CatalogTyped, new: CatalogTyped) -> None:
+        """Types and enums of a template's variables / a prompt's arguments (the spec's, which the
+        wire lists lack; presence and ``required`` are judged from the wire), and the Python names."""
+        for delta in compare_schemas(old.schema, new.schema, at):
+            if delta.aspect not in ("property-added", "property-removed", "required"):
+                self.add("", delta_kind("input", delta), delta.path, f"{what}: {delta.message}", delta.old, delta.new)
+        if old.method != new.method:
+            self.add("", "python-method-renamed", "", f"{what}: client method {old.method} -> {new.method}",
+                     old.method, new.method)
+        for kw in old.kwargs:
+            if kw not in new.kwargs:
+                self.add("", "python-kwarg-removed", "", f"{what}: client keyword argument {kw!r} removed", kw, None)
 
     def _prompt(self, name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
         def args(wire: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

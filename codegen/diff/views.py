@@ -41,6 +41,22 @@ class ToolView:
     pointer: str = ""
 
 
+@dataclass(frozen=True)
+class CatalogTyped:
+    """What the generated code makes of one resource, template or prompt (spec views only).
+
+    Attributes:
+        method: the typed client method's name.
+        kwargs: its keyword arguments (empty for a fixed resource).
+        schema: the JSON Schema of the template's variables or the prompt's arguments, with
+            the spec's types and enums (wire lists do not carry them); ``{}`` for a resource.
+    """
+
+    method: str
+    kwargs: tuple[str, ...] = ()
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+
 def _no_line(pointer: str) -> int:
     return 0
 
@@ -68,6 +84,8 @@ class ServerView:
     line_of: Callable[[str], int] = _no_line
     #: ``resource:<uri>`` / ``template:<uriTemplate>`` / ``prompt:<name>`` -> the wire object
     catalog: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: the same keys -> the generated names and typed schemas (empty for live servers)
+    catalog_typed: Mapping[str, CatalogTyped] = field(default_factory=dict)
 
 
 def catalog_of(resources: Sequence[Mapping[str, Any]], templates: Sequence[Mapping[str, Any]],
@@ -119,7 +137,22 @@ def view_from_ir(ir: ProjectIR, doc: SourceDoc | None = None, source: str | None
         classes={"server_base": s.base_class, "client": s.client_class, "sync_client": s.sync_client_class},
         line_of=line_of,
         catalog=catalog_of([r.wire for r in ir.resources], [t.wire for t in ir.templates], [p.wire for p in ir.prompts]),
+        catalog_typed=_catalog_typed(ir),
     )
+
+
+def _catalog_typed(ir: ProjectIR) -> dict[str, CatalogTyped]:
+    defs = ir.model_schema.get("$defs") or {}  # what a variable's $ref points to
+
+    def schema(own: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {**own, "$defs": defs} if defs else own
+
+    out = {f"resource:{r.uri}": CatalogTyped(r.method) for r in ir.resources}
+    out.update((f"template:{t.uri_template}", CatalogTyped(t.method, tuple(p.name for p in t.params), schema(t.schema)))
+               for t in ir.templates)
+    out.update((f"prompt:{p.name}", CatalogTyped(p.method, tuple(x.name for x in p.params), schema(p.schema)))
+               for p in ir.prompts)
+    return out
 
 
 def view_from_wire(server_info: Mapping[str, Any], tools: Sequence[Mapping[str, Any]], source: str,

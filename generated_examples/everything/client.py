@@ -10,7 +10,7 @@ from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_argu
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
 from ._runtime.client.catalog import ResourceContents
-from ._runtime.wire.resources import PromptResult
+from ._runtime.wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef
 from .models import Address, JsonSchema202012ToolInputContactMethod
 from .tools import (
     JSON_SCHEMA_2020_12_TOOL_TOOL,
@@ -43,6 +43,7 @@ from .tools import (
     TEST_X_MCP_HEADER_TOOL,
     PROMPTS,
     RESOURCE_TEMPLATES,
+    RESOURCES,
     SERVER_INFO,
     TOOLS,
 )
@@ -53,6 +54,9 @@ class EverythingClient(ClientBase):
 
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
+    resource_defs: ClassVar[tuple[ResourceDef, ...]] = RESOURCES
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = RESOURCE_TEMPLATES
+    prompt_defs: ClassVar[tuple[PromptDef, ...]] = PROMPTS
 
     async def test_simple_text(self) -> ToolResult:
         """Returns one text block.

@@ -11,6 +11,7 @@ from ._runtime.client.catalog import Completion
 from ._runtime.client.subscriptions import Change, Subscription
 from ._runtime.client.types import (
     AuditRecord,
+    CatalogChange,
     CompatReport,
     ElicitationRequest,
     ElicitationResponse,
@@ -49,6 +50,7 @@ __all__ = [
     "AudioContent",
     "AuditRecord",
     "BlobResourceContents",
+    "CatalogChange",
     "Change",
     "CompatReport",
     "Completion",

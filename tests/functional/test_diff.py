@@ -399,3 +399,47 @@ def test_workflow_doc_lists_every_kind_and_hooks_name_real_commands() -> None:
         assert res.exit_code == 0, hook["id"]
         for opt in [w for w in words[2:] + hook.get("args", []) if w.startswith("--")]:
             assert opt in res.output, (hook["id"], opt)
+
+
+CATALOG_V1 = """\
+mcp-codegen: 1
+server: {name: shelf, version: "1.0"}
+tools: []
+resources:
+  - {uri: "test://a", name: alpha}
+resourceTemplates:
+  - uriTemplate: "test://items/{id}"
+    name: item
+    variables:
+      id: {type: integer, minimum: 1}
+prompts:
+  - name: greet
+    arguments:
+      - {name: who, required: true}
+      - {name: tone, enum: [warm, dry]}
+      - {name: style}
+"""
+
+
+def test_catalog_types_and_python_names_from_specs(tmp_path: Path) -> None:
+    """What the wire lists cannot show: a template variable's type, a prompt argument's enum, and
+    the generated method names; a removed prompt argument breaks callers (servers refuse it)."""
+    new = (CATALOG_V1.replace("id: {type: integer, minimum: 1}", "id: {type: integer, minimum: 10}")
+           .replace("enum: [warm, dry]", "enum: [warm]")
+           .replace("{uri: \"test://a\", name: alpha}", "{uri: \"test://a\", name: alpha, python_name: first}")
+           .replace("      - {name: style}\n", ""))
+    for name, text in (("old", CATALOG_V1), ("new", new)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "shelf.yaml").write_text(text)
+    result = diff(str(tmp_path / "old"), str(tmp_path / "new"))
+    assert result.loaded, [d.render() for d in result.diagnostics]
+    got = {(c.kind, c.severity.value, c.path) for c in result.changes}
+    assert got == {
+        ("python-method-renamed", "codegen", ""),
+        ("input-constraint-tightened", "breaking", "/variables/properties/id/minimum"),
+        ("input-enum-value-removed", "breaking", "/arguments/properties/tone/enum"),
+        ("prompt-argument-removed", "breaking", "/arguments/style"),
+        ("python-kwarg-removed", "codegen", ""),
+    }
+    renamed = next(c for c in result.changes if c.kind == "python-method-renamed")
+    assert (renamed.old, renamed.new) == ("read_alpha", "read_first")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from dataclasses import replace
 
 import pytest
 from common_support import run_async
@@ -135,3 +136,35 @@ def test_subscription_against_the_npm_everything_server() -> None:
                 assert (change.kind, change.uri) == ("updated", uri)
 
     asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_check_compat_covers_resources_templates_and_prompts() -> None:
+    from everything import CatalogChange, EverythingClient
+
+    class Drifted(EverythingService):
+        """The same server after a deploy: a prompt gained a required argument, one is gone."""
+
+        prompt_defs = tuple(
+            replace(d, wire={**d.wire, "arguments": [*d.wire.get("arguments", []), {"name": "tone", "required": True}]})
+            if d.name == "test_prompt_with_arguments" else d
+            for d in EverythingService.prompt_defs if d.name != "test_simple_prompt")
+
+    async def main() -> None:
+        async with EverythingClient.in_process(EverythingService(), audit=None) as c:
+            report = await c.check_compat()
+            assert report.compatible and report.catalog == ()
+        server = Drifted()
+        server.disable_resource("template_data")
+        server.disable_resource("static_text")
+        async with EverythingClient.in_process(server, audit=None) as c:
+            report = await c.check_compat()
+            assert not report.compatible
+            assert set(report.catalog) == {
+                CatalogChange("resource", "test://static-text", "removed"),
+                CatalogChange("template", "template_data", "removed"),
+                CatalogChange("prompt", "test_simple_prompt", "removed"),
+                CatalogChange("prompt", "test_prompt_with_arguments", "changed", "argument 'tone' is now required"),
+            }
+            assert "- prompt test_simple_prompt (removed)" in str(report)
+
+    run_async(main())

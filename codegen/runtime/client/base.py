@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -20,6 +21,7 @@ from ..wire.content import ToolResult
 from ..wire.errors import InternalError, InvalidParamsError, OutputValidationError
 from ..wire.tools import ToolDef
 from .catalog import CatalogCalls
+from .compat import catalog_changes
 from .hooks import arguments_digest, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .inputs import run_input_rounds
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
@@ -67,8 +69,17 @@ class ClientBase(CatalogCalls):
         return page
 
     async def check_compat(self) -> CompatReport:
-        """Compare the generated tool table with the live ``tools/list`` (by fingerprint)."""
-        return compat_report(self.tool_defs, await self.list_tools(refresh=True))
+        """Compare the generated tables with the live lists: tools by fingerprint, resources,
+        templates and prompts by what the typed methods rely on (``client/compat.py``)."""
+        report = compat_report(self.tool_defs, await self.list_tools(refresh=True))
+        caps = self.server_capabilities
+        offers = "resources" in caps
+        changes = catalog_changes(
+            self.resource_defs, self.resource_template_defs, self.prompt_defs,
+            await self.list_resources() if offers else [],
+            await self.list_resource_templates() if offers else [],
+            await self.list_prompts() if "prompts" in caps else [])
+        return replace(report, catalog=changes)
 
     # -- tools/call ----------------------------------------------------------------------------
 

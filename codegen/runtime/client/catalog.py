@@ -14,13 +14,13 @@ import asyncio
 import contextlib
 import enum
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
 from ..wire.errors import InvalidArgumentsError, InvalidParamsError, ProtocolError, ResourceNotFoundError
-from ..wire.resources import PromptDef, PromptResult, ResourceTemplateDef, unknown_keys
+from ..wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef, unknown_keys
 from .core import ClientCore
 from .inputs import run_input_rounds
 from .results import UNSET
@@ -67,6 +67,11 @@ def _checked(model: type[BaseModel], values: Mapping[str, Any], what: str) -> di
 
 class CatalogCalls(ClientCore):
     """``resources/*``, ``prompts/*`` and ``completion/complete`` (see the module docstring)."""
+
+    #: The generated tables (``check_compat`` compares them with the server's lists).
+    resource_defs: ClassVar[tuple[ResourceDef, ...]] = ()
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = ()
+    prompt_defs: ClassVar[tuple[PromptDef, ...]] = ()
 
     async def _all_pages(self, method: str, key: str, max_pages: int) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []

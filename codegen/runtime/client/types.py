@@ -171,6 +171,18 @@ class ToolChange:
 
 
 @dataclass(frozen=True)
+class CatalogChange:
+    """A resource (by URI), resource template or prompt (by name) that differs from the server."""
+
+    kind: Literal["resource", "template", "prompt"]
+    key: str
+    #: ``removed`` (the client uses it, the server lacks it), ``changed`` (see ``detail``) or
+    #: ``added`` (on the server only: safe).
+    change: Literal["removed", "changed", "added"]
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class CompatReport:
     """Generated tool table vs. the live ``tools/list`` (by ``ToolDef.fingerprint``).
 
@@ -182,15 +194,21 @@ class CompatReport:
     removed: tuple[str, ...]
     changed: tuple[ToolChange, ...]
     unchanged: tuple[str, ...]
+    #: Resources, templates and prompts that differ (``client/compat.py``).
+    catalog: tuple[CatalogChange, ...] = ()
 
     @property
     def compatible(self) -> bool:
-        """True when every tool of the client exists on the server with the same schemas."""
-        return not self.removed and not self.changed
+        """True when every tool, resource, template and prompt of the client exists on the server
+        as the client expects it."""
+        return not self.removed and not self.changed and all(c.change == "added" for c in self.catalog)
 
     def __str__(self) -> str:
         lines = [f"compatible: {self.compatible}"]
         lines += [f"  + {n} (server only)" for n in self.added]
         lines += [f"  - {n} (missing on server)" for n in self.removed]
         lines += [f"  ~ {c.name} ({', '.join(c.fields) or 'schemas'} differ)" for c in self.changed]
+        marks = {"added": "+", "removed": "-", "changed": "~"}
+        lines += [f"  {marks[c.change]} {c.kind} {c.key}" + (f" ({c.detail})" if c.detail else f" ({c.change})")
+                  for c in self.catalog]
         return "\n".join(lines)

@@ -10,9 +10,9 @@ from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_argu
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
 from ._runtime.client.catalog import ResourceContents
-from ._runtime.wire.resources import PromptResult
+from ._runtime.wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef
 from .models import GreetArgumentsTone
-from .tools import PING_TOOL_TOOL, PROMPTS, RESOURCE_TEMPLATES, SERVER_INFO, TOOLS
+from .tools import PING_TOOL_TOOL, PROMPTS, RESOURCE_TEMPLATES, RESOURCES, SERVER_INFO, TOOLS
 
 
 class ShelfClient(ClientBase):
@@ -20,6 +20,9 @@ class ShelfClient(ClientBase):
 
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
+    resource_defs: ClassVar[tuple[ResourceDef, ...]] = RESOURCES
+    resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = RESOURCE_TEMPLATES
+    prompt_defs: ClassVar[tuple[PromptDef, ...]] = PROMPTS
 
     async def ping_tool(self) -> ToolResult:
         """ping_tool
