@@ -7,7 +7,8 @@ rate limit is low.
 
 * ``requestState`` (2026 MRTR, ``get_weather`` asking for the unit): altered at every
   character, truncated, extended, signed with a foreign key or for another purpose,
-  expired, presented for another tool, other arguments or by another principal: ``-32602``
+  expired, signed for another server (audience), presented for another tool, other
+  arguments or by another principal: ``-32602``
   with HTTP 200 and the request's id, never a result.  An old key still listed verifies
   (rotation between processes); a replay of the very same call is accepted by design.
 * bearer tokens: missing, other schemes, wrong, prefix/suffix/case variants, duplicated
@@ -37,6 +38,7 @@ from typing import Any
 import httpx
 import pytest
 from common_support import flip_char as _flip
+from common_support import state_key, state_key_hex
 from http_stress_support import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -69,21 +71,21 @@ SEEN: list[int] = [0]  # answers scanned for leaks
 @pytest.fixture(scope="module")
 def main_server() -> Iterator[HttpServer]:
     with HttpServer(settings={"max_string_length": 1000, "max_depth": 10}, tokens=TOKENS,
-                    env={"MCP_CODEGEN_STATE_KEY": "k1"}) as srv:
+                    env={"MCP_CODEGEN_STATE_KEY": state_key_hex("k1")}) as srv:
         yield srv
         assert srv.alive()
 
 
 @pytest.fixture(scope="module")
 def rotated() -> Iterator[HttpServer]:
-    with HttpServer(tokens=TOKENS, env={"MCP_CODEGEN_STATE_KEY": "k2,k1"}) as srv:
+    with HttpServer(tokens=TOKENS, env={"MCP_CODEGEN_STATE_KEY": state_key_hex("k2", "k1")}) as srv:
         yield srv
 
 
 @pytest.fixture(scope="module")
 def open_server() -> Iterator[HttpServer]:
     settings = {"request_state_ttl": -5, "rate_limit_per_second": 0.001, "rate_limit_burst": 3}
-    with HttpServer(settings=settings, env={"MCP_CODEGEN_STATE_KEY": "k1"}) as srv:
+    with HttpServer(settings=settings, env={"MCP_CODEGEN_STATE_KEY": state_key_hex("k1")}) as srv:
         yield srv
 
 
@@ -142,8 +144,9 @@ def test_request_state_forgeries_are_rejected(main_server: HttpServer) -> None:
     step = 1 if LONG else 3
     forged = {_flip(state, i) for i in range(0, len(state), step) if state[i] != "."}
     forged |= {state + "x", state[:-1], state[:-4], body_b64, "." + mac_b64, state + "." + mac_b64, "", "..", " " + state,
-               Signer("mrtr requestState", [b"attacker key"]).sign(payload, ttl=600),
-               Signer("tools/list cursor", [b"k1"]).sign(payload, ttl=600)}
+               Signer("mrtr requestState", [state_key("attacker")], "weather").sign(payload, ttl=600),
+               Signer("tools/list cursor", [state_key("k1")], "weather").sign(payload, ttl=600),
+               Signer("mrtr requestState", [state_key("k1")], "other server").sign(payload, ttl=600)}
     for i, token in enumerate(sorted(forged)):
         msg = present(url, f"f{i}", token)
         assert msg.get("error", {}).get("code") == INVALID_PARAMS, (token, msg)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from common_support import flip_char as _flip
+from common_support import state_key
 from support_server import DemoServer, modern, req
 
 from codegen.runtime.server.security import Signer
@@ -58,9 +59,9 @@ def test_request_state_tampering_is_rejected() -> None:
             body, mac = state.split(".")
             payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
             payload["r"] = {"name": {"action": "accept", "content": {"name": "Mallory"}}}
-            evil = Signer("mrtr requestState", [b"attacker key"]).sign(payload, ttl=600)
+            evil = Signer("mrtr requestState", [state_key("attacker")], "demo").sign(payload, ttl=600)
             forged |= {state + "x", state[:-1], body, "." + mac, state + "." + mac, "", "..", evil,
-                       Signer("tools/list cursor", None).sign(payload)}
+                       Signer("tools/list cursor", None, "demo").sign(payload)}
             for i, token in enumerate(sorted(forged)):
                 res = await _call(peer, f"f{i}", "greet", requestState=token)
                 assert res.get("error", {}).get("code") == p.INVALID_PARAMS, (token, res)
@@ -101,10 +102,12 @@ def test_expired_request_state_is_rejected() -> None:
 
 def test_key_rotation_and_foreign_keys() -> None:
     async def main() -> None:
-        old = DemoServer(state_keys=[b"k1"])
+        k1, k2, k3 = state_key("k1"), state_key("k2"), state_key("k3")
+        old = DemoServer(state_keys=[k1])
         async with old.connect_in_process() as peer:
             state = await _state(peer)
-        for keys, accepted in (([b"k2", b"k1"], True), ([b"k3"], False), ([b"k1x"], False)):
+        for keys, accepted in (([k2, k1], True), ([k1, k2], True), ([k3], False), ([k2, k3], False),
+                               ([k1[:-1] + bytes([k1[-1] ^ 1])], False)):
             server = DemoServer(state_keys=keys)
             async with server.connect_in_process() as peer:
                 res = await _call(peer, "k", "greet", requestState=state, inputResponses=ANSWER)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from common_support import state_key
 from support_server import DemoServer, assert_wire, modern, req
 
 from codegen.runtime.server.security import Signer
@@ -263,7 +264,7 @@ def test_pagination_signed_cursor() -> None:
         assert names == [t.name for t in srv.tool_defs] and pages == 3 and len(names) == 13
         forged = base64.urlsafe_b64encode(b'{"o":1}').rstrip(b"=").decode() + "." + cursor_sig(srv)
         assert err(await c.call("tools/list", {"cursor": forged})) == p.INVALID_PARAMS
-        other = Signer("tools/list cursor", [b"other key"]).sign({"o": 1})
+        other = Signer("tools/list cursor", [state_key("other")], srv._cursors.audience).sign({"o": 1})
         assert err(await c.call("tools/list", {"cursor": other})) == p.INVALID_PARAMS
         assert err(await c.call("tools/list", {"cursor": ""})) == p.INVALID_PARAMS
 

@@ -125,11 +125,12 @@ def test_tampered_request_state(srv: RawServer) -> None:
 
 
 def test_state_key_from_environment_is_shared_between_processes() -> None:
+    from common_support import state_key_hex
     from support_server import server_env
 
-    env = server_env(MCP_CODEGEN_STATE_KEY="k-new,k-old")
+    env = server_env(MCP_CODEGEN_STATE_KEY=state_key_hex("new", "old"))
     a, b = RawServer(env=env), RawServer(env=env)
-    c = RawServer(env=server_env(MCP_CODEGEN_STATE_KEY="something-else"))
+    c = RawServer(env=server_env(MCP_CODEGEN_STATE_KEY=state_key_hex("something-else")))
     try:
         caps = {"elicitation": {}}
         call = {"name": "get_weather", "arguments": {"location": "Tokyo"}}

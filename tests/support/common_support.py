@@ -6,13 +6,16 @@
 * :func:`run_async`: run a coroutine on a fresh event loop with a safety timeout;
 * :func:`run_sdk_client` / :func:`list_tool_pages`: the official ``mcp`` SDK ``Client`` session
   used by the SDK interop tests (stdio and HTTP);
-* :func:`flip_char`: forge a signed token by changing one character.
+* :func:`flip_char`: forge a signed token by changing one character;
+* :func:`state_key`: a fixed, valid 32-byte state key per label (bytes, or hex for the
+  ``MCP_CODEGEN_STATE_KEY`` variable).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import signal
 import socket
@@ -104,3 +107,13 @@ async def list_tool_pages(client: Any) -> list[list[str]]:
         if cursor is None:
             break
     return pages
+
+
+def state_key(label: str) -> bytes:
+    """A valid state key (32 bytes) derived from ``label``: the same label, the same key."""
+    return hashlib.sha256(f"mcp-codegen test state key {label}".encode()).digest()
+
+
+def state_key_hex(*labels: str) -> str:
+    """``MCP_CODEGEN_STATE_KEY`` for the keys of ``labels`` (comma-separated, first signs)."""
+    return ",".join(state_key(label).hex() for label in labels)

@@ -1,7 +1,8 @@
 """Helpers for the Streamable HTTP tests (tests/test_http_*.py).
 
 * :func:`free_port`, :class:`ServerProcess`: ``python -m weather --http`` (or any command)
-  as a subprocess on 127.0.0.1, waited for and stopped by its PID;
+  as a subprocess on 127.0.0.1 (``env`` values of None unset a variable), waited for and
+  stopped by its PID;
 * :func:`serve_app`: an ASGI app under uvicorn in a background thread (127.0.0.1);
 * :class:`DemoHttpServer`: a small server on ``codegen.runtime`` with an ``x-mcp-header``
   tool, a slow tool reporting progress (records cancellations), a legacy polling tool
@@ -41,10 +42,14 @@ EXAMPLES = ROOT / "generated_examples"
 class ServerProcess:
     """A server subprocess listening on 127.0.0.1:``port``; :meth:`stop` ends it by PID."""
 
-    def __init__(self, args: list[str], *, port: int, env: dict[str, str] | None = None, cwd: Path = EXAMPLES) -> None:
+    def __init__(self, args: list[str], *, port: int, env: dict[str, str | None] | None = None, cwd: Path = EXAMPLES) -> None:
         full_env = dict(os.environ)
         full_env["PYTHONPATH"] = os.pathsep.join([str(EXAMPLES), str(ROOT)])
-        full_env.update(env or {})
+        for name, value in (env or {}).items():  # None: unset
+            if value is None:
+                full_env.pop(name, None)
+            else:
+                full_env[name] = value
         self.port = port
         self.url = f"http://127.0.0.1:{port}/mcp"
         self.proc = subprocess.Popen(
@@ -57,7 +62,7 @@ class ServerProcess:
             raise
 
     @classmethod
-    def weather(cls, *extra: str, env: dict[str, str] | None = None) -> ServerProcess:
+    def weather(cls, *extra: str, env: dict[str, str | None] | None = None) -> ServerProcess:
         port = free_port()
         return cls(["-m", "weather", "--http", "--port", str(port), *extra], port=port, env=env)
 

@@ -57,7 +57,7 @@ from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
 from .limits import Limits
 from .mrtr import RequestStateCodec
-from .security import Signer, exceeds_limits, load_keys
+from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -87,9 +87,11 @@ class ServerBase(ToolCalls, Catalog):
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()
-        keys = state_keys if state_keys is not None else load_keys()
-        self._cursors = Signer("tools/list cursor", keys)
-        self._states = RequestStateCodec(Signer("mrtr requestState", keys), self.settings.request_state_ttl)
+        keys = state_keys if state_keys is not None else load_keys(self.settings.state_key_file)
+        info = getattr(self, "server_info", None)
+        audience = resolve_audience(self.settings.state_audience, info.name if info is not None else "")
+        self._cursors = Signer("tools/list cursor", keys, audience)  # every list's cursors
+        self._states = RequestStateCodec(Signer("mrtr requestState", keys, audience), self.settings.request_state_ttl)
         self._tools: dict[str, ToolDef] = {t.name: t for t in self.tool_defs}
         self._init_notifications()
         self._limits = Limits(self.settings)

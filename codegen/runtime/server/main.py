@@ -29,6 +29,7 @@ from typing import Any
 
 from .core import SUPPORTED_VERSIONS, ServerBase
 from .hostconfig import HOSTS, host_config, merge_config
+from .security import StateKeyError
 from .settings import ServerSettings
 from .stdio import run_stdio
 
@@ -132,8 +133,13 @@ def load_implementation(spec: str, base: type[ServerBase]) -> type[ServerBase]:
 
 
 _ENV_HELP = (
-    "Environment: MCP_CODEGEN_STATE_KEY signs cursors and MRTR requestState (comma-separated keys "
-    "rotate: the first signs, all verify; random per process if unset). MCP_CODEGEN_HTTP_TOKENS "
+    "Environment: MCP_CODEGEN_STATE_KEY signs cursors and MRTR requestState: hex of at least 32 random "
+    "bytes (python -c \"import secrets; print(secrets.token_hex(32))\"); several keys separated by commas "
+    "rotate: the first signs, all verify (rolling deploy: add the new key second everywhere, then move it first, "
+    "then drop the old one once its tokens expired). MCP_CODEGEN_STATE_KEY_FILE "
+    "names a file of such keys instead (one per line, # comments), like --state-key-file; with neither, each "
+    "process draws a random key (one process only). MCP_CODEGEN_STATE_AUDIENCE is the default of "
+    "--state-audience. MCP_CODEGEN_HTTP_TOKENS "
     "(principal=token,...) makes HTTP require one of these bearer tokens. MCP_CODEGEN_RATE_LIMIT, "
     "MCP_CODEGEN_RATE_BURST, MCP_CODEGEN_MAX_CONCURRENCY and MCP_CODEGEN_CALL_TIMEOUT are the "
     "defaults of the flags of the same names."
@@ -187,6 +193,14 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
                         help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
+    # state keys (docs/keys.md); None: the environment's (server.security)
+    parser.add_argument("--state-key-file", metavar="PATH",
+                        help="file of the keys signing cursors and requestState: one hex key (32+ bytes) per line, "
+                             "the first signs, all verify; # comments (default: MCP_CODEGEN_STATE_KEY_FILE, else "
+                             "MCP_CODEGEN_STATE_KEY, else a random key per process)")
+    parser.add_argument("--state-audience", metavar="NAME",
+                        help="audience bound into cursors and requestState: servers sharing a key refuse each "
+                             f"other's tokens unless it is equal (default: MCP_CODEGEN_STATE_AUDIENCE, else {info.name!r})")
     _http_module().add_arguments(parser)
     return parser
 
@@ -231,11 +245,14 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
+            state_key_file=args.state_key_file, state_audience=args.state_audience,
         )
     except ValueError as exc:
         parser.error(str(exc))
     try:
         server = cls(settings=settings)
+    except StateKeyError as exc:
+        raise SystemExit(f"{parser.prog}: error: {exc}") from None
     except TypeError as exc:
         parser.error(f"{args.impl}(settings=...) failed: {exc}. A handler class's __init__ must accept and pass "
                      "on the base class's arguments: def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)")

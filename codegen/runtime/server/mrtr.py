@@ -2,10 +2,10 @@
 
 The payload carries the tool name, a digest of the arguments, a digest of the principal,
 an expiry, and the answers of earlier rounds (so a multi-round call needs no server-side
-storage).  It is HMAC-signed (see :mod:`server.security` for the key, ``MCP_CODEGEN_STATE_KEY``)
-but not encrypted: answers came from the client anyway.  Anything that fails verification
-(tampered, expired, issued for another tool, other arguments or another principal) is a
-JSON-RPC ``-32602``.
+storage).  It is HMAC-signed and bound to the server's audience (see :mod:`server.security`
+for the keys, ``MCP_CODEGEN_STATE_KEY``) but not encrypted: answers came from the client
+anyway.  Anything that fails verification (tampered, expired, issued by another server, for
+another tool, other arguments or another principal) is a JSON-RPC ``-32602``.
 """
 
 from __future__ import annotations

@@ -41,6 +41,15 @@ class ServerSettings:
     #: Minimum level of ``notifications/message`` on legacy connections before the client
     #: sends ``logging/setLevel``.
     default_log_level: str = "debug"
+    #: File of the state keys that sign cursors and ``requestState`` (one hex key per line,
+    #: the first signs; see ``server.security``).  None: ``MCP_CODEGEN_STATE_KEY_FILE``, else
+    #: ``MCP_CODEGEN_STATE_KEY``, else a random key per process.  Ignored when the server is
+    #: given ``state_keys``.
+    state_key_file: str | None = None
+    #: Audience bound into cursors and ``requestState``: a server refuses tokens of another
+    #: audience even when it shares the key.  None: ``MCP_CODEGEN_STATE_AUDIENCE``, else the
+    #: server's name.
+    state_audience: str | None = None
 
     def __post_init__(self) -> None:
         if self.page_size < 1:

@@ -57,8 +57,8 @@ as soon as the streamed body passes the limit); a body not received within
 non-blocking queue, so a slow or vanished client never blocks the others.
 
 Several workers: 2026 requests need no shared state except the signing key of cursors
-and ``requestState`` (``MCP_CODEGEN_STATE_KEY``; ``--workers N`` draws one for its
-workers when unset).  Legacy sessions live in one process (use sticky routing).
+and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.security``;
+``--workers N`` draws one for its workers when neither is set).  Legacy sessions live in one process (use sticky routing).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 optional extra, imported by :func:`run` alone.
 
 Several workers (``--workers N``): 2026 requests need no shared state except the signing
-key of cursors and ``requestState`` (``MCP_CODEGEN_STATE_KEY``; drawn once for all workers
-when unset).  Each worker builds its own application with :func:`app_from_env`, from the
+key of cursors and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file; drawn once for
+all workers when neither is set).  Each worker builds its own application with :func:`app_from_env`, from the
 server class and settings :func:`run` leaves in the environment.  Legacy sessions live in
 one process (use sticky routing).  uvicorn believes ``X-Forwarded-For`` (the rate-limit
 key without auth) only from the proxies listed in ``FORWARDED_ALLOW_IPS``.
@@ -107,9 +107,10 @@ def run(server: ServerBase, args: argparse.Namespace) -> None:
     }
     workers = int(getattr(args, "workers", 1) or 1)
     if workers > 1:
-        from ..security import STATE_KEY_ENV
+        from ..security import STATE_KEY_ENV, keys_configured
 
-        os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))  # one key for every worker
+        if not keys_configured(server.settings.state_key_file):
+            os.environ[STATE_KEY_ENV] = secrets.token_hex(32)  # one key for every worker
         cls = type(server)
         os.environ[IMPL_ENV] = f"{cls.__module__}:{cls.__qualname__}"
         os.environ[SETTINGS_ENV] = json.dumps(
