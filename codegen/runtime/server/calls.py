@@ -90,7 +90,7 @@ class ToolCalls:
         answers: dict[str, Any] | None = None
         if env.modern:
             answers = self._mrtr_answers(params, name, args, conn)
-        if not self._limits.admit(conn.client_key):
+        if not await self._limits.admit(conn.client_key):
             return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
         try:
             model = validate_arguments(tool, args)

@@ -129,7 +129,7 @@ class Catalog(Notifications):
         return True
 
     async def _admit(self, conn: Connection, method: str, target: str, args: BaseModel | None) -> None:
-        if not self._limits.admit(conn.client_key):
+        if not await self._limits.admit(conn.client_key):
             raise InvalidRequestError("Rate limit exceeded; retry later", data={"code": p.TOOL_ERROR_RATE_LIMITED})
         allowed = self.authorize_catalog(conn.principal, method, target, args)
         if inspect.isawaitable(allowed):

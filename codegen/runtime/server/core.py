@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
@@ -59,6 +60,7 @@ from .limits import Limits
 from .mrtr import RequestStateCodec
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
+from .shared import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 
 if TYPE_CHECKING:
     from .http import HttpApp, HttpSettings
@@ -93,13 +95,21 @@ class ServerBase(ToolCalls, Catalog):
         self._cursors = Signer("tools/list cursor", keys, audience)  # every list's cursors
         self._states = RequestStateCodec(Signer("mrtr requestState", keys, audience), self.settings.request_state_ttl)
         self._tools: dict[str, ToolDef] = {t.name: t for t in self.tool_defs}
-        self._init_notifications()
-        self._limits = Limits(self.settings)
+        redis_url = self.settings.redis_url or os.environ.get(REDIS_URL_ENV) or None
+        s = self.settings
+        self._init_notifications(RedisChangeBus(redis_url, audience) if redis_url else None)
+        self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
+                              if redis_url else None)
 
     # ------------------------------------------------------------- tool set
     def enabled_tools(self) -> tuple[ToolDef, ...]:
         """The tools currently offered, in ``tool_defs`` order."""
         return tuple(t for t in self.tool_defs if t.name not in self._disabled["tools"])
+
+    async def close_shared(self) -> None:
+        """Release the Redis connections of the change bus and the rate limit (on shutdown)."""
+        await self.close_bus()
+        await self._limits.aclose()
 
     def connect_in_process(self, *, principal: Any = None) -> InProcessPeer:
         """An in-memory client end of a new connection (see :mod:`server.session`)."""
@@ -118,6 +128,8 @@ class ServerBase(ToolCalls, Catalog):
         """Process one incoming message; the response (or None).  See module docstring."""
         self._connections.add(conn)
         self._loop = asyncio.get_running_loop()
+        if self._bus is not None and not self._bus_started:
+            await self.start_bus()
         if isinstance(message, list):
             return await self._handle_batch(message, conn)
         return await self._handle_one(message, conn, in_batch=False)

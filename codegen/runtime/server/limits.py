@@ -2,7 +2,8 @@
 handlers running at once (``tools/call``, ``resources/read``, ``prompts/get``, completions).
 
 :class:`Limits` keeps one token bucket per client key (at most :data:`MAX_CLIENTS`, least
-recently used dropped first) and one semaphore of ``max_concurrent_calls`` slots per event loop.
+recently used dropped first), or shares them in Redis (``ServerSettings.redis_url``), and one
+semaphore of ``max_concurrent_calls`` slots per event loop.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from .security import TokenBucket
 from .settings import ServerSettings
+from .shared import RedisRateLimit
 
 #: Client keys whose buckets are remembered (memory stays bounded under many clients).
 MAX_CLIENTS = 10_000
@@ -23,13 +25,17 @@ MAX_CLIENTS = 10_000
 class Limits:
     """Rate limit and concurrency cap of one server (see the module docstring)."""
 
-    def __init__(self, settings: ServerSettings) -> None:
+    def __init__(self, settings: ServerSettings, shared: RedisRateLimit | None = None) -> None:
         self._settings = settings
+        self._shared = shared
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
-    def admit(self, client_key: str) -> bool:
-        """Take one token from the client's bucket; False when it is empty (rate limited)."""
+    async def admit(self, client_key: str) -> bool:
+        """Take one token from the client's bucket; False when it is empty (rate limited).
+        With Redis (:mod:`server.shared`) the bucket is shared by every replica."""
+        if self._shared is not None:
+            return await self._shared.admit(client_key)
         bucket = self._buckets.get(client_key)
         if bucket is None:
             bucket = TokenBucket(self._settings.rate_limit_per_second, self._settings.rate_limit_burst)
@@ -39,6 +45,11 @@ class Limits:
         else:
             self._buckets.move_to_end(client_key)
         return bucket.take()
+
+    async def aclose(self) -> None:
+        """Release the Redis connection of a shared rate limit."""
+        if self._shared is not None:
+            await self._shared.aclose()
 
     async def run(self, handler: Callable[..., Any], *args: Any) -> Any:
         """Run a user handler in one of the ``max_concurrent_calls`` slots (waiting for one)."""

@@ -201,6 +201,10 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--state-audience", metavar="NAME",
                         help="audience bound into cursors and requestState: servers sharing a key refuse each "
                              f"other's tokens unless it is equal (default: MCP_CODEGEN_STATE_AUDIENCE, else {info.name!r})")
+    parser.add_argument("--redis-url", metavar="URL",
+                        help="Redis shared by the replicas (redis://host:6379/0): list changes and resource updates "
+                             "reach every replica's listeners, the rate limit holds across them "
+                             "(default: MCP_CODEGEN_REDIS_URL; needs pip install redis)")
     _http_module().add_arguments(parser)
     return parser
 
@@ -245,7 +249,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
-            state_key_file=args.state_key_file, state_audience=args.state_audience,
+            state_key_file=args.state_key_file, state_audience=args.state_audience, redis_url=args.redis_url,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -15,8 +15,9 @@ What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``,
   URIs it knows (fixed resources, or matching a template) when it offers subscriptions.
 
 Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
-process's listeners (:meth:`Notifications.deliver_change`); a change bus replaces it to reach the
-listeners of other processes too.  Both entry points may be called from handlers and other threads.
+process's listeners (:meth:`Notifications.deliver_change`), or with a change bus
+(:mod:`server.shared`, Redis) to the listeners of every replica.  Both entry points may be
+called from handlers and other threads.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..wire.errors import InvalidParamsError
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ToolDef
 from .connection import Connection
+from .shared import ChangeBus
 
 JsonObject = dict[str, Any]
 
@@ -75,7 +77,10 @@ class Notifications:
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
     resource_subscribe: ClassVar[bool]
 
-    def _init_notifications(self) -> None:
+    def _init_notifications(self, bus: ChangeBus | None = None) -> None:
+        #: Carries changes to the other replicas (None: this process only; :mod:`server.shared`).
+        self._bus = bus
+        self._bus_started = False
         #: Names switched off per list (``tools`` / ``prompts`` / ``resources``).
         self._disabled: dict[str, set[str]] = {kind: set() for kind in LIST_CHANGED}
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
@@ -144,8 +149,29 @@ class Notifications:
         self._soon(self.publish_change, Change("updated", uri))
 
     async def publish_change(self, change: Change) -> None:
-        """Send ``change`` to everyone concerned (this process only; a change bus overrides it)."""
-        await self.deliver_change(change)
+        """Send ``change`` to everyone concerned: through the change bus to every replica when
+        there is one, else to this process's listeners."""
+        if self._bus is None:
+            await self.deliver_change(change)
+            return
+        await self.start_bus()
+        await self._bus.publish(change.kind, change.uri)
+
+    async def start_bus(self) -> None:
+        """Start receiving the other replicas' changes (once; done on start-up and first use)."""
+        if self._bus is not None and not self._bus_started:
+            self._bus_started = True
+            await self._bus.start(self._from_bus)
+
+    async def _from_bus(self, kind: str, uri: str | None) -> None:
+        if kind in LIST_CHANGED or (kind == "updated" and uri is not None):
+            await self.deliver_change(Change(kind, uri))
+
+    async def close_bus(self) -> None:
+        """Stop the change bus (on shutdown)."""
+        if self._bus is not None and self._bus_started:
+            self._bus_started = False
+            await self._bus.aclose()
 
     async def deliver_change(self, change: Change) -> None:
         """Notify this process's legacy sessions and listen streams concerned by ``change``."""

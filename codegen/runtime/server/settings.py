@@ -50,6 +50,10 @@ class ServerSettings:
     #: audience even when it shares the key.  None: ``MCP_CODEGEN_STATE_AUDIENCE``, else the
     #: server's name.
     state_audience: str | None = None
+    #: Redis shared by the replicas (``redis://host:6379/0``): change notifications and the rate
+    #: limit reach across processes (:mod:`server.shared`).  None: ``MCP_CODEGEN_REDIS_URL``, else
+    #: each process alone.
+    redis_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.page_size < 1:

@@ -82,9 +82,11 @@ class HttpApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                await self.server.start_bus()  # hear the other replicas' changes from the start
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.shutdown()
+                await self.server.close_shared()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
