@@ -273,3 +273,33 @@ def test_get_stream_that_keeps_getting_404_stops_after_one_renewal(
     start = len(loser.log)
     before = loser.initializes()
     run_async(main())
+
+
+def test_subscriptions_follow_the_new_session() -> None:
+    """Open legacy subscriptions are subscribed again on the new session and told that their
+    URIs and lists may have changed; later updates reach them on the new GET stream."""
+    from everything_impl import EverythingService
+
+    server = EverythingService()
+    loser = SessionLoser(server.asgi_app())
+    watched = "test://watched-resource"
+    with serve_app(loser) as url:
+
+        async def main() -> None:
+            async with ClientBase.http(url, era="legacy", audit=None) as client:
+                transport = _transport(client)
+                async with client.subscribe(watched, prompts=True) as changes:
+                    old = transport.session_id
+                    loser.forgotten.add(old or "")
+                    await client.list_prompts()
+                    new = transport.session_id
+                    assert new != old and transport.legacy.renewals == 1
+                    assert ("POST", "resources/subscribe", new, 200) in loser.log
+                    got = {(c.kind, c.uri) for c in [await asyncio.wait_for(changes.__anext__(), 10) for _ in range(2)]}
+                    assert got == {("prompts", None), ("updated", watched)}
+                    await _until(lambda: ("GET", None, new, 200) in loser.log, "the GET stream on the new session")
+                    await asyncio.to_thread(server.resource_updated, watched)
+                    change = await asyncio.wait_for(changes.__anext__(), 10)
+                    assert (change.kind, change.uri) == ("updated", watched)
+
+        run_async(main())
