@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,8 +35,10 @@ class SessionLoser:
     """ASGI middleware: requests carrying a lost session id reach the app with an unknown one.
 
     ``forgotten``: session ids treated as lost; ``lose_all``: every session id;
-    ``lose_gets``: the next N GETs; ``downgrade``: ``initialize`` asks for 2025-03-26.
-    ``log`` keeps ``(method, JSON-RPC method or None, session id sent, status)``.
+    ``lose_gets``: the next N GETs; ``downgrade``: ``initialize`` asks for 2025-03-26;
+    ``hold``: ``initialize`` waits until that event is set (``arrived`` lists the JSON-RPC
+    methods as they come).  ``log`` keeps ``(method, JSON-RPC method or None, session id
+    sent, status)``.
     """
 
     def __init__(self, app: Any) -> None:
@@ -44,6 +47,8 @@ class SessionLoser:
         self.lose_all = False
         self.lose_gets = 0
         self.downgrade = False
+        self.hold: threading.Event | None = None
+        self.arrived: list[str | None] = []
         self.log: list[tuple[str, str | None, str | None, int]] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -67,6 +72,9 @@ class SessionLoser:
                 more = message.get("more_body", False)
         decoded = json.loads(body) if body else None
         method = decoded.get("method") if isinstance(decoded, dict) else None
+        self.arrived.append(method)
+        if self.hold is not None and method == "initialize":
+            await asyncio.to_thread(self.hold.wait, 10)
         if self.downgrade and method == "initialize":
             decoded["params"]["protocolVersion"] = "2025-03-26"
             body = json.dumps(decoded).encode()
@@ -105,6 +113,7 @@ def loser(demo: tuple[str, SessionLoser, DemoHttpServer]) -> Iterator[SessionLos
     demo[1].forgotten.clear()
     demo[1].lose_all = demo[1].downgrade = False
     demo[1].lose_gets = 0
+    demo[1].hold = None
 
 
 def _transport(client: ClientBase) -> HttpTransport:
@@ -188,6 +197,34 @@ def test_requests_that_lost_the_same_session_share_one_renewal(
             results = await asyncio.gather(*(client.call_tool("route", {"region": f"r{i}"}) for i in range(5)))
             assert [r.text() for r in results] == [f"r{i}|None|None" for i in range(5)]
             assert loser.initializes() == before + 1 and _transport(client).legacy.renewals == 1
+
+    run_async(main())
+
+
+def test_a_request_cancelled_during_the_renewal_leaves_a_whole_session(
+    demo: tuple[str, SessionLoser, DemoHttpServer], loser: SessionLoser
+) -> None:
+    url = demo[0]
+
+    async def main() -> None:
+        async with ClientBase.http(url, era="legacy", audit=None) as client:
+            transport = _transport(client)
+            await client.list_tools()
+            old = transport.session_id
+            loser.forgotten.add(old or "")
+            loser.hold = threading.Event()
+            start = len(loser.arrived)
+            call = asyncio.ensure_future(client.call_tool("whoami", {}))
+            await _until(lambda: "initialize" in loser.arrived[start:], "the renewal's initialize")
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            loser.hold.set()
+            await _until(lambda: transport.session_id != old, "the new session")
+            new = transport.session_id
+            await _until(lambda: ("POST", "notifications/initialized", new, 202) in loser.log, "initialized")
+            assert (await client.call_tool("whoami", {})).text() == "None"
+            assert transport.legacy.renewals == 1
 
     run_async(main())
 

@@ -84,15 +84,25 @@ class LegacySession:
     async def renew(self, stale: str) -> None:
         """Replace the session ``stale`` unless that was done already.
 
+        The work runs in a task of its own, so a request cancelled meanwhile does not leave a
+        session half made (say, without ``notifications/initialized``).
+
         Raises:
             SessionRenewalError: ``initialize`` failed or agreed on another version.
         """
+        task = self.transport._spawn(self._renew(stale))
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved if nobody waits
+        await asyncio.shield(task)
+
+    async def _renew(self, stale: str) -> None:
         if self._lock is None:
             self._lock = asyncio.Lock()
+        t = self.transport
         async with self._lock:
             if self.id != stale:
-                return  # another request renewed it meanwhile (or the transport closed)
-            t = self.transport
+                return  # another request renewed it meanwhile
+            if t._closing:
+                raise SessionRenewalError("the transport is closing")
             if self.init_params is None or t.protocol_version is None:
                 raise SessionRenewalError("no initialize to repeat")
             logger.info("legacy session %s is unknown to the server (HTTP 404): initializing again", stale)
