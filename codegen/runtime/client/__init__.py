@@ -15,7 +15,8 @@ work is done in:
 ``inputs``        elicitation / sampling / roots handlers, ``input_required`` rounds
 ``hooks``         confirm, audit and progress hooks; :func:`default_audit_hook`
 ``session``       JSON-RPC ids, pending requests, idle and hard timeouts
-``transports``    stdio and in-process transports (``client/http.py``: Streamable HTTP)
+``transports``    stdio and in-process transports (``client/http.py``: Streamable HTTP;
+                  ``client/http_legacy.py``: its legacy session, renewed after a 404)
 ``types``         the models and records handlers and hooks receive
 ================  ================================================================
 

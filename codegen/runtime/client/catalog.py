@@ -5,7 +5,10 @@ Lists follow ``nextCursor`` to the end (at most ``max_pages`` pages).  ``read_re
 returns typed contents; an unknown URI raises :class:`ResourceNotFoundError` in both eras
 (-32002 up to 2025-11-25, -32602 with ``data.uri`` in 2026-07-28, SEP-2164).  A server without
 the capability answers -32601: :class:`MethodNotFoundError`.  :meth:`CatalogCalls.subscribe`
-follows resource updates and list changes (:mod:`client.subscriptions`).
+follows resource updates and list changes (:mod:`client.subscriptions`); when the HTTP
+transport replaces a lost legacy session (404), the URIs of open subscriptions are subscribed
+again on the new one and every open subscription gets a change for each URI and list it
+follows (what changed in between was announced to the lost session).
 """
 
 from __future__ import annotations
@@ -13,19 +16,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
-from ..wire.errors import InvalidArgumentsError, InvalidParamsError, ProtocolError, ResourceNotFoundError
+from ..wire.errors import InvalidArgumentsError, InvalidParamsError, McpError, ProtocolError, ResourceNotFoundError
 from ..wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef, unknown_keys
 from .core import ClientCore
 from .inputs import run_input_rounds
 from .results import UNSET
 from .session import Timeouts
-from .subscriptions import Subscription
+from .subscriptions import Change, Subscription, route_change
+
+logger = logging.getLogger("mcp_codegen.client")
 
 ResourceContents = TextResourceContents | BlobResourceContents
 _CONTENTS = TypeAdapter(list[ResourceContents])
@@ -72,6 +78,7 @@ class CatalogCalls(ClientCore):
     resource_defs: ClassVar[tuple[ResourceDef, ...]] = ()
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = ()
     prompt_defs: ClassVar[tuple[PromptDef, ...]] = ()
+    _resubscribing = False
 
     async def _all_pages(self, method: str, key: str, max_pages: int) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -192,6 +199,26 @@ class CatalogCalls(ClientCore):
             raise
         sub.honoured = sub.filter()
         return close
+
+    async def _session_renewed(self, result: dict[str, Any]) -> None:
+        """Also subscribe again on the new legacy session (module docstring).  A renewal caused
+        by one of these requests (404 again) does not subscribe again: no cascade."""
+        await super()._session_renewed(result)
+        for method in ("notifications/prompts/list_changed", "notifications/resources/list_changed"):
+            route_change(self._subscriptions, method, None)
+        if self._resubscribing:
+            return
+        self._resubscribing = True
+        try:
+            for sub in list(self._subscriptions):
+                for uri in sub.uris:
+                    try:
+                        await self.request("resources/subscribe", {"uri": uri})
+                    except McpError as exc:
+                        logger.warning("subscribing to %s on the new session failed: %s", uri, exc)
+                    sub.offer(Change("updated", uri))
+        finally:
+            self._resubscribing = False
 
     async def _subscribe_modern(self, sub: Subscription) -> Callable[[], Awaitable[None]]:
         sub.listen_id = self._session.next_id()

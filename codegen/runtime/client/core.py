@@ -8,7 +8,8 @@ is the idle timeout of a request (restarted by progress), ``max_timeout=`` its h
 maximum.
 
 ``on_tools_changed=`` is called on ``notifications/tools/list_changed`` (which also
-empties the ``tools/list`` cache); in the 2026 era the client then keeps a
+empties the ``tools/list`` cache), and when the HTTP transport replaced a lost legacy
+session (the new one may be on a replica with other tools); in the 2026 era the client then keeps a
 ``subscriptions/listen`` stream open to get them (``watch_tools=True`` does so without
 a callback).  Server log messages (``notifications/message``) go to the
 ``mcp_codegen.client.server_log`` logger.
@@ -26,7 +27,7 @@ from typing import Any, ClassVar, Self
 from ..wire import protocol as p
 from ..wire.errors import McpError, TransportClosedError
 from ..wire.tools import ServerInfo, ToolDef
-from .handshake import Era, Handshake, modern_meta, requested_era
+from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inprocess import InProcessTransport
 from .inputs import answer_input
@@ -140,6 +141,7 @@ class ClientCore:
         self.validate_output = validate_output
 
         self._session = JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
+        transport.on_session_renewed = self._session_renewed
         self._era: Era | None = None
         self._version: str | None = None
         self._server_capabilities: dict[str, Any] = {}
@@ -396,6 +398,13 @@ class ClientCore:
     def invalidate_tools_cache(self) -> None:
         """Forget cached ``tools/list`` pages (also done on ``notifications/tools/list_changed``)."""
         self._tools_cache.clear()
+
+    async def _session_renewed(self, result: dict[str, Any]) -> None:
+        """A new legacy session replaced a lost one (HTTP 404, ``client/http_legacy.py``)."""
+        agreed = legacy_outcome(self._version or p.LATEST_LEGACY, result)
+        self._server_capabilities, self._server_identity = agreed.capabilities, agreed.server_info
+        self._instructions = agreed.instructions
+        await self._on_notification("notifications/tools/list_changed", None)
 
     async def _fulfil(
         self, method: str, params: Any, tool: str | None, key: str | None, tool_def: ToolDef | None

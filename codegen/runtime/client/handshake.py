@@ -185,7 +185,12 @@ class Handshake:
                 f"{', '.join(p.CLIENT_LEGACY_VERSIONS)} (initialize) and {', '.join(p.MODERN_VERSIONS)}",
                 data={"supported": list(p.CLIENT_LEGACY_VERSIONS), "requested": version, "answered": agreed},
             )
-        return _negotiated("legacy", cast(str, agreed), result, result.get("serverInfo"))
+        return legacy_outcome(cast(str, agreed), result)
+
+
+def legacy_outcome(version: str, result: dict[str, Any]) -> Negotiated:
+    """The legacy outcome of an ``InitializeResult`` (the handshake's, or a renewed session's)."""
+    return _negotiated("legacy", version, result, result.get("serverInfo"))
 
 
 def _http_status(exc: McpError) -> Any:

@@ -23,11 +23,13 @@ What it does (the client core only sees JSON-RPC messages):
   ``-32600`` error carrying ``data = {"httpStatus": ...}`` (so the era probe of
   ``server/discover`` falls back to ``initialize`` on a legacy server, TOOLS-PROTOCOL
   §2.3); an unreachable server closes the transport;
-* legacy: the ``Mcp-Session-Id`` of the ``initialize`` answer is sent on every later
-  request, with ``MCP-Protocol-Version``; an SSE stream that ends before its response is
-  resumed with GET + ``Last-Event-ID`` after the server's ``retry`` interval (default
-  1 s), up to ``max_reconnects`` times without progress; ``listen=True`` keeps the GET
-  stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
+* legacy (the session itself is in ``client/http_legacy.py``): the ``Mcp-Session-Id`` of the
+  ``initialize`` answer is sent on every later request, with ``MCP-Protocol-Version``; a
+  request that carried it and got 404 (session unknown: expired, or another replica behind a
+  load balancer) starts a new session and is sent once more; an SSE stream that ends before
+  its response is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` interval
+  (default 1 s), up to ``max_reconnects`` times without progress; ``listen=True`` keeps the
+  GET stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
 * cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
   is the cancellation in 2026 (legacy also POSTs the notification).
 """
@@ -48,6 +50,7 @@ from ..wire import protocol as p
 from ..wire.errors import ParseError
 from ..wire.sse import SseError, SseParser
 from .headers import HeaderPlan
+from .http_legacy import LB_HINT, LegacySession, SessionRenewalError
 from .transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
 
 if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
@@ -115,8 +118,8 @@ class HttpTransport(ClientTransport):
         self.default_retry_ms = default_retry_ms
         self.max_message_bytes = max_message_bytes
         self.description = f"HTTP server {url}"
-        #: Legacy session id (from the ``initialize`` answer).
-        self.session_id: str | None = None
+        #: The legacy session: its id, renewals after 404, GET streams.
+        self.legacy = LegacySession(self)
         self._given_client = client
         self._http: httpx.AsyncClient | None = client
         self._requests: dict[Any, asyncio.Task[None]] = {}
@@ -124,8 +127,11 @@ class HttpTransport(ClientTransport):
         self._list_ids: set[Any] = set()
         self._plan = HeaderPlan(tools)
         self._closing = False
-        self._listening = False
-        self._listen_ready = asyncio.Event()  # the GET stream was answered (or refused)
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy session id (from the ``initialize`` answer), if any."""
+        return self.legacy.id
 
     @property
     def dropped_tools(self) -> dict[str, str]:
@@ -170,23 +176,24 @@ class HttpTransport(ClientTransport):
 
     def set_protocol(self, era: str, version: str) -> None:
         super().set_protocol(era, version)
-        if era == "legacy" and self.listen and self.session_id is not None:
-            self._listening = True
-            self._spawn(self._listen_loop())
+        if era == "legacy" and self.listen:
+            self.legacy.listening = True
+            self.legacy.start_listening()
 
     async def ensure_listening(self) -> None:
         """Legacy: open the GET stream (if not yet) and wait until the server answered it."""
         if self.era == "legacy" and self.session_id is not None:
-            if not self._listening:
-                self._listening = True
-                self._spawn(self._listen_loop())
+            if not self.legacy.listening:
+                self.legacy.listening = True
+                self.legacy.start_listening()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._listen_ready.wait(), self.timeout)
+                await asyncio.wait_for(self.legacy.ready.wait(), self.timeout)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     # -- headers -------------------------------------------------------------------------------
     def _base_headers(self, *, legacy: bool) -> dict[str, str]:
@@ -226,6 +233,8 @@ class HttpTransport(ClientTransport):
             rid = message["id"]
             if message["method"] == "tools/list":
                 self._list_ids.add(rid)
+            elif message["method"] == "initialize" and isinstance(message.get("params"), dict):
+                self.legacy.init_params = message["params"]  # what a renewal repeats
             task = asyncio.get_running_loop().create_task(self._request(message))
             self._requests[rid] = task
             return
@@ -244,12 +253,16 @@ class HttpTransport(ClientTransport):
         assert self._http is not None
         import httpx
 
+        headers = self._headers_for(message)
         try:
-            resp = await self._http.post(self.url, content=_encode(message), headers=self._headers_for(message))
+            resp = await self._http.post(self.url, content=_encode(message), headers=headers)
         except httpx.HTTPError as exc:
             logger.warning("POST of a %s failed: %r", _describe(message), exc)
             return
-        if resp.status_code >= 400:
+        if resp.status_code == 404 and "mcp-session-id" in headers:
+            logger.warning("dropped a %s: the server does not know session %s (HTTP 404)",
+                           _describe(message), headers["mcp-session-id"])
+        elif resp.status_code >= 400:
             logger.warning("server refused a %s: HTTP %d", _describe(message), resp.status_code)
         elif resp.content:
             answer = parse_incoming(resp.content)
@@ -262,14 +275,28 @@ class HttpTransport(ClientTransport):
 
         rid = message["id"]
         try:
-            async with self._http.stream(
-                "POST", self.url, content=_encode(message), headers=self._headers_for(message)
-            ) as resp:
-                if message.get("method") == "initialize":
-                    sid = resp.headers.get("mcp-session-id")
-                    if sid:
-                        self.session_id = sid.strip()
-                await self._answer(resp, message)
+            for attempt in (1, 2):
+                headers = self._headers_for(message)
+                sent = headers.get("mcp-session-id") if self.era == "legacy" else None
+                async with self._http.stream("POST", self.url, content=_encode(message), headers=headers) as resp:
+                    if message.get("method") == "initialize":
+                        sid = resp.headers.get("mcp-session-id")
+                        if sid:
+                            self.legacy.id = sid.strip()
+                    if sent is None or resp.status_code != 404:
+                        await self._answer(resp, message)
+                        return
+                    body = await self._read_all(resp)
+                    lost = _session_lost(body)
+                    if not lost or attempt == 2:
+                        await self._http_error(resp, rid, body, again=lost)
+                        return
+                try:
+                    await self.legacy.renew(sent)  # the request was not processed: send it again
+                except SessionRenewalError as exc:
+                    await self._fail(rid, p.INVALID_REQUEST, f"the server lost the session (HTTP 404) and {exc}",
+                                     {"httpStatus": 404, "sessionLost": True})
+                    return
         except asyncio.CancelledError:
             raise
         except httpx.ConnectError as exc:
@@ -305,7 +332,7 @@ class HttpTransport(ClientTransport):
         if ctype == "text/event-stream":
             got, last_id, retry = await self._consume(resp, rid)
             if not got:
-                await self._resume(rid, last_id, retry)
+                await self.legacy.resume(rid, last_id, retry)
             return
         body = await self._read_all(resp)
         if resp.status_code in (202, 204) or not body:
@@ -319,18 +346,19 @@ class HttpTransport(ClientTransport):
         if isinstance(answer, (dict, list)):
             await self._deliver(self._filter(answer))
 
-    async def _http_error(self, resp: httpx.Response, rid: Any) -> None:
-        body = await self._read_all(resp)
+    async def _http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *, again: bool = False) -> None:
+        """Deliver an HTTP error as the response to ``rid`` (``again``: a 404 after a renewal)."""
+        if body is None:
+            body = await self._read_all(resp)
+        if again:
+            text = f"the server lost the session again after a new one was started (HTTP 404): {LB_HINT}"
+            await self._fail(rid, p.INVALID_REQUEST, text, {"httpStatus": 404, "sessionLost": True})
+            return
         answer: Any = None
         with contextlib.suppress(ParseError):
             answer = jsonrpc.decode(body) if body else None
         error = answer.get("error") if isinstance(answer, dict) else None
         if isinstance(error, dict) and isinstance(error.get("code"), int):
-            if resp.status_code == 404 and self.session_id is not None and error.get("code") not in (
-                *_PROTOCOL_ERRORS,
-                p.METHOD_NOT_FOUND,
-            ):
-                self.session_id = None  # expired legacy session: the client must initialize again
             if resp.status_code in (401, 403) and error.get("data") is None:
                 auth: dict[str, Any] = {"httpStatus": resp.status_code}
                 if resp.headers.get("www-authenticate"):
@@ -370,75 +398,20 @@ class HttpTransport(ClientTransport):
             logger.debug("SSE stream broke: %r", exc)
         return got, parser.last_event_id, parser.retry_ms
 
-    async def _resume(self, rid: Any, last_id: str | None, retry: int | None) -> None:
-        """Legacy: GET + Last-Event-ID until the response arrives (SEP-1699)."""
-        assert self._http is not None
-        import httpx
-
-        if last_id is None or self.session_id is None or self.era == "modern":
-            await self._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response")
-            return
-        attempts = 0
-        while attempts < self.max_reconnects:
-            attempts += 1
-            await asyncio.sleep((retry if retry is not None else self.default_retry_ms) / 1000.0)
-            headers = self._base_headers(legacy=True)
-            headers["accept"] = "text/event-stream"
-            headers["last-event-id"] = last_id
-            try:
-                async with self._http.stream("GET", self.url, headers=headers) as resp:
-                    if resp.status_code >= 400:
-                        await self._http_error(resp, rid)
-                        return
-                    got, new_id, new_retry = await self._consume(resp, rid)
-            except httpx.HTTPError as exc:
-                logger.debug("SSE resumption failed: %r", exc)
-                continue
-            if got:
-                return
-            if new_id is not None and new_id != last_id:
-                attempts = 0  # progress: keep going
-                last_id = new_id
-            retry = new_retry if new_retry is not None else retry
-        await self._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)")
-
-    async def _listen_loop(self) -> None:
-        """Legacy GET stream for unsolicited server messages, reconnecting with Last-Event-ID."""
-        assert self._http is not None
-        import httpx
-
-        last_id: str | None = None
-        retry: int | None = None
-        failures = 0
-        while not self._closing and failures < self.max_reconnects:
-            headers = self._base_headers(legacy=True)
-            headers["accept"] = "text/event-stream"
-            if last_id is not None:
-                headers["last-event-id"] = last_id
-            try:
-                async with self._http.stream("GET", self.url, headers=headers) as resp:
-                    self._listen_ready.set()
-                    if resp.status_code in (405, 409) or resp.status_code >= 400:
-                        logger.debug("no GET stream: HTTP %d", resp.status_code)
-                        return
-                    parser = SseParser(self.max_message_bytes)
-                    failures = 0
-                    async for chunk in resp.aiter_bytes():
-                        for event in parser.feed(chunk):
-                            if event.data.strip():
-                                message = parse_incoming(event.data)
-                                if message is not None:
-                                    await self._deliver(message)
-                    last_id = parser.last_event_id or last_id
-                    retry = parser.retry_ms or retry
-            except (httpx.HTTPError, SseError, OSError) as exc:
-                logger.debug("GET stream broke: %r", exc)
-                failures += 1
-            await asyncio.sleep((retry if retry is not None else self.default_retry_ms) / 1000.0)
-
 
 def _encode(message: JsonMessage) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _session_lost(body: bytes) -> bool:
+    """A 404 to a request with a session id means the session is unknown, unless its body is
+    an error of the 2026 era (-32601 and the header/version errors)."""
+    answer: Any = None
+    with contextlib.suppress(ParseError):
+        answer = jsonrpc.decode(body) if body else None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code not in (*_PROTOCOL_ERRORS, p.METHOD_NOT_FOUND)
 
 
 def _describe(message: JsonMessage) -> str:

@@ -44,7 +44,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from ..wire import jsonrpc
@@ -77,6 +77,9 @@ class ClientTransport:
         self._closed_reported = False
         self.era: str | None = None
         self.protocol_version: str | None = None
+        #: Called with the new ``InitializeResult`` when the transport replaced a lost session on
+        #: its own (legacy HTTP after a 404, ``client/http_legacy.py``); set by the client core.
+        self.on_session_renewed: Callable[[dict[str, Any]], Awaitable[None] | None] | None = None
 
     async def start(self, sink: MessageSink) -> None:
         """Open the channel; from now on deliver incoming messages to ``sink``."""

@@ -50,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="seconds a client may take to send its request body")
     group.add_argument("--session-timeout", type=float, default=HttpSettings.session_idle_timeout,
                        help="idle lifetime of legacy sessions (seconds)")
+    group.add_argument("--replica-id", default=None, help="legacy: prefix of session ids for sticky routing "
+                       "(default: $MCP_CODEGEN_REPLICA_ID; see docs/legacy-load-balancing.md)")
     group.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (2026 clients; legacy needs sticky routing)")
 
 
@@ -74,6 +76,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
         sse_retry_ms=args.sse_retry_ms,
         body_timeout=args.body_timeout,
         session_idle_timeout=args.session_timeout,
+        replica_id=getattr(args, "replica_id", None),
     )
 
 

@@ -1,7 +1,9 @@
 """The legacy eras over HTTP (2025-03-26 … 2025-11-25): sessions and their event streams.
 
-* ``initialize`` mints a session: ``Mcp-Session-Id`` (random visible ASCII) bound to the
-  caller's principal.  Later requests must carry it (missing: 400; unknown, expired or
+* ``initialize`` mints a session: ``Mcp-Session-Id`` bound to the caller's principal,
+  ``<replica-id>.<random>`` with a replica id (``HttpSettings.replica_id`` or
+  ``MCP_CODEGEN_REPLICA_ID``, for sticky routing), else ``<random>`` (32 characters of
+  ``secrets.token_urlsafe``, 192 bits; all visible ASCII).  Later requests must carry it (missing: 400; unknown, expired or
   another principal's: 404).  Idle sessions expire after ``session_idle_timeout``; at
   ``max_sessions`` the longest-idle one is dropped (503 when every session is busy).
 * POST: a request is answered with SSE when the client accepts it (a priming event with
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -37,6 +41,10 @@ from .streams import CURRENT_STREAM, EventStream, StreamConnection, answer_into
 
 if TYPE_CHECKING:
     from ..core import ServerBase
+
+#: The environment variable naming the replica when ``HttpSettings.replica_id`` is None.
+REPLICA_ENV = "MCP_CODEGEN_REPLICA_ID"
+_REPLICA_RX = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 #: Finished request streams a session keeps for ``Last-Event-ID`` (the oldest go first).
 _KEPT_STREAMS = 256
@@ -124,6 +132,24 @@ def _event_number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
+def replica_id(configured: str | None) -> str | None:
+    """The replica id: ``configured``, else ``MCP_CODEGEN_REPLICA_ID``, else None.
+
+    Raises:
+        ValueError: not 1-64 of ``A-Z a-z 0-9 _ -`` (the ``.`` ends it in a session id).
+    """
+    value = configured if configured is not None else (os.environ.get(REPLICA_ENV) or None)
+    if value is not None and not _REPLICA_RX.fullmatch(value):
+        raise ValueError(f"replica id {value!r} must be 1-64 characters of A-Z a-z 0-9 _ -")
+    return value
+
+
+def new_session_id(replica: str | None) -> str:
+    """A fresh session id: ``<replica>.<random>``, or ``<random>`` without a replica."""
+    token = secrets.token_urlsafe(24)
+    return f"{replica}.{token}" if replica else token
+
+
 class LegacyHandler:
     """The sessions of one application and its legacy POST, GET and DELETE (module docstring).
 
@@ -136,6 +162,8 @@ class LegacyHandler:
         self.server = server
         self.settings = settings
         self.sessions: dict[str, Session] = {}
+        #: The prefix of this replica's session ids (None: none).
+        self.replica = replica_id(settings.replica_id)
 
     def close_all(self) -> None:
         """End every session (application shutdown)."""
@@ -200,7 +228,7 @@ class LegacyHandler:
         if jsonrpc.kind(message) != "request":
             raise HttpError(400, p.INVALID_REQUEST, "Invalid Request")
         self._prune()
-        sid = secrets.token_urlsafe(24)
+        sid = new_session_id(self.replica)
         session = Session(sid, principal, client_key(req, principal), self.settings.max_events_per_stream,
                           replay_ttl=self.settings.replay_ttl, max_replay_bytes=self.settings.max_replay_bytes)
         response = await self.server.handle(message, session.conn)

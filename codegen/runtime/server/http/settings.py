@@ -55,3 +55,8 @@ class HttpSettings:
     #: a stream answered with plain JSON cannot be resumed and is dropped at once.
     replay_ttl: float = 300.0
     max_replay_bytes: int = 8 * 1024 * 1024
+    #: Legacy: this replica's name, the prefix of its session ids (``<replica-id>.<random>``) so a
+    #: load balancer can route a session to the replica that has it (docs/legacy-load-balancing.md).
+    #: 1-64 of ``A-Z a-z 0-9 _ -``.  None: ``MCP_CODEGEN_REPLICA_ID`` from the environment, and
+    #: without it no prefix.
+    replica_id: str | None = None
