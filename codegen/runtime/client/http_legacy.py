@@ -1,4 +1,4 @@
-"""The legacy (2025) session of :class:`~client._http.HttpTransport`: its id, renewal, GET streams.
+"""The legacy (2025) session of :class:`~client.http.HttpTransport`: its id, renewal, GET streams.
 
 * The ``Mcp-Session-Id`` of the ``initialize`` answer goes with every later request.
 * **Renewal** (:meth:`LegacySession.renew`).  A request that carried the session id and got
