@@ -30,6 +30,9 @@ connection's legacy session, or fail with ``-32602`` (missing ``_meta``) without
 Policy choices: a call refused by :meth:`ServerBase.authorize`, or over the client's rate
 limit, is an ``isError`` result (codes ``mcp-codegen.forbidden`` / ``.rate_limited`` in
 ``_meta["mcp-codegen/error"]``), not a protocol error, so a model can see why.
+
+Every ``tools/call``, ``resources/read`` and ``prompts/get`` runs under
+:func:`server.telemetry.observe` (an OpenTelemetry span and metrics when the API is installed).
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from .mrtr import RequestStateCodec
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
 from .shared import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
+from .telemetry import observe
 
 if TYPE_CHECKING:
     from .http import HttpApp, HttpSettings
@@ -284,11 +288,14 @@ class ServerBase(ToolCalls, Catalog):
         if method == "tools/list":
             return self._list_tools(params, env)
         if method == "tools/call":
-            return await self._call_tool(params, rid, conn, env)
+            name = params.get("name")
+            return await observe(method, name if name in self._tools else None, lambda: self._call_tool(params, rid, conn, env))
         if method == "server/discover":
             return self._discover()
         if method in CATALOG_METHODS:
-            return await self.serve_catalog(method, params, rid, conn, env)
+            name = params.get("name") if method == "prompts/get" else None
+            known = name if any(d.name == name for d in self.prompt_defs) else None
+            return await observe(method, known, lambda: self.serve_catalog(method, params, rid, conn, env))
         return await self.listen(params, rid, conn)
 
     def _capabilities(self) -> JsonObject:

@@ -22,13 +22,13 @@ import os
 import sys
 import textwrap
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .core import SUPPORTED_VERSIONS, ServerBase
 from .hostconfig import HOSTS, host_config, merge_config
+from .logs import JsonLogFormatter, configure_logging
 from .security import StateKeyError
 from .settings import ServerSettings
 from .stdio import run_stdio
@@ -84,22 +84,6 @@ def implementation_problems(cls: type[ServerBase], base: type[ServerBase]) -> li
         if _is_stub(handler):
             problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() only raises NotImplementedError")
     return problems
-
-
-class JsonLogFormatter(logging.Formatter):
-    """One JSON object per log line: ``time`` (ISO 8601, UTC), ``level``, ``logger``, ``message``
-    (and ``exception`` text when there is one)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
 
 
 def _announce(args: argparse.Namespace, line: str) -> None:
@@ -213,10 +197,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     """Parse the command line and serve (blocks until the transport ends)."""
     parser = build_parser(base, prog)
     args = parser.parse_args(argv)
-    handler = logging.StreamHandler(sys.stderr)
-    if args.log_format == "json":
-        handler.setFormatter(JsonLogFormatter())
-    logging.basicConfig(level=str(args.log_level).upper(), handlers=[handler])
+    configure_logging(args.log_level, args.log_format)
     if not args.impl:
         parser.error("no implementation: pass --impl module:Class")
     try:

@@ -85,6 +85,7 @@ class Notifications:
         self._disabled: dict[str, set[str]] = {kind: set() for kind in LIST_CHANGED}
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._listeners: dict[tuple[Connection, jsonrpc.RequestId], _Listener] = {}
+        self._listening_closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -236,6 +237,8 @@ class Notifications:
             related_to=rid,
         )
         listener = _Listener(lists, uris)
+        if self._listening_closed:
+            listener.done.set()
         self._listeners[(conn, rid)] = listener
         try:
             await listener.done.wait()
@@ -244,7 +247,9 @@ class Notifications:
         return {"_meta": {p.META_SUBSCRIPTION_ID: rid}}
 
     def close_subscriptions(self) -> None:
-        """End every ``subscriptions/listen`` stream with its final result (graceful close)."""
+        """End every ``subscriptions/listen`` stream with its final result (graceful close);
+        a listen request arriving afterwards ends at once (the server is shutting down)."""
+        self._listening_closed = True
         for listener in self._listeners.values():
             listener.done.set()
 
