@@ -10,6 +10,16 @@ access checks (:mod:`server.http.access`) and is then routed:
   is treated as 2026.
 * GET and DELETE: legacy sessions only (405 otherwise).  Other methods: 405.
 
+Probes (``HttpSettings.health_path`` / ``ready_path``, GET or HEAD) are answered before any
+check: no auth, no ``Host``/``Origin`` check (kubelets and load balancers send the pod
+address as ``Host``; the answer tells nothing but "ok" or "draining"), no rate limit.
+``/healthz`` is 200 while the process serves; ``/readyz`` is 200 until :meth:`HttpApp.begin_drain`
+(SIGTERM, see :mod:`server.http.serve`), then 503.  :meth:`HttpApp.close_streams` ends the
+long-lived streams when the server stops accepting.
+
+Logging: each request's log records carry its fields (:mod:`server.logs`), and the logger
+``mcp_codegen.http.access`` writes one INFO line per request (method, path, status, duration).
+
 A refused request (:class:`~server.http.request.HttpError`) gets its error response unless the
 response has already started.  Every request runs in its own task and writes through a
 non-blocking stream, so a slow or vanished client never blocks the others.
@@ -18,21 +28,25 @@ non-blocking stream, so a slow or vanished client never blocks the others.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...wire import protocol as p
+from ..logs import REQUEST_FIELDS
 from .access import AccessPolicy
 from .legacy import LegacyHandler
 from .modern import StatelessHandler
 from .request import HttpError, Message, Receive, Request, Scope, Send, read_message
-from .responses import send_error
+from .responses import send_body, send_error
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
     from ..core import ServerBase
 
 logger = logging.getLogger("mcp_codegen.http")
+access_logger = logging.getLogger("mcp_codegen.http.access")
+_FIELD_LIMIT = 100  # characters of a client-chosen method or tool name in a log line
 
 
 class HttpApp:
@@ -52,6 +66,10 @@ class HttpApp:
         self._access = AccessPolicy(self.settings)
         self._legacy = LegacyHandler(server, self.settings)
         self._modern = StatelessHandler(server, self.settings)
+        self._probes = {path.rstrip("/") or "/": path == self.settings.ready_path
+                        for path in (self.settings.health_path, self.settings.ready_path) if path}
+        #: True once the server is going away (``/readyz`` answers 503).
+        self.draining = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope.get("type")
@@ -63,20 +81,41 @@ class HttpApp:
                 await send({"type": "websocket.close", "code": 1003})
             return
         req = Request(scope)
-        state = {"started": False}
+        probe = self._probes.get(req.path.rstrip("/") or "/")
+        if probe is not None:
+            await self._answer_probe(req, send, ready=probe)
+            return
+        fields: dict[str, Any] = {"http_method": req.method, "path": req.path[:_FIELD_LIMIT], "client": req.client_host}
+        token = REQUEST_FIELDS.set(fields)
+        state = {"status": 0}
+        start = time.perf_counter()
 
         async def tracked(message: Message) -> None:
             if message["type"] == "http.response.start":
-                state["started"] = True
+                state["status"] = int(message["status"])
             await send(message)
 
         try:
             await self._route(req, receive, tracked)
         except HttpError as exc:
-            if not state["started"]:
+            if not state["status"]:
                 await send_error(tracked, exc)
         except (OSError, RuntimeError) as exc:  # the client went away mid-response
             logger.debug("HTTP response aborted: %r", exc)
+        finally:
+            REQUEST_FIELDS.reset(token)
+            if access_logger.isEnabledFor(logging.INFO):
+                done = {**fields, "status": state["status"], "duration_ms": round((time.perf_counter() - start) * 1000, 2)}
+                access_logger.info("%s %s %s", req.method, fields["path"], state["status"] or "-", extra={"fields": done})
+
+    async def _answer_probe(self, req: Request, send: Send, *, ready: bool) -> None:
+        if req.method not in ("GET", "HEAD"):
+            allow_headers = [(b"allow", b"GET, HEAD"), (b"content-type", b"text/plain; charset=utf-8")]
+            await send_body(send, 405, b"Method Not Allowed", allow_headers)
+            return
+        status, body = (503, b"draining\n") if ready and self.draining else (200, b"ok\n")
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"cache-control", b"no-store")]
+        await send_body(send, status, body if req.method == "GET" else b"", headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -90,8 +129,21 @@ class HttpApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
+    def begin_drain(self) -> None:
+        """The server is going away: ``/readyz`` answers 503 from now on (requests are still served)."""
+        self.draining = True
+
+    def close_streams(self) -> None:
+        """End the long-lived streams (the server stops accepting): every ``subscriptions/listen``
+        stream with its final result (later ones at once), and legacy GET streams, so their
+        clients reconnect, elsewhere; requests in flight go on."""
+        self.draining = True
+        self.server.close_subscriptions()
+        self._legacy.close_streams()
+
     def shutdown(self) -> None:
         """End every session and subscription stream (called on lifespan shutdown)."""
+        self.draining = True
         self.server.close_subscriptions()
         self._legacy.close_all()
 
@@ -110,6 +162,12 @@ class HttpApp:
 
     async def _post(self, req: Request, receive: Receive, send: Send, principal: Any) -> None:
         message = await read_message(req, receive, max_bytes=self._max_body, timeout=self.settings.body_timeout)
+        fields = REQUEST_FIELDS.get()
+        if fields is not None and isinstance(message, dict) and isinstance(message.get("method"), str):
+            fields["mcp_method"] = message["method"][:_FIELD_LIMIT]
+            name = message.get("params", {}).get("name") if isinstance(message.get("params"), dict) else None
+            if message["method"] == "tools/call" and isinstance(name, str):
+                fields["tool"] = name[:_FIELD_LIMIT]
         params = message.get("params") if isinstance(message, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:

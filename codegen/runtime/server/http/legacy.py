@@ -171,6 +171,11 @@ class LegacyHandler:
             session.close()
         self.sessions.clear()
 
+    def close_streams(self) -> None:
+        """End every open GET stream (the sessions go on; their clients may reconnect)."""
+        for session in self.sessions.values():
+            session.standalone.request_close()
+
     def _drop(self, session: Session) -> None:
         session.close()
         self.sessions.pop(session.id, None)

@@ -60,3 +60,14 @@ class HttpSettings:
     #: 1-64 of ``A-Z a-z 0-9 _ -``.  None: ``MCP_CODEGEN_REPLICA_ID`` from the environment, and
     #: without it no prefix.
     replica_id: str | None = None
+    #: Probes (GET or HEAD, no auth, no Host check: they tell nothing but "alive"/"ready"):
+    #: ``health_path`` answers 200 while the process serves, ``ready_path`` 200 until the
+    #: server starts draining (SIGTERM), then 503.  None (or "") turns a probe off.
+    health_path: str | None = "/healthz"
+    ready_path: str | None = "/readyz"
+
+    def __post_init__(self) -> None:
+        mcp = self.path.rstrip("/") or "/"
+        for probe in (self.health_path, self.ready_path):
+            if probe and (not probe.startswith("/") or (probe.rstrip("/") or "/") == mcp):
+                raise ValueError(f"probe path {probe!r} must start with '/' and differ from the MCP path {self.path!r}")
