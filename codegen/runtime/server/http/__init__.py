@@ -4,7 +4,8 @@ Serve::
 
     python -m weather --http --host 127.0.0.1 --port 8000      # uvicorn (optional extra)
     app = WeatherService().asgi_app()                           # any ASGI server; mount it
-    uvicorn --factory weather.asgi:app_from_env --workers 4   # see below
+    python -m weather --http --workers 4                        # 4 processes on one port
+    uvicorn --factory weather.asgi:app_from_env --workers 4     # see :mod:`.factory`
 
 One endpoint (``HttpSettings.path``, default ``/mcp``).  Imports only the standard library;
 uvicorn is imported by :func:`run` alone.  This module is the public face of the transport
@@ -12,14 +13,16 @@ uvicorn is imported by :func:`run` alone.  This module is the public face of the
 
 =====================  ==============================================================
 :mod:`.app`            :class:`HttpApp`: ASGI entry, lifespan, routing, choice of era
-:mod:`server.settings`       :class:`HttpSettings`
+:mod:`.settings`       :class:`HttpSettings`
 :mod:`.request`        header access, content negotiation, body limits, ``HttpError``
 :mod:`.access`         ``Host``/``Origin`` allow-lists, bearer tokens
 :mod:`.modern`         2026-07-28: stateless POSTs, header validation
 :mod:`.legacy`         legacy sessions: POST, GET stream, ``Last-Event-ID``, DELETE
 :mod:`.streams`        per-response event buffers, :func:`close_sse_stream`
 :mod:`.responses`      writing JSON, SSE and error responses; HTTP status of errors
-:mod:`.cli`            command-line flags, uvicorn, the multi-worker factory
+:mod:`.cli`            command-line flags, :func:`run`
+:mod:`.serve`          sockets (``TCP_NODELAY``, ``SO_REUSEPORT``), drain on SIGTERM, workers
+:mod:`.factory`        ``app_from_env`` for uvicorn/gunicorn workers; the shared-key check
 =====================  ==============================================================
 
 2026-07-28 (a POST whose ``params._meta`` names the protocol version): stateless, a fresh
@@ -58,14 +61,21 @@ non-blocking queue, so a slow or vanished client never blocks the others.
 
 Several workers: 2026 requests need no shared state except the signing key of cursors
 and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.security``;
-``--workers N`` draws one for its workers when neither is set).  Legacy sessions live in one process (use sticky routing).
+``--workers N`` draws one for its workers when neither is set; :func:`app_from_env` refuses
+several workers without one).  Legacy sessions live in one process (use sticky routing).
+
+Operations: ``/healthz`` and ``/readyz`` probes (:mod:`.app`); on SIGTERM ``/readyz`` turns
+503, then listen streams end with their final result, the port closes and requests in
+flight get ``--grace`` seconds (:mod:`.serve`); an access line per request on the logger
+``mcp_codegen.http.access`` (:mod:`server.logs`).
 """
 
 from __future__ import annotations
 
 from .access import TOKENS_ENV
 from .app import HttpApp, asgi_app
-from .cli import IMPL_ENV, SETTINGS_ENV, add_arguments, app_from_env, run, settings_from_args
+from .cli import add_arguments, run, settings_from_args
+from .factory import IMPL_ENV, SETTINGS_ENV, WORKERS_ENV, app_from_env, check_shared_key
 from .request import Message, Receive, Scope, Send
 from .settings import HttpSettings, TokenVerifier
 from .streams import close_sse_stream
@@ -74,6 +84,7 @@ __all__ = [
     "IMPL_ENV",
     "SETTINGS_ENV",
     "TOKENS_ENV",
+    "WORKERS_ENV",
     "HttpApp",
     "HttpSettings",
     "Message",
@@ -84,6 +95,7 @@ __all__ = [
     "add_arguments",
     "app_from_env",
     "asgi_app",
+    "check_shared_key",
     "close_sse_stream",
     "run",
     "settings_from_args",

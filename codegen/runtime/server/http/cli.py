@@ -1,35 +1,38 @@
-"""Serving over HTTP from the command line: flags, uvicorn, and the multi-worker factory.
+"""Serving over HTTP from the command line: flags and :func:`run`.
 
 ``python -m <package> --http`` parses :func:`add_arguments`' flags and calls :func:`run`
 (both through :mod:`server.http`, the hooks ``server/main.py`` looks for).  uvicorn is an
-optional extra, imported by :func:`run` alone.
+optional extra, imported only to serve.
 
-Several workers (``--workers N``): 2026 requests need no shared state except the signing
-key of cursors and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file; drawn once for
-all workers when neither is set).  Each worker builds its own application with :func:`app_from_env`, from the
-server class and settings :func:`run` leaves in the environment.  Legacy sessions live in
-one process (use sticky routing).  uvicorn believes ``X-Forwarded-For`` (the rate-limit
-key without auth) only from the proxies listed in ``FORWARDED_ALLOW_IPS``.
+``--workers N`` (N > 1) runs N processes on one port (``SO_REUSEPORT``, see :mod:`.serve`),
+each building its own application with :func:`~server.http.factory.app_from_env` from the
+server class and settings :func:`run` leaves in the environment; 2026 requests need no
+shared state except the signing key of cursors and ``requestState``
+(``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.security``; drawn once for all
+workers when neither is set).  Legacy sessions live in one process (use sticky
+routing).  ``--grace`` and ``--shutdown-delay`` tune the drain on SIGTERM (:mod:`.serve`).
+uvicorn believes ``X-Forwarded-For`` (the rate-limit key without auth) only from the proxies
+listed in ``FORWARDED_ALLOW_IPS``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
 from .access import LOOPBACK
 from .app import HttpApp
+from .factory import IMPL_ENV, SETTINGS_ENV, app_from_env, export_app_env
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
     from ..core import ServerBase
 
-IMPL_ENV = "MCP_CODEGEN_IMPL"
-SETTINGS_ENV = "MCP_CODEGEN_HTTP_SETTINGS"
 _UVICORN_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+#: Default of ``--grace``: seconds requests in flight may still run after SIGTERM.
+DEFAULT_GRACE = 30.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="idle lifetime of legacy sessions (seconds)")
     group.add_argument("--replica-id", default=None, help="legacy: prefix of session ids for sticky routing "
                        "(default: $MCP_CODEGEN_REPLICA_ID; see docs/legacy-load-balancing.md)")
-    group.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (2026 clients; legacy needs sticky routing)")
+    group.add_argument("--workers", type=int, default=1,
+                       help="worker processes on one port (SO_REUSEPORT; one shared state key; legacy sessions need sticky routing)")
+    group.add_argument("--grace", type=float, default=DEFAULT_GRACE,
+                       help=f"on SIGTERM: seconds requests in flight may still run before they are cut (default {DEFAULT_GRACE:g})")
+    group.add_argument("--shutdown-delay", type=float, default=0.0,
+                       help="on SIGTERM: seconds to go on serving with /readyz at 503 before the port closes (default 0)")
+    group.add_argument("--health-path", default=HttpSettings.health_path, help="liveness probe path ('' turns it off; default /healthz)")
+    group.add_argument("--ready-path", default=HttpSettings.ready_path, help="readiness probe path ('' turns it off; default /readyz)")
 
 
 def settings_from_args(args: argparse.Namespace) -> HttpSettings:
@@ -77,82 +87,56 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
         body_timeout=args.body_timeout,
         session_idle_timeout=args.session_timeout,
         replica_id=getattr(args, "replica_id", None),
+        health_path=args.health_path or None,
+        ready_path=args.ready_path or None,
     )
 
 
 def run(server: ServerBase, args: argparse.Namespace) -> None:
-    """Serve ``server`` with uvicorn until interrupted (the main.py hook; blocking).
+    """Serve ``server`` with uvicorn until SIGTERM/SIGINT, then drain (the main.py hook; blocking).
 
     Args:
         server: the server to serve.
         args: the parsed command line.
 
     Raises:
-        SystemExit: uvicorn is not installed.
+        SystemExit: uvicorn is not installed, the port cannot be bound, bad flags, or (after
+            ``--workers``) a worker failed.
     """
     try:
-        import uvicorn  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
+        import uvicorn  # type: ignore[import-not-found, unused-ignore]  # noqa: F401  # optional: the http extra
     except ImportError:
         raise SystemExit("serving HTTP needs uvicorn: pip install uvicorn") from None
-    settings = settings_from_args(args)
-    level = str(getattr(args, "log_level", "WARNING")).lower()
+    from .serve import bind_socket, run_workers, serve
+
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    level = str(getattr(args, "log_level", "WARNING"))
     options: dict[str, Any] = {
-        "host": args.host,
-        "port": args.port,
-        "log_level": level if level in _UVICORN_LEVELS else "warning",
+        "log_level": level.lower() if level.lower() in _UVICORN_LEVELS else "warning",
+        "log_config": None,  # uvicorn's records go through the handler of --log-format
+        "access_log": False,  # HttpApp writes its own access lines (logger mcp_codegen.http.access)
         "lifespan": "on",
         "ws": "none",
         "server_header": False,
-        "timeout_graceful_shutdown": 3,
         # X-Forwarded-* only from the proxies named in FORWARDED_ALLOW_IPS: uvicorn trusts
         # 127.0.0.1 by default, letting any local client choose the address it is rate-limited by
         "proxy_headers": bool(os.environ.get("FORWARDED_ALLOW_IPS")),
     }
+    grace = max(0.0, float(getattr(args, "grace", DEFAULT_GRACE)))
+    delay = max(0.0, float(getattr(args, "shutdown_delay", 0.0) or 0.0))
     workers = int(getattr(args, "workers", 1) or 1)
     if workers > 1:
         from ..security import STATE_KEY_ENV, keys_configured
 
         if not keys_configured(server.settings.state_key_file):
-            os.environ[STATE_KEY_ENV] = secrets.token_hex(32)  # one key for every worker
-        cls = type(server)
-        os.environ[IMPL_ENV] = f"{cls.__module__}:{cls.__qualname__}"
-        os.environ[SETTINGS_ENV] = json.dumps(
-            {
-                "http": {k: v for k, v in vars(settings).items() if k not in ("tokens", "verify_token")},
-                "server": {k: v for k, v in vars(server.settings).items()},
-            }
-        )
-        uvicorn.run(f"{__package__}:app_from_env", factory=True, workers=workers, **options)
-        return
-    uvicorn.run(HttpApp(server, settings), **options)
+            os.environ[STATE_KEY_ENV] = secrets.token_hex(32)  # one key, inherited by every worker
+        export_app_env(server, settings)
+        log = (level, str(getattr(args, "log_format", "text")))
+        raise SystemExit(run_workers(workers, args.host, args.port, options, grace=grace, shutdown_delay=delay, log=log))
+    serve(HttpApp(server, settings), bind_socket(args.host, args.port), options, grace=grace, shutdown_delay=delay)
 
 
-def app_from_env() -> HttpApp:
-    """ASGI factory for multi-worker serving: the class named by ``MCP_CODEGEN_IMPL``.
-
-    Returns:
-        The application of a new instance of that class, with the settings in
-        ``MCP_CODEGEN_HTTP_SETTINGS``.
-
-    Raises:
-        RuntimeError: ``MCP_CODEGEN_IMPL`` is not ``module:Class``.
-    """
-    import importlib
-
-    from ..settings import ServerSettings
-
-    spec = os.environ.get(IMPL_ENV, "")
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise RuntimeError(f"set {IMPL_ENV}=module:Class")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    config = json.loads(os.environ.get(SETTINGS_ENV, "{}"))
-    http = config.get("http", {})
-    for key in ("allowed_hosts", "allowed_origins"):
-        if http.get(key) is not None:
-            http[key] = tuple(http[key])
-    server = obj(settings=ServerSettings(**config.get("server", {})))
-    app: HttpApp = server.asgi_app(HttpSettings(**http)) if hasattr(server, "asgi_app") else HttpApp(server, HttpSettings(**http))
-    return app
+__all__ = ["DEFAULT_GRACE", "IMPL_ENV", "SETTINGS_ENV", "add_arguments", "app_from_env", "run", "settings_from_args"]
