@@ -52,6 +52,7 @@ class ServerProcess:
                 full_env[name] = value
         self.port = port
         self.url = f"http://127.0.0.1:{port}/mcp"
+        self.stderr_text = ""
         self.proc = subprocess.Popen(
             [sys.executable, *args], cwd=cwd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
@@ -70,8 +71,10 @@ class ServerProcess:
         return self.proc.poll() is None
 
     def stop(self) -> None:
+        """Stop the process by PID; what it wrote to stderr is kept in :attr:`stderr_text`."""
         stop_pid(self.proc, 5)
-        if self.proc.stderr is not None:
+        if self.proc.stderr is not None and not self.proc.stderr.closed:
+            self.stderr_text = self.proc.stderr.read().decode("utf-8", "replace")
             self.proc.stderr.close()
 
 
