@@ -4,6 +4,7 @@ command line) and the optional OpenTelemetry spans and metrics (SDK with in-memo
 from __future__ import annotations
 
 import asyncio
+import secrets
 import subprocess
 import sys
 from typing import Any
@@ -65,7 +66,7 @@ def test_uvicorn_workers_refuse_to_start_without_a_shared_key() -> None:
 
 def test_uvicorn_workers_start_with_a_shared_key() -> None:
     port = free_port()
-    proc = _uvicorn(port, MCP_CODEGEN_STATE_KEY="ab" * 32)
+    proc = _uvicorn(port, MCP_CODEGEN_STATE_KEY=secrets.token_hex(32))
     try:
         wait_port(port, proc=proc)
         import httpx
