@@ -25,13 +25,14 @@ Workers (:func:`run_workers`): N processes (``multiprocessing`` spawn) each bind
 socket to the same port with ``SO_REUSEPORT``, so the kernel spreads connections over them
 (Linux balances by connection hash; other systems may not balance).  They inherit the
 parent's environment, shared state key included (``python -m <pkg>`` draws one when none is
-configured).  The parent reserves the port (bound, not listening: it takes
-no connections) so a port in use fails at once, forwards SIGTERM and SIGINT to them (as
-SIGTERM: each drains as above; a second SIGINT forces them), and exits when they have exited:
-with status 0 if all exited with 0, else 1.  When one worker ends while the others still
-serve, the parent stops them too (a supervisor such as Kubernetes or systemd restarts the
-whole).  Workers watch the parent and drain if it dies.  ``SO_REUSEPORT`` lets any process
-of the same user bind that port too.
+configured).  The parent reserves the port (bound, not listening: it takes no connections)
+so a port in use fails at once, forwards SIGTERM and SIGINT to the workers (as SIGTERM: each
+drains as above; a second SIGINT forces them), and exits when they have exited: with status
+0 if all exited with 0 (or, still starting, were ended by that SIGTERM), else 1.  When one
+worker ends while the others still serve, the parent stops them too (a supervisor such as
+Kubernetes or systemd restarts the whole).  Workers watch the parent and drain if it dies.
+``SO_REUSEPORT`` lets any process of the same user bind that port too (a second
+``--workers`` server started on the same port joins the first instead of failing).
 """
 
 from __future__ import annotations
