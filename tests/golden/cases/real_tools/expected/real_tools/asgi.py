@@ -2,8 +2,10 @@
 """The Real-Tools MCP Server server as an ASGI application, for any ASGI server.
 
 ``uvicorn --factory real_tools.asgi:app_from_env`` (add ``--workers N`` with a shared
-``MCP_CODEGEN_STATE_KEY``); the implementation class comes from ``MCP_CODEGEN_IMPL``
-(``module:Class``), its settings from ``MCP_CODEGEN_HTTP_SETTINGS`` (JSON).  In code:
+``MCP_CODEGEN_STATE_KEY``: without one it refuses to start several workers), or
+``gunicorn -k uvicorn_worker.UvicornWorker -w N 'real_tools.asgi:app_from_env()'``;
+the implementation class comes from ``MCP_CODEGEN_IMPL`` (``module:Class``), its settings
+from ``MCP_CODEGEN_HTTP_SETTINGS`` (JSON).  See docs/deploy.md of mcp-codegen.  In code:
 ``real_tools.asgi.asgi_app(MyService())``.  A handler may call :func:`close_sse_stream`
 to end its request's SSE stream early (legacy era; the client resumes with ``Last-Event-ID``).
 """
