@@ -67,11 +67,11 @@ class FileTokenStorage:
     """Entries in one JSON file, mode ``0600``, replaced atomically (see the module docstring).
 
     Args:
-        path: the file; its folder is created (mode ``0700``) when missing.
+        path: the file (``~`` expanded); its folder is created (mode ``0700``) when missing.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.path = Path(path).expanduser()
         self._lock = threading.Lock()
 
     def _read(self) -> dict[str, Any]:
