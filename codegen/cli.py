@@ -295,6 +295,9 @@ def pull_cmd(
     header: Annotated[Optional[list[str]], typer.Option("--header", help="'Name: value' HTTP header for --http (repeatable).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the server.")] = 30.0,
     no_check: Annotated[bool, typer.Option("--no-check", help="Do not build the pulled spec to check it.")] = False,
+    oauth: Annotated[bool, typer.Option("--oauth", help="Log in with OAuth in the browser when the --http server asks (needs authlib).")] = False,
+    oauth_client_id: Annotated[Optional[str], typer.Option("--oauth-client-id", help="Pre-registered OAuth client id (secret: $MCP_CODEGEN_OAUTH_CLIENT_SECRET); default: dynamic registration.")] = None,
+    oauth_token_file: Annotated[Optional[Path], typer.Option("--oauth-token-file", help="Keep OAuth tokens in this file (mode 0600) instead of memory.")] = None,
 ) -> None:
     """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
     from . import pull as pull_mod
@@ -306,7 +309,11 @@ def pull_cmd(
         if stdio is not None:
             client = pull_mod.stdio_client(shlex.split(stdio), era=era.value, cwd=cwd, env=_pairs(env or [], "--env", "="), timeout=timeout)
         else:
-            client = pull_mod.http_client(str(http), era=era.value, headers=_pairs(header or [], "--header", ":"), timeout=timeout)
+            auth = None
+            if oauth or oauth_client_id or oauth_token_file:
+                secret = os.environ.get("MCP_CODEGEN_OAUTH_CLIENT_SECRET") or None
+                auth = pull_mod.oauth_settings(client_id=oauth_client_id, client_secret=secret, token_file=oauth_token_file)
+            client = pull_mod.http_client(str(http), era=era.value, headers=_pairs(header or [], "--header", ":"), timeout=timeout, auth=auth)
     except (ValueError, pull_mod.PullError) as exc:
         err_console.print(f"error: {exc}", style="red", markup=False)
         raise typer.Exit(2) from None

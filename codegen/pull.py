@@ -78,10 +78,22 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
 
 
 def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str] | None = None,
-                timeout: float = 30.0) -> ClientBase:
-    """An untyped client of a Streamable HTTP endpoint (needs ``httpx``)."""
+                timeout: float = 30.0, auth: Any = None) -> ClientBase:
+    """An untyped client of a Streamable HTTP endpoint (needs ``httpx``; ``auth``: an
+    :class:`~codegen.runtime.client.OAuthSettings`, which needs authlib too)."""
     return ClientBase.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
-                           timeout=timeout, max_timeout=max(timeout, 1.0), audit=None)
+                           timeout=timeout, max_timeout=max(timeout, 1.0), audit=None, auth=auth)
+
+
+def oauth_settings(*, client_id: str | None = None, client_secret: str | None = None,
+                   token_file: str | os.PathLike[str] | None = None, open_browser: bool = True) -> Any:
+    """OAuth for ``pull --http --oauth``: the loopback browser flow (``127.0.0.1``, a free
+    port), tokens in ``token_file`` (mode 0600) or in memory."""
+    from .runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthSettings
+
+    storage = FileTokenStorage(token_file) if token_file is not None else MemoryTokenStorage()
+    return OAuthSettings(client_id=client_id, client_secret=client_secret, client_name="mcp-codegen pull",
+                         redirect_handler=LoopbackBrowserRedirect(open_browser=open_browser), storage=storage)
 
 
 async def read_server(client: ClientBase) -> ServerSnapshot:

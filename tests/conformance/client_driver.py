@@ -38,7 +38,10 @@ from everything import (  # noqa: E402
     SamplingRequest,
     SamplingResponse,
 )
-from everything._runtime.client import ClientBase  # noqa: E402  (a script: after its sys.path line)
+from everything._runtime.client import ClientBase, OAuthSettings  # noqa: E402  (a script: after its sys.path line)
+
+#: The client ID metadata document URL the auth/basic-cimd scenario expects as client id.
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 
 logger = logging.getLogger("conformance-driver")
 Scenario = Callable[[ClientBase, dict[str, Any]], Awaitable[None]]
@@ -150,6 +153,26 @@ async def schema_preservation(client: ClientBase, context: dict[str, Any]) -> No
     await client.call_raw("json_schema_echo", {"schema": focal["inputSchema"]})
 
 
+async def auth_flow(client: ClientBase, context: dict[str, Any]) -> None:
+    """Log in (the transport runs the OAuth flow on the first 401), list the tools, call one."""
+    tools = [t["name"] for t in await client.list_tools()]
+    if tools:
+        print(tools[0], (await client.call_raw(tools[0], {})).text())
+
+
+#: Every non-extension auth/* scenario: one flow, the scenario checks what it sent.
+AUTH_SCENARIOS = [
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+    "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
+    "auth/authorization-server-migration", "auth/iss-supported", "auth/iss-not-advertised",
+    "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+]  # fmt: skip
+
 SCENARIOS: dict[str, Scenario] = {
     "initialize": list_only,
     "tools_call": tools_call,
@@ -162,7 +185,21 @@ SCENARIOS: dict[str, Scenario] = {
     "http-invalid-tool-headers": invalid_tool_headers,
     "json-schema-ref-no-deref": list_only,
     "json-schema-2020-12-preservation": schema_preservation,
+    **dict.fromkeys(AUTH_SCENARIOS, auth_flow),
 }
+
+
+def oauth_settings(scenario: str, context: dict[str, Any]) -> OAuthSettings | None:
+    """Headless OAuth (the mock authorization servers approve at once) for auth/* scenarios;
+    pre-registered credentials when the context has them, the CIMD URL always."""
+    if not scenario.startswith("auth/"):
+        return None
+    return OAuthSettings.headless(
+        client_id=context.get("client_id"),
+        client_secret=context.get("client_secret"),
+        client_metadata_url=CIMD_URL,
+        client_name="mcp-codegen-conformance-driver",
+    )
 
 
 async def run(scenario: str, version: str, url: str, context: dict[str, Any]) -> None:
@@ -177,6 +214,7 @@ async def run(scenario: str, version: str, url: str, context: dict[str, Any]) ->
         # stream (opened by default when input handlers are given) would race with it
         listen=False if scenario == "sse-retry" else None,
         audit=None,
+        auth=oauth_settings(scenario, context),
         timeout=30.0,
         max_timeout=60.0,
     )

@@ -49,7 +49,7 @@ EXAMPLES = REPO / "generated_examples"
 SCOPE_FILE = HERE / "scope.yml"
 EXPECTED_FILE = HERE / "expected-failures.yml"
 DRIVER = HERE / "client_driver.py"
-LEGS = ("2025-11-25", "2026-07-28")
+LEGS = ("2025-03-26", "2025-11-25", "2026-07-28")  # 2025-03-26: the client's auth back-compat scenarios only
 MODERN = "2026-07-28"
 SIMPLE_TEXT = "This is a simple text response for testing."
 

@@ -18,13 +18,15 @@ work is done in:
 ``transports``    stdio and in-process transports (``client/http.py``: Streamable HTTP;
                   ``client/http_legacy.py``: its legacy session, renewed after a 404)
 ``types``         the models and records handlers and hooks receive
+``oauth``         the OAuth 2.1 flow of the HTTP transport (``oauth_metadata``: discovery;
+                  ``oauth_redirect``: redirect handlers; ``tokens``: token storage)
 ================  ================================================================
 
 Connecting
     ``Client.stdio(command, args, env=..., cwd=..., stderr="passthrough"|"capture"|"discard")``
-    spawns the server; ``Client.http(url, bearer_token=..., headers=...)`` speaks
-    Streamable HTTP (``client/http.py``); ``Client.in_process(server)`` serves a server object in the same
-    event loop; ``Client(transport)`` takes any :class:`~client.transports.ClientTransport`.
+    spawns the server; ``Client.http(url, bearer_token=..., headers=..., auth=OAuthSettings(...))``
+    speaks Streamable HTTP (``client/http.py``; ``auth``: the OAuth flow, ``client/oauth.py``);
+    ``Client.in_process(server)`` serves a server object in the same event loop; ``Client(transport)`` takes any :class:`~client.transports.ClientTransport`.
     Use ``async with``; :meth:`ClientBase.aclose` shuts down cleanly (stdio: close
     stdin, wait, SIGTERM, SIGKILL).
 
@@ -42,8 +44,26 @@ from .base import ClientBase
 from .handshake import Era
 from .hooks import arguments_digest as arguments_digest
 from .hooks import default_audit_hook
+from .oauth import OAuthError, OAuthSettings
+from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect
 from .results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
 from .results import UNSET, Unset, wire_arguments
 from .sync import SyncClientBase
+from .tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage
 
-__all__ = ["UNSET", "ClientBase", "Era", "SyncClientBase", "Unset", "default_audit_hook", "wire_arguments"]
+__all__ = [
+    "UNSET",
+    "ClientBase",
+    "Era",
+    "FileTokenStorage",
+    "HeadlessRedirect",
+    "LoopbackBrowserRedirect",
+    "MemoryTokenStorage",
+    "OAuthError",
+    "OAuthSettings",
+    "SyncClientBase",
+    "TokenStorage",
+    "Unset",
+    "default_audit_hook",
+    "wire_arguments",
+]

@@ -209,6 +209,7 @@ class ClientCore:
         http_timeout: float = 30.0,
         listen: bool | None = None,
         http_client: Any = None,
+        auth: Any = None,
         **options: Any,
     ) -> Self:
         """Connect to a Streamable HTTP endpoint (needs ``httpx``; see :mod:`client.http`).
@@ -219,8 +220,9 @@ class ClientCore:
         requests that some servers send there (the TypeScript SDK sends ``elicitation/create``
         there when the tool does not relate it to its call).  By default (None) it is open
         when the client watches the tool list or has an elicitation, sampling or roots
-        handler.  ``http_client`` is an ``httpx.AsyncClient`` to reuse.  ``options`` are
-        the constructor's keyword arguments.
+        handler.  ``http_client`` is an ``httpx.AsyncClient`` to reuse.  ``auth`` is an
+        :class:`~client.oauth.OAuthSettings` (the OAuth flow on 401/403; needs authlib).
+        ``options`` are the constructor's keyword arguments.
         """
         from .http import HttpTransport
 
@@ -235,6 +237,7 @@ class ClientCore:
             tools=[td.wire for td in cls.tool_defs],
             listen=bool(listen) or watches or (listen is None and answers),
             client=http_client,
+            auth=auth,
         )
         return cls(transport, **options)
 

@@ -30,6 +30,9 @@ What it does (the client core only sees JSON-RPC messages):
   its response is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` interval
   (default 1 s), up to ``max_reconnects`` times without progress; ``listen=True`` keeps the
   GET stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
+* OAuth (``auth=OAuthSettings(...)``, ``client/oauth.py``): the flow's token goes in
+  ``Authorization``; a 401, or a 403 ``insufficient_scope``, runs the authorization flow and
+  sends the request again (a failed flow fails the request with ``-32600``);
 * cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
   is the cancellation in 2026 (legacy also POSTs the notification).
 """
@@ -50,15 +53,16 @@ from ..wire import protocol as p
 from ..wire.errors import ParseError
 from ..wire.sse import SseError, SseParser
 from .headers import HeaderPlan
-from .http_legacy import LB_HINT, LegacySession, SessionRenewalError
+from .http_legacy import LB_HINT, LegacySession, SessionRenewalError, session_lost
+from .oauth_metadata import OAuthError
 from .transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
 
 if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
     import httpx  # type: ignore[import-not-found, unused-ignore]
 
-logger = logging.getLogger("mcp_codegen.client.http")
+    from .oauth import OAuthFlow, OAuthSettings
 
-_PROTOCOL_ERRORS = (p.HEADER_MISMATCH, p.MISSING_CAPABILITY, p.UNSUPPORTED_VERSION)
+logger = logging.getLogger("mcp_codegen.client.http")
 
 #: Connections kept to the server, busy or idle.  httpx keeps only 20 idle by default, so
 #: with more calls in flight most answers closed their connection and the next call opened
@@ -81,6 +85,7 @@ class HttpTransport(ClientTransport):
         url: the MCP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: extra headers sent with every request.
         bearer_token: sent as ``Authorization: Bearer <token>``.
+        auth: OAuth settings (``client/oauth.py``): authorize on 401/403 and send the token.
         timeout: connect/write/pool timeout in seconds (the client core applies the
             per-request idle and hard timeouts).
         read_timeout: seconds without a byte before a response read fails (None: no limit).
@@ -106,6 +111,7 @@ class HttpTransport(ClientTransport):
         default_retry_ms: int = 1000,
         max_message_bytes: int = 32 * 1024 * 1024,
         client: httpx.AsyncClient | None = None,
+        auth: OAuthSettings | None = None,
     ) -> None:
         super().__init__()
         self.url = url
@@ -127,6 +133,9 @@ class HttpTransport(ClientTransport):
         self._list_ids: set[Any] = set()
         self._plan = HeaderPlan(tools)
         self._closing = False
+        self._auth = auth
+        #: The OAuth flow (with ``auth``, once started).
+        self.oauth: OAuthFlow | None = None
 
     @property
     def session_id(self) -> str | None:
@@ -152,6 +161,10 @@ class HttpTransport(ClientTransport):
                 follow_redirects=False,
                 limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
             )
+        if self._auth is not None and self.oauth is None:
+            from .oauth import OAuthFlow
+
+            self.oauth = OAuthFlow(self._auth, self.url, self._http)
 
     async def aclose(self) -> None:
         if self._closing:
@@ -199,8 +212,9 @@ class HttpTransport(ClientTransport):
     def _base_headers(self, *, legacy: bool) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         headers.update(self.headers)
-        if self.bearer_token:
-            headers["authorization"] = f"Bearer {self.bearer_token}"
+        token = self.oauth.authorization() if self.oauth is not None else None
+        if token or self.bearer_token:
+            headers["authorization"] = token or f"Bearer {self.bearer_token}"
         if legacy:
             if self.session_id is not None:
                 headers["mcp-session-id"] = self.session_id
@@ -253,10 +267,13 @@ class HttpTransport(ClientTransport):
         assert self._http is not None
         import httpx
 
-        headers = self._headers_for(message)
         try:
-            resp = await self._http.post(self.url, content=_encode(message), headers=headers)
-        except httpx.HTTPError as exc:
+            for _ in range(4):
+                headers = await self._authorized(message)
+                resp = await self._http.post(self.url, content=_encode(message), headers=headers)
+                if self.oauth is None or not await self.oauth.after(resp.status_code, resp.headers, headers.get("authorization")):
+                    break
+        except (httpx.HTTPError, OAuthError) as exc:
             logger.warning("POST of a %s failed: %r", _describe(message), exc)
             return
         if resp.status_code == 404 and "mcp-session-id" in headers:
@@ -274,11 +291,15 @@ class HttpTransport(ClientTransport):
         import httpx
 
         rid = message["id"]
+        renewed = False
         try:
-            for attempt in (1, 2):
-                headers = self._headers_for(message)
+            while True:
+                headers = await self._authorized(message)
                 sent = headers.get("mcp-session-id") if self.era == "legacy" else None
                 async with self._http.stream("POST", self.url, content=_encode(message), headers=headers) as resp:
+                    if self.oauth is not None and await self.oauth.after(resp.status_code, resp.headers,
+                                                                         headers.get("authorization")):
+                        continue
                     if message.get("method") == "initialize":
                         sid = resp.headers.get("mcp-session-id")
                         if sid:
@@ -287,10 +308,11 @@ class HttpTransport(ClientTransport):
                         await self._answer(resp, message)
                         return
                     body = await self._read_all(resp)
-                    lost = _session_lost(body)
-                    if not lost or attempt == 2:
+                    lost = session_lost(body)
+                    if not lost or renewed:
                         await self._http_error(resp, rid, body, again=lost)
                         return
+                renewed = True
                 try:
                     await self.legacy.renew(sent)  # the request was not processed: send it again
                 except SessionRenewalError as exc:
@@ -303,11 +325,19 @@ class HttpTransport(ClientTransport):
             self._report_closed(f"cannot connect: {exc}")
         except httpx.TimeoutException as exc:
             await self._fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
+        except OAuthError as exc:
+            await self._fail(rid, p.INVALID_REQUEST, f"authorization failed: {exc}", {"httpStatus": 401, "oauth": True})
         except (httpx.HTTPError, SseError, OSError) as exc:
             await self._fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
         finally:
             self._requests.pop(rid, None)
             self._list_ids.discard(rid)
+
+    async def _authorized(self, message: JsonMessage) -> dict[str, str]:
+        """The headers of ``message``, with a token refreshed first if it is about to expire."""
+        if self.oauth is not None:
+            await self.oauth.prepare()
+        return self._headers_for(message)
 
     async def _fail(self, rid: Any, code: int, text: str, data: Any = None) -> None:
         error: dict[str, Any] = {"code": code, "message": text}
@@ -401,17 +431,6 @@ class HttpTransport(ClientTransport):
 
 def _encode(message: JsonMessage) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _session_lost(body: bytes) -> bool:
-    """A 404 to a request with a session id means the session is unknown, unless its body is
-    an error of the 2026 era (-32601 and the header/version errors)."""
-    answer: Any = None
-    with contextlib.suppress(ParseError):
-        answer = jsonrpc.decode(body) if body else None
-    error = answer.get("error") if isinstance(answer, dict) else None
-    code = error.get("code") if isinstance(error, dict) else None
-    return code not in (*_PROTOCOL_ERRORS, p.METHOD_NOT_FOUND)
 
 
 def _describe(message: JsonMessage) -> str:

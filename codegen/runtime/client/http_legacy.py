@@ -253,3 +253,17 @@ class LegacySession:
                 logger.debug("GET stream broke: %r", exc)
                 failures += 1
             await asyncio.sleep((retry if retry is not None else t.default_retry_ms) / 1000.0)
+
+
+_PROTOCOL_ERRORS = (p.HEADER_MISMATCH, p.MISSING_CAPABILITY, p.UNSUPPORTED_VERSION)
+
+
+def session_lost(body: bytes) -> bool:
+    """A 404 to a request with a session id means the session is unknown, unless its body is
+    an error of the 2026 era (-32601 and the header/version errors)."""
+    answer: Any = None
+    with contextlib.suppress(ParseError):
+        answer = jsonrpc.decode(body) if body else None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code not in (*_PROTOCOL_ERRORS, p.METHOD_NOT_FOUND)

@@ -1,0 +1,424 @@
+"""The MCP authorization flow (OAuth 2.1) of the HTTP client transport.
+
+Give ``Client.http(url, auth=OAuthSettings(...))``; the transport (``client/http.py``) asks
+:class:`OAuthFlow` for the ``Authorization`` header of each request and shows it every
+answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
+
+1. finds the protected resource metadata (RFC 9728, ``client/oauth_metadata.py``) and checks
+   its ``resource`` names this server; without any (a 2025-03-26 server) the authorization
+   server is the MCP server's origin;
+2. reads the authorization server's metadata (RFC 8414 / OpenID discovery; issuer checked);
+   2025-03-26 fallback: ``/authorize``, ``/token``, ``/register`` at the origin;
+3. forgets tokens and the client registration of another authorization server than the
+   stored one (the server migrated);
+4. on 401 with a refresh token of the same server: refreshes first;
+5. chooses the scope: the challenge's ``scope``, else the metadata's ``scopes_supported``,
+   else none; on 403, the union of the scopes asked before and the challenged ones; adds
+   ``offline_access`` when the authorization server lists it (and a scope is asked at all);
+6. gets a client id: the stored registration, else the pre-registered ``client_id``, else the
+   client ID metadata document URL when the server supports those, else dynamic client
+   registration (RFC 7591) at ``registration_endpoint``;
+7. authorization code with PKCE S256 (authlib) and ``resource`` (RFC 8707): the redirect
+   handler (``client/oauth_redirect.py``) takes the user there and returns the callback URL,
+   whose ``state`` must match and whose ``iss`` (RFC 9207) must equal the issuer exactly
+   (and be present when the server advertises ``authorization_response_iss_parameter_supported``);
+8. exchanges the code at the token endpoint (authlib's httpx client) with the client
+   authentication of the registration or of ``token_endpoint_auth_methods_supported``
+   (``client_secret_basic``, ``client_secret_post``, ``none``), and stores the tokens.
+
+Then the transport sends the request again.  Tokens close to expiry are refreshed before a
+request.  At most ``max_authorizations`` authorizations (and refreshes) follow each other
+without a request succeeding: after that the refusal is delivered to the caller (no loop on
+a server that never accepts).  Tokens, codes, verifiers and secrets are never logged nor put
+in exception texts.  authlib and httpx are imported when a flow runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import inspect
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from .oauth_metadata import (
+    OAuthError,
+    canonical_resource,
+    discover_issuer,
+    discover_resource,
+    fallback_metadata,
+    origin,
+    parse_challenge,
+)
+from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect, RedirectHandler
+from .tokens import MemoryTokenStorage, TokenStorage
+
+if TYPE_CHECKING:  # types only; httpx is optional
+    import httpx  # type: ignore[import-not-found, unused-ignore]
+
+logger = logging.getLogger("mcp_codegen.client.oauth")
+
+AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
+#: Seconds before expiry at which a token is refreshed ahead of a request.
+REFRESH_LEEWAY = 30.0
+
+
+def _need_authlib() -> Any:
+    try:
+        from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    except ImportError:  # pragma: no cover - optional extra
+        raise RuntimeError("OAuth needs authlib and httpx: pip install 'authlib>=1.6' httpx "
+                           "(or the package's [oauth] extra)") from None
+    return AsyncOAuth2Client
+
+
+@dataclass
+class OAuthSettings:
+    """How a client authorizes with a protected MCP server (see the module docstring).
+
+    Args:
+        client_id: a pre-registered client id (then no registration is made).
+        client_secret: its secret, for a confidential pre-registered client.
+        client_metadata_url: the HTTPS URL of this client's metadata document, used as the
+            client id when the authorization server supports client ID metadata documents.
+        client_name: the name sent in a dynamic registration.
+        redirect_handler: takes the authorization URL, returns the callback URL (sync or
+            async); default: :class:`~client.oauth_redirect.LoopbackBrowserRedirect`.
+        redirect_uri: the redirect URI; default: the handler's ``redirect_uri``.
+        scope: a fixed scope to ask for instead of the selection strategy (space-separated).
+        storage: where tokens and registrations are kept (default: memory).
+        token_endpoint_auth_method: force ``client_secret_basic``, ``client_secret_post``
+            or ``none`` for a pre-registered client.
+        offline_access: ask for ``offline_access`` (a refresh token) when the server offers it.
+        max_authorizations: authorizations in a row without a successful request.
+        application_type: sent in a dynamic registration (``native`` or ``web``).
+        timeout: seconds per request to the authorization server.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    client_metadata_url: str | None = None
+    client_name: str = "mcp-codegen client"
+    redirect_handler: RedirectHandler | None = None
+    redirect_uri: str | None = None
+    scope: str | None = None
+    storage: TokenStorage = field(default_factory=MemoryTokenStorage)
+    token_endpoint_auth_method: str | None = None
+    offline_access: bool = True
+    max_authorizations: int = 3
+    application_type: str = "native"
+    timeout: float = 30.0
+
+    @classmethod
+    def headless(cls, **options: Any) -> OAuthSettings:
+        """Settings with the :class:`HeadlessRedirect` handler (servers that approve without a user)."""
+        return cls(redirect_handler=HeadlessRedirect(options.pop("redirect_uri", "http://127.0.0.1:8765/callback")),
+                   **options)
+
+
+class OAuthFlow:
+    """The authorization state of one transport (see the module docstring).
+
+    Args:
+        settings: the :class:`OAuthSettings`.
+        server_url: the MCP endpoint.
+        http: the transport's ``httpx.AsyncClient`` (discovery and registration).
+    """
+
+    def __init__(self, settings: OAuthSettings, server_url: str, http: httpx.AsyncClient) -> None:
+        self.settings = settings
+        self.server_url = server_url
+        self.http = http
+        self.key = canonical_resource(server_url)
+        #: Authorizations and refreshes since the last request that succeeded.
+        self.attempts = 0
+        #: Authorization requests made (all time; for tests and diagnostics).
+        self.authorizations = 0
+        self._entry: dict[str, Any] | None = None
+        self._lock: asyncio.Lock | None = None
+        self._handler: RedirectHandler | None = settings.redirect_handler
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def entry(self) -> dict[str, Any]:
+        if self._entry is None:
+            self._entry = self.settings.storage.load(self.key) or {}
+        return self._entry
+
+    def _save(self) -> None:
+        self.settings.storage.save(self.key, self.entry)
+
+    @property
+    def access_token(self) -> str | None:
+        token = self.entry.get("token")
+        value = token.get("access_token") if isinstance(token, dict) else None
+        return value if isinstance(value, str) else None
+
+    def authorization(self) -> str | None:
+        """The ``Authorization`` header value, or None before any token."""
+        token = self.access_token
+        return f"Bearer {token}" if token else None
+
+    # -- called by the transport --------------------------------------------------------------
+    async def prepare(self) -> None:
+        """Refresh a token that expires within :data:`REFRESH_LEEWAY` seconds (if it can)."""
+        token = self.entry.get("token")
+        if not isinstance(token, dict) or not token.get("refresh_token"):
+            return
+        expires = token.get("expires_at")
+        if not isinstance(expires, (int, float)) or expires - REFRESH_LEEWAY > time.time():
+            return
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.entry.get("token") is token:
+                await self._refresh()
+
+    async def after(self, status: int, headers: Mapping[str, str], sent: str | None) -> bool:
+        """See an answer; True when the request should be sent again (authorized now).
+
+        Raises:
+            OAuthError: the flow failed (its text says why).
+        """
+        if status < 400:
+            self.attempts = 0
+            return False
+        challenge = parse_challenge(headers.get("www-authenticate"))
+        if status != 401 and not (status == 403 and challenge.get("error") == "insufficient_scope"):
+            return False
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.authorization() != sent:
+                return True  # another request authorized meanwhile
+            if self.attempts >= self.settings.max_authorizations:
+                logger.warning("HTTP %d from %s after %d authorizations in a row: giving up",
+                               status, self.server_url, self.attempts)
+                return False
+            self.attempts += 1
+            await self._authorize(status, challenge)
+            return True
+
+    # -- the flow -------------------------------------------------------------------------------
+    async def _authorize(self, status: int, challenge: dict[str, str]) -> None:
+        prm = await discover_resource(self.http, self.server_url, challenge)
+        if prm is not None:
+            issuer: str = prm["authorization_servers"][0]
+            resource = str(prm["resource"])
+            meta = await discover_issuer(self.http, issuer)
+            if meta is None:
+                raise OAuthError(f"no authorization server metadata found for {issuer}")
+        else:  # 2025-03-26: the MCP server's origin is the authorization server
+            issuer, resource = origin(self.server_url), self.key
+            meta = await discover_issuer(self.http, issuer) or fallback_metadata(self.server_url)
+        entry = self.entry
+        if entry.get("issuer") not in (None, issuer):
+            logger.info("the authorization server of %s changed to %s: forgetting the old tokens and client",
+                        self.server_url, issuer)
+            entry.clear()
+        entry.update(issuer=issuer, resource=resource, token_endpoint=meta["token_endpoint"])
+        token = entry.get("token")
+        if status == 401 and isinstance(token, dict) and token.get("refresh_token") and await self._refresh():
+            return
+        scope = self._scope(status, challenge, prm, meta)
+        client = await self._client(meta)
+        verifier_params = await self._code(meta, client, scope, resource)
+        await self._exchange(meta, client, resource, scope, *verifier_params)
+
+    def _scope(self, status: int, challenge: dict[str, str], prm: dict[str, Any] | None,
+               meta: dict[str, Any]) -> str | None:
+        if self.settings.scope is not None:
+            return self.settings.scope or None
+        wanted = (challenge.get("scope") or "").split()
+        if not wanted and prm is not None and isinstance(prm.get("scopes_supported"), list):
+            wanted = [str(s) for s in prm["scopes_supported"]]
+        if status == 403:
+            wanted = [*str(self.entry.get("scope") or "").split(), *wanted]
+        supported = meta.get("scopes_supported")
+        if wanted and self.settings.offline_access and isinstance(supported, list) and "offline_access" in supported:
+            wanted.append("offline_access")
+        return " ".join(dict.fromkeys(wanted)) or None
+
+    def _redirect(self) -> tuple[RedirectHandler, str]:
+        if self._handler is None:
+            self._handler = LoopbackBrowserRedirect()
+        uri = self.settings.redirect_uri or getattr(self._handler, "redirect_uri", None)
+        if not isinstance(uri, str):
+            raise OAuthError("no redirect URI: give OAuthSettings(redirect_uri=...) or a handler with one")
+        return self._handler, uri
+
+    async def _client(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """The client registration to use with this authorization server (made if needed)."""
+        _, redirect_uri = self._redirect()
+        s = self.settings
+        client = self.entry.get("client")
+        if isinstance(client, dict) and client.get("redirect_uri") == redirect_uri:
+            return client
+        supported = meta.get("token_endpoint_auth_methods_supported")
+        if s.client_id:
+            secret = s.client_secret
+            method = s.token_endpoint_auth_method or _secret_method(supported) if secret else "none"
+            client = {"client_id": s.client_id, "client_secret": secret, "method": method}
+        elif s.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
+            client = {"client_id": s.client_metadata_url, "method": "none"}
+        elif isinstance(meta.get("registration_endpoint"), str):
+            client = await self._register(meta["registration_endpoint"], redirect_uri, supported)
+        else:
+            raise OAuthError("the authorization server offers no dynamic client registration: "
+                             "give OAuthSettings(client_id=...) (a pre-registered client)")
+        client["redirect_uri"] = redirect_uri
+        self.entry["client"] = client
+        self._save()
+        return client
+
+    async def _register(self, endpoint: str, redirect_uri: str, supported: Any) -> dict[str, Any]:
+        import httpx
+
+        if isinstance(supported, list) and "none" in supported:
+            method = "none"
+        else:
+            method = _secret_method(supported)
+        body = {
+            "client_name": self.settings.client_name,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+            "application_type": self.settings.application_type,
+        }
+        try:
+            resp = await self.http.post(endpoint, json=body, timeout=self.settings.timeout)
+        except httpx.HTTPError as exc:
+            raise OAuthError(f"dynamic client registration at {endpoint} failed: {exc!r}") from None
+        if resp.status_code not in (200, 201):
+            raise OAuthError(f"dynamic client registration at {endpoint} failed: HTTP {resp.status_code}")
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
+            raise OAuthError(f"dynamic client registration at {endpoint} answered without a client_id")
+        secret = data.get("client_secret") if isinstance(data.get("client_secret"), str) else None
+        chosen = data.get("token_endpoint_auth_method") or method
+        if chosen not in AUTH_METHODS:
+            raise OAuthError(f"the authorization server registered token_endpoint_auth_method {chosen!r}, "
+                             f"which this client does not support")
+        if chosen != "none" and not secret:
+            chosen = "none"
+        logger.info("registered client %s at %s", data["client_id"], endpoint)
+        return {"client_id": data["client_id"], "client_secret": secret, "method": chosen}
+
+    def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
+        cls = _need_authlib()
+        method = client.get("method", "none")
+        return cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method != "none" else None,
+                   token_endpoint_auth_method=method, timeout=self.settings.timeout, **options)
+
+    async def _code(self, meta: dict[str, Any], client: dict[str, Any], scope: str | None,
+                    resource: str) -> tuple[str, str]:
+        """Send the user to authorize; (the code, the PKCE verifier)."""
+        from authlib.common.security import generate_token  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        handler, redirect_uri = self._redirect()
+        verifier = generate_token(64)
+        async with self._oauth_client(client, redirect_uri=redirect_uri, code_challenge_method="S256") as oauth:
+            url, state = oauth.create_authorization_url(meta["authorization_endpoint"], code_verifier=verifier,
+                                                        scope=scope, resource=resource)
+        self.authorizations += 1
+        logger.info("authorizing with %s (scope %s)", meta.get("issuer") or meta["authorization_endpoint"], scope or "-")
+        out = handler(url)
+        callback = await out if inspect.isawaitable(out) else out
+        query = {k: v[0] for k, v in parse_qs(urlsplit(str(callback)).query).items() if v}
+        if "error" in query:
+            raise OAuthError(f"authorization refused: {query['error']}"
+                             + (f" ({query['error_description']})" if query.get("error_description") else ""))
+        if not hmac.compare_digest(query.get("state", ""), state):
+            raise OAuthError("the authorization response's state does not match the request")
+        issuer = meta.get("issuer")
+        if "iss" in query:
+            if issuer is None or query["iss"] != issuer:
+                raise OAuthError(f"the authorization response comes from issuer {query['iss']!r}, "
+                                 f"not {issuer!r} (RFC 9207): refused")
+        elif meta.get("authorization_response_iss_parameter_supported") is True:
+            raise OAuthError("the authorization response lacks the iss parameter its server advertises (RFC 9207)")
+        if not query.get("code"):
+            raise OAuthError("the authorization response has no code")
+        return query["code"], verifier
+
+    async def _exchange(self, meta: dict[str, Any], client: dict[str, Any], resource: str, scope: str | None,
+                        code: str, verifier: str) -> None:
+        _, redirect_uri = self._redirect()
+        try:
+            async with self._oauth_client(client, redirect_uri=redirect_uri) as oauth:
+                token = await oauth.fetch_token(meta["token_endpoint"], grant_type="authorization_code", code=code,
+                                                code_verifier=verifier, resource=resource)
+        except Exception as exc:
+            raise OAuthError(f"the token request to {meta['token_endpoint']} failed: {_describe(exc)}") from None
+        self._store(token, scope)
+
+    async def _refresh(self) -> bool:
+        """Use the refresh token; False (tokens dropped) when that fails."""
+        entry = self.entry
+        token, client = entry.get("token") or {}, entry.get("client")
+        endpoint = entry.get("token_endpoint")
+        if not token.get("refresh_token") or not isinstance(client, dict) or not isinstance(endpoint, str):
+            return False
+        try:
+            async with self._oauth_client(client) as oauth:
+                fresh = await oauth.refresh_token(endpoint, refresh_token=token["refresh_token"],
+                                                  resource=entry.get("resource") or self.key)
+        except Exception as exc:
+            logger.info("refreshing the token at %s failed: %s", endpoint, _describe(exc))
+            entry.pop("token", None)
+            self._save()
+            return False
+        if not fresh.get("refresh_token"):
+            fresh = {**fresh, "refresh_token": token["refresh_token"]}
+        self._store(fresh, entry.get("scope"))
+        logger.info("refreshed the access token for %s", self.server_url)
+        return True
+
+    def _store(self, token: Mapping[str, Any], scope: str | None) -> None:
+        if not isinstance(token.get("access_token"), str):
+            raise OAuthError("the token response has no access_token")
+        kept: dict[str, Any] = {"access_token": token["access_token"], "token_type": token.get("token_type", "Bearer")}
+        if isinstance(token.get("refresh_token"), str):
+            kept["refresh_token"] = token["refresh_token"]
+        expires_in = token.get("expires_in")
+        if isinstance(expires_in, (int, float)):
+            kept["expires_at"] = time.time() + float(expires_in)
+        elif isinstance(token.get("expires_at"), (int, float)):
+            kept["expires_at"] = float(token["expires_at"])
+        if isinstance(token.get("scope"), str):
+            kept["scope"] = token["scope"]
+        self.entry["token"] = kept
+        if scope is not None:
+            self.entry["scope"] = scope
+        self._save()
+
+    def __repr__(self) -> str:
+        return f"OAuthFlow({self.server_url!r}, authorized={self.access_token is not None})"
+
+
+def _secret_method(supported: Any) -> str:
+    """The client authentication for a client with a secret (RFC 8414 default: basic)."""
+    if isinstance(supported, list) and "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception as text without request bodies (authlib's errors carry only the server's
+    ``error`` and ``error_description``)."""
+    error = getattr(exc, "error", None)
+    if isinstance(error, str):
+        text = getattr(exc, "description", None)
+        return f"{error}" + (f" ({text})" if isinstance(text, str) and text else "")
+    return type(exc).__name__
+
+
+__all__ = ["OAuthError", "OAuthFlow", "OAuthSettings"]

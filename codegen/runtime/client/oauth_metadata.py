@@ -1,0 +1,200 @@
+"""Discovery for the MCP authorization flow: protected resource and authorization server metadata.
+
+Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
+``httpx.AsyncClient`` (redirects are not followed: a metadata URL must answer itself).
+
+* :func:`parse_challenge`: the parameters of a ``WWW-Authenticate: Bearer ...`` challenge
+  (``resource_metadata``, ``scope``, ``error``).
+* :func:`discover_resource`: protected resource metadata (RFC 9728): the
+  ``resource_metadata`` URL of the challenge, else ``/.well-known/oauth-protected-resource``
+  with the server URL's path appended, else at the root.  None when there is none (a server of
+  the 2025-03-26 revision).
+* :func:`check_resource`: the metadata's ``resource`` must name this server: same scheme,
+  host and port, and a path that is the server URL's path or a parent of it.
+* :func:`discover_issuer`: authorization server metadata (RFC 8414 and OpenID Connect
+  Discovery), with the well-known suffix inserted before the issuer's path, then OpenID's
+  appended form; the document's ``issuer`` must equal the issuer the URL was built from
+  (simple string comparison, RFC 8414 §3.3); a mismatch is refused, not skipped.
+* :func:`fallback_metadata`: the 2025-03-26 defaults when a server without resource metadata
+  has no authorization server metadata either: ``/authorize``, ``/token`` and ``/register``
+  at the server's origin.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:  # types only; httpx is optional
+    import httpx  # type: ignore[import-not-found, unused-ignore]
+
+logger = logging.getLogger("mcp_codegen.client.oauth")
+
+PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+OPENID_WELL_KNOWN = "/.well-known/openid-configuration"
+#: The largest metadata document read.
+MAX_METADATA_BYTES = 256 * 1024
+
+_PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
+
+
+class OAuthError(Exception):
+    """The authorization flow failed (the text says why; it never contains a token or a code)."""
+
+
+def parse_challenge(header: str | None) -> dict[str, str]:
+    """The auth-params of a ``Bearer`` challenge (lower-case names); {} without one."""
+    if not header:
+        return {}
+    match = re.search(r"(?:^|,)\s*bearer\b", header, re.IGNORECASE)
+    if match is None:
+        return {}
+    params: dict[str, str] = {}
+    for m in _PARAM.finditer(header, match.end()):
+        name = m.group(1).lower()
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        params.setdefault(name, re.sub(r"\\(.)", r"\1", value))
+    return params
+
+
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+
+
+def canonical_resource(url: str) -> str:
+    """The canonical URI of an MCP server (RFC 8707): lower-case scheme and host, no
+    fragment, no query, no trailing slash (unless the path is only ``/``)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+
+
+def check_resource(resource: str, server_url: str) -> None:
+    """Refuse protected resource metadata that names another resource than ``server_url``.
+
+    Raises:
+        OAuthError: another origin, or a path that is not ``server_url``'s nor a parent of it.
+    """
+    have, want = urlsplit(canonical_resource(resource)), urlsplit(canonical_resource(server_url))
+    if (have.scheme, have.netloc) != (want.scheme, want.netloc):
+        raise OAuthError(f"the protected resource metadata names resource {resource!r}, not this server ({server_url})")
+    parent = have.path.rstrip("/") + "/"
+    if have.path and want.path != have.path and not want.path.startswith(parent):
+        raise OAuthError(f"the protected resource metadata names resource {resource!r}, not this server ({server_url})")
+
+
+async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
+    """GET a JSON object; None on any HTTP error status, network error or non-object body."""
+    import json
+
+    import httpx
+
+    try:
+        resp = await http.get(url, headers={"accept": "application/json"})
+    except httpx.HTTPError as exc:
+        logger.debug("GET %s failed: %r", url, exc)
+        return None
+    if resp.status_code != 200:
+        logger.debug("GET %s: HTTP %d", url, resp.status_code)
+        return None
+    if len(resp.content) > MAX_METADATA_BYTES:
+        raise OAuthError(f"{url}: metadata larger than {MAX_METADATA_BYTES} bytes")
+    try:
+        data = json.loads(resp.content)
+    except ValueError:
+        logger.debug("GET %s: not JSON", url)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def resource_metadata_urls(server_url: str, challenge: dict[str, str]) -> list[str]:
+    """Where protected resource metadata is looked for, in order (RFC 9728 and MCP)."""
+    urls: list[str] = []
+    if challenge.get("resource_metadata"):
+        urls.append(challenge["resource_metadata"])
+    base = origin(server_url)
+    path = urlsplit(server_url).path.rstrip("/")
+    if path:
+        urls.append(base + PRM_WELL_KNOWN + path)
+    urls.append(base + PRM_WELL_KNOWN)
+    return list(dict.fromkeys(urls))
+
+
+async def discover_resource(http: httpx.AsyncClient, server_url: str, challenge: dict[str, str]) -> dict[str, Any] | None:
+    """The protected resource metadata of ``server_url``, checked; None when there is none.
+
+    Raises:
+        OAuthError: metadata without ``authorization_servers`` or naming another resource.
+    """
+    for url in resource_metadata_urls(server_url, challenge):
+        prm = await _get_json(http, url)
+        if prm is None:
+            continue
+        servers = prm.get("authorization_servers")
+        if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+            raise OAuthError(f"{url}: protected resource metadata without authorization_servers")
+        resource = prm.get("resource")
+        if not isinstance(resource, str) or not resource:
+            raise OAuthError(f"{url}: protected resource metadata without resource")
+        check_resource(resource, server_url)
+        return prm
+    return None
+
+
+def issuer_metadata_urls(issuer: str) -> list[str]:
+    """Where authorization server metadata of ``issuer`` is looked for, in order (MCP
+    2025-11-25: RFC 8414 path insertion, OpenID path insertion, OpenID path appending)."""
+    base = origin(issuer)
+    path = urlsplit(issuer).path.rstrip("/")
+    if not path:
+        return [base + OAUTH_WELL_KNOWN, base + OPENID_WELL_KNOWN]
+    return [base + OAUTH_WELL_KNOWN + path, base + OPENID_WELL_KNOWN + path, base + path + OPENID_WELL_KNOWN]
+
+
+async def discover_issuer(http: httpx.AsyncClient, issuer: str) -> dict[str, Any] | None:
+    """The authorization server metadata of ``issuer``; None when no well-known URL has any.
+
+    Raises:
+        OAuthError: a document whose ``issuer`` is not ``issuer`` (it must not be used), or
+            one without the endpoints the flow needs.
+    """
+    for url in issuer_metadata_urls(issuer):
+        meta = await _get_json(http, url)
+        if meta is None:
+            continue
+        if meta.get("issuer") != issuer:
+            raise OAuthError(
+                f"the authorization server metadata at {url} names issuer {meta.get('issuer')!r}, "
+                f"not {issuer!r}: refused (RFC 8414 §3.3)"
+            )
+        for key in ("authorization_endpoint", "token_endpoint"):
+            if not isinstance(meta.get(key), str):
+                raise OAuthError(f"the authorization server metadata at {url} has no {key}")
+        return meta
+    return None
+
+
+def fallback_metadata(server_url: str) -> dict[str, Any]:
+    """The 2025-03-26 default endpoints at the server's origin (no ``issuer``)."""
+    base = origin(server_url)
+    return {
+        "authorization_endpoint": base + "/authorize",
+        "token_endpoint": base + "/token",
+        "registration_endpoint": base + "/register",
+    }
+
+
+__all__ = [
+    "OAuthError",
+    "canonical_resource",
+    "check_resource",
+    "discover_issuer",
+    "discover_resource",
+    "fallback_metadata",
+    "parse_challenge",
+]
