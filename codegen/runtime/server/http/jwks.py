@@ -175,7 +175,7 @@ class JwtVerifier:
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.algorithms:
             raise InvalidToken("algorithm not allowed")
-        cache = self.caches.get(unverified.get("iss"))  # type: ignore[arg-type]
+        cache = self.caches.get(str(unverified.get("iss")))
         if cache is None:
             raise InvalidToken("wrong issuer")
         kid = header.get("kid")
