@@ -242,5 +242,5 @@ def oauth_from_json(data: Mapping[str, Any] | None) -> OAuthSettings | None:
     """The inverse of :func:`oauth_to_json`."""
     if data is None:
         return None
-    fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    fixed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
     return OAuthSettings(**fixed)
