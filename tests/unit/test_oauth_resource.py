@@ -325,3 +325,29 @@ def test_auth_warnings_and_the_generated_tables(tmp_path: Path) -> None:
     flat = "".join(tools.split())
     assert 'authorization_servers=("http://as.example","http://127.0.0.1:9")' in flat
     assert 'scopes=("notes:write",)' in flat and 'scopes_supported=("x",)' in flat and 'scopes=("r",)' in flat
+
+
+# ------------------------------------------------------------------ flags and workers
+def test_flags_and_the_worker_round_trip() -> None:
+    import argparse
+
+    from codegen.runtime.server.http.cli import add_arguments, settings_from_args
+    from codegen.runtime.server.http.oauth import oauth_from_json, oauth_to_json
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    add_arguments(parser)
+    plain = settings_from_args(parser.parse_args([]))
+    assert plain.oauth is not None and plain.oauth.default_resource == "http://127.0.0.1:8000/mcp"
+    assert plain.oauth.authorization_servers == () and plain.oauth.scopes is None  # the spec decides
+    args = parser.parse_args(["--auth-issuer", "https://as", "--auth-scope", "a", "--auth-scope", "b", "--auth-audience",
+                              "api://x", "--auth-introspection-url", "https://as/introspect", "--auth-clock-skew", "5"])
+    oauth = settings_from_args(args).oauth
+    assert oauth is not None
+    assert (oauth.authorization_servers, oauth.scopes, oauth.audiences, oauth.clock_skew) == (("https://as",), ("a", "b"),
+                                                                                            ("api://x",), 5.0)
+    secret = OAuthSettings(resource="https://h/mcp", authorization_servers=("https://as",), client_secret="pw-91x")
+    data = json.loads(json.dumps(oauth_to_json(secret)))
+    assert "pw-91x" not in json.dumps(data)
+    assert oauth_from_json(data) == OAuthSettings(resource="https://h/mcp", authorization_servers=("https://as",))
