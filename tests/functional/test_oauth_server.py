@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from common_support import free_port
-from http_support import modern_headers, modern_request
+from http_support import DemoHttpServer, modern_headers, modern_request, serve_app
 from oauth_support import (
     AuthServer,
     VaultProcess,
@@ -33,6 +34,9 @@ from oauth_support import (
     public_pem,
     unsigned,
 )
+
+from codegen.runtime.server.http import HttpSettings, InvalidToken, OAuthSettings
+from codegen.runtime.server.principal import Principal
 
 LEGACY = "2025-11-25"
 
@@ -281,3 +285,40 @@ def test_introspection_with_wrong_credentials_is_unavailable(vault: tuple[Path, 
         log = proc.stop()
     assert "answered HTTP 401" in log
     assert "wrong" not in log.replace("wrong credentials", "")
+
+
+class _Verifier:
+    """A verifier of one's own: a fixed table of opaque tokens."""
+
+    def __init__(self) -> None:
+        self.table = {"opaque-reader-4411": Principal("reader", "https://as.example", "app", frozenset({"r"})),
+                      "opaque-writer-8823": Principal("writer", "https://as.example", "app", frozenset({"r", "w"}))}
+
+    async def verify(self, token: str) -> Principal | None:
+        if token == "opaque-broken-0000":
+            raise InvalidToken("revoked")
+        return self.table.get(token)
+
+
+def test_asgi_app_with_settings_and_a_verifier_of_ones_own() -> None:
+    class Scoped(DemoHttpServer):
+        tool_defs = tuple(replace(t, scopes=("w",)) if t.name == "route" else t for t in DemoHttpServer.tool_defs)
+
+    oauth = OAuthSettings(resource="http://127.0.0.1/api/mcp", authorization_servers=("https://as.example",), scopes=("r",),
+                          verifier=_Verifier())
+    app = Scoped().asgi_app(HttpSettings(path="/api/mcp", oauth=oauth, allowed_hosts=("*",)))
+    with serve_app(app) as url:
+        base = url.rsplit("/mcp", 1)[0]
+        api = base + "/api/mcp"
+        meta = httpx.get(base + "/.well-known/oauth-protected-resource/api/mcp", timeout=10).json()
+        assert meta["scopes_supported"] == ["r", "w"] and meta["resource"] == "http://127.0.0.1/api/mcp"
+        assert _challenge(_call_modern(api, "opaque-broken-0000", "whoami"))["error"] == "invalid_token"
+        assert _call_modern(api, "opaque-unknown-1", "whoami").status_code == 401
+        who = _result(_call_modern(api, "opaque-reader-4411", "whoami"))["result"]["content"][0]["text"]
+        assert who == "Principal(subject='reader', issuer='https://as.example', client_id='app', scopes=frozenset({'r'}))"
+        refused = _call_modern(api, "opaque-reader-4411", "route", {"region": "eu"})
+        assert refused.status_code == 403 and _challenge(refused)["scope"] == "r w"
+        body = modern_request(2, "tools/call", {"name": "route", "arguments": {"region": "eu"}})
+        headers = {**modern_headers("tools/call", name="route", **{"mcp-param-region": "eu"}),
+                   "authorization": "Bearer opaque-writer-8823"}
+        assert _result(httpx.post(api, json=body, headers=headers, timeout=10))["result"]["content"][0]["text"] == "eu|None|None"
