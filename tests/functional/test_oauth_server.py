@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from common_support import free_port
+from common_support import free_port, state_key_hex
 from http_support import DemoHttpServer, modern_headers, modern_request, serve_app
 from oauth_support import (
     AuthServer,
@@ -322,3 +322,25 @@ def test_asgi_app_with_settings_and_a_verifier_of_ones_own() -> None:
         headers = {**modern_headers("tools/call", name="route", **{"mcp-param-region": "eu"}),
                    "authorization": "Bearer opaque-writer-8823"}
         assert _result(httpx.post(api, json=body, headers=headers, timeout=10))["result"]["content"][0]["text"] == "eu|None|None"
+
+
+def test_worker_processes_enforce_the_same_configuration(vault: tuple[Path, int], issuer: AuthServer) -> None:
+    folder, _ = vault
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    proc = VaultProcess(folder, port, "--workers", "2", "--auth-resource", resource, "--auth-introspection-url",
+                        f"{issuer.issuer}/introspect",
+                        env={"MCP_CODEGEN_OAUTH_CLIENT_ID": "rs-client", "MCP_CODEGEN_OAUTH_CLIENT_SECRET": "rs-secret",
+                             "MCP_CODEGEN_STATE_KEY": state_key_hex("oauth-workers")})
+    try:
+        token = _remember(issuer.token(scope="vault:read", resource=resource, sub="gina-6b18"))
+        for _ in range(6):  # whichever worker answers: same resource, same scopes, the secret from the environment
+            assert _result(_call_modern(resource, token, "whoami"))["result"]["structuredContent"]["subject"] == "gina-6b18"
+            assert _challenge(_call_modern(resource, token, "write_secret", {"name": "a"}))["error"] == "insufficient_scope"
+            assert _challenge(_call_modern(resource, None, "whoami"))["resource_metadata"] == \
+                f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+    finally:
+        log = proc.stop()
+    assert "rs-secret" not in log
+    for secret in _SEEN:
+        assert secret not in log
