@@ -45,6 +45,7 @@ CODES: dict[str, str] = {
     "E080": "duplicate resource URI, template, prompt or argument name",
     "E081": "invalid URI template",
     "E082": "template variable or completion that the template does not have",
+    "E090": "server.auth URL that is not an absolute http(s) URL (or has a query or fragment)",
     "E040": "output path escapes the output folder",
     "E041": "would overwrite a hand-written file",
     "E042": "output path is a file",
@@ -60,6 +61,8 @@ CODES: dict[str, str] = {
     "W104": "pull changed or dropped a tool field",
     "W105": "unknown key in a Tool object, kept on the wire",
     "W106": "pattern with no Python equivalent, not enforced",
+    "W107": "server.auth URL over plain http to a host that is not loopback",
+    "W108": "tool scopes without server.auth: enforced only when OAuth is configured at run time",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
 }

@@ -312,6 +312,7 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
         "inputs": [{"key": i.key, "method": i.method, "message": i.message} for i in tool.inputs],
         "input_class": tool.input_class, "output_class": tool.output_class,
         "signature": _signature(tool.params),
+        "scopes": list(tool.scopes),
     }
     if isinstance(out, dict):
         target, _ = _deref(out, out)

@@ -70,6 +70,7 @@ class ToolIR:
     read_only: bool
     params: tuple[ParamIR, ...] = ()
     raw_output: bool = False  # text content sent as written (no control-sequence stripping)
+    scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (``ToolDef.scopes``)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,17 @@ class PromptIR:
 
 
 @dataclass(frozen=True)
+class AuthIR:
+    """``server.auth``, printed into ``SERVER_INFO`` as an ``AuthDef``."""
+
+    authorization_servers: tuple[str, ...]
+    resource: str | None
+    scopes: tuple[str, ...]
+    scopes_supported: tuple[str, ...]
+    resource_name: str | None
+
+
+@dataclass(frozen=True)
 class ServerIR:
     name: str
     version: str
@@ -135,6 +147,7 @@ class ServerIR:
     subscribe: bool = False  # resources may be subscribed to (legacy resources/subscribe)
     target: str = "both"  # server | client | both: which side's modules and runtime are generated
     shared_runtime: bool = False  # import the runtime from the output folder's shared package
+    auth: AuthIR | None = None  # OAuth resource server (spec ``server.auth``)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Level
 from .exactness import inexact_keywords, schema_patterns
-from .ir import CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
+from .ir import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
 from .naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
@@ -153,6 +153,8 @@ class _Lowering:
             sync_client_class=stem + "SyncClient", spec_display=spec_display,
             project=s.project, target=s.target, subscribe=s.subscribe, script=package.replace("_", "-") + "-server",
             impl_module=package + "_impl", impl_class=stem + "Service",
+            auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
+                        s.auth.resource_name) if s.auth is not None else None,
         )
 
     def _shared_defs(self) -> None:
@@ -198,7 +200,7 @@ class _Lowering:
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
             schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
             errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
-            raw_output=tool.raw_output,
+            raw_output=tool.raw_output, scopes=tool.scopes,
         )
 
     def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any]) -> bool:

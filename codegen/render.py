@@ -216,7 +216,7 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
                    "McpError", "OutputValidationError", "PromptMessage", "PromptResult", "ResourceLink", "SERVER_INFO",
                    "TOOLS", "TextContent", "TextResourceContents", "ToolError", "ToolExecutionError", "ToolResult",
                    "TransportClosedError")
-_SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "ServerSettings")
+_SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "Principal", "ServerSettings")
 _CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
                    "Progress", "Root", "SamplingRequest", "SamplingResponse", "Subscription", "ToolCallInfo", "UNSET", "Unset")
 

@@ -15,7 +15,7 @@ FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
 #: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
-CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output"})
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes"})
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
 
 
@@ -44,6 +44,18 @@ class ToolSpec:
     python_name: str | None
     pointer: str
     raw_output: bool = False
+    scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (docs/auth.md)
+
+
+@dataclass(frozen=True)
+class AuthSpec:
+    """``server.auth``: the HTTP server is an OAuth resource server (docs/auth.md)."""
+
+    authorization_servers: tuple[str, ...]
+    resource: str | None
+    scopes: tuple[str, ...]
+    scopes_supported: tuple[str, ...]
+    resource_name: str | None
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,7 @@ class ServerSpec:
     project: bool = False
     target: str = "both"
     subscribe: bool = False
+    auth: AuthSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +168,13 @@ def _input_params(raw: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
+def _auth(raw: Any) -> AuthSpec | None:
+    if not isinstance(raw, dict):
+        return None
+    return AuthSpec(tuple(raw["authorizationServers"]), raw.get("resource"), tuple(raw.get("scopes") or ()),
+                    tuple(raw.get("scopesSupported") or ()), raw.get("resourceName"))
+
+
 def parse_spec(doc: SourceDoc) -> SpecFile:
     """Build the typed spec from data that already passed the structural check."""
     data = doc.data
@@ -173,6 +193,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         project=bool(s.get("project", False)),
         target=str(s.get("target", "both")),
         subscribe=bool(s.get("subscribe", False)),
+        auth=_auth(s.get("auth")),
     )
     tools = []
     for i, t in enumerate(data["tools"]):
@@ -186,7 +207,8 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
             for key, v in sorted((t.get("inputs") or {}).items())
         )
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
-        tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False))))
+        tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False)),
+                              tuple(t.get("scopes") or ())))
     resources, templates, prompts = _catalog(data)
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
                     resources=resources, templates=templates, prompts=prompts)

@@ -20,6 +20,7 @@ from jsonschema.validators import validator_for
 from ..diagnostics import Diagnostic, Level
 from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
+from .auth import auth_checks
 from .load import SourceDoc, join_pointer
 from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .refs import Resolver, iter_refs
@@ -261,6 +262,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
                                   hint="add `type: object` at the root (tools/list publishes the schema as written)",
                                   level=Level.WARNING))
     diags.extend(_catalog_checks(doc, spec))
+    diags.extend(auth_checks(doc, spec))
     resolver = Resolver(doc)
     for ptr, schema, scope in _schema_sites(doc.data):
         deep = _depth_exceeded(schema, MAX_DEPTH)

@@ -124,7 +124,8 @@ _ENV_HELP = (
     "names a file of such keys instead (one per line, # comments), like --state-key-file; with neither, each "
     "process draws a random key (one process only). MCP_CODEGEN_STATE_AUDIENCE is the default of "
     "--state-audience. MCP_CODEGEN_HTTP_TOKENS "
-    "(principal=token,...) makes HTTP require one of these bearer tokens. MCP_CODEGEN_RATE_LIMIT, "
+    "(principal=token,...) makes HTTP require one of these bearer tokens. MCP_CODEGEN_OAUTH_CLIENT_ID and "
+    "MCP_CODEGEN_OAUTH_CLIENT_SECRET are the credentials for --auth-introspection-url. MCP_CODEGEN_RATE_LIMIT, "
     "MCP_CODEGEN_RATE_BURST, MCP_CODEGEN_MAX_CONCURRENCY and MCP_CODEGEN_CALL_TIMEOUT are the "
     "defaults of the flags of the same names."
 )

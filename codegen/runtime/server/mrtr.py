@@ -1,6 +1,7 @@
 """MRTR ``requestState`` (2026-07-28): signed, expiring, bound to one tool call (or prompt).
 
-The payload carries the tool name, a digest of the arguments, a digest of the principal,
+The payload carries the tool name, a digest of the arguments, a digest of the principal
+(:func:`server.principal.identity`: issuer, subject and client of a verified token),
 an expiry, and the answers of earlier rounds (so a multi-round call needs no server-side
 storage).  It is HMAC-signed and bound to the server's audience (see :mod:`server.security`
 for the keys, ``MCP_CODEGEN_STATE_KEY``) but not encrypted: answers came from the client
@@ -14,11 +15,13 @@ import secrets
 from typing import Any
 
 from ..wire.errors import InvalidParamsError
+from .principal import identity
 from .security import Signer, digest
 
 
 def _principal_digest(principal: Any) -> str:
-    return "" if principal is None else digest(repr(principal))
+    # the verified identity (issuer, subject, client), not the token: a refreshed token still fits
+    return "" if principal is None else digest(identity(principal))
 
 
 class RequestStateCodec:

@@ -19,6 +19,28 @@ from .errors import DeclaredToolError
 
 
 @dataclass(frozen=True)
+class AuthDef:
+    """The spec's ``server.auth``: the server is an OAuth 2.1 resource server (docs/auth.md).
+
+    Attributes:
+        authorization_servers: issuer URLs of the authorization servers whose tokens are
+            accepted (RFC 9728 ``authorization_servers``; a token's ``iss`` must be one).
+        resource: the canonical URL of the MCP endpoint (RFC 8707; the audience tokens must
+            name), or None to give it at run time (``--auth-resource``).
+        scopes: scopes every request needs (besides a tool's own ``scopes``).
+        scopes_supported: further scopes to advertise (the protected resource metadata lists
+            these, ``scopes`` and every tool's scopes).
+        resource_name: a human-readable name for the metadata.
+    """
+
+    authorization_servers: tuple[str, ...]
+    resource: str | None = None
+    scopes: tuple[str, ...] = ()
+    scopes_supported: tuple[str, ...] = ()
+    resource_name: str | None = None
+
+
+@dataclass(frozen=True)
 class ServerInfo:
     """Identity and instructions of a generated server (``serverInfo`` on the wire)."""
 
@@ -29,6 +51,8 @@ class ServerInfo:
     instructions: str | None = None
     #: Default ``module:Class`` implementing the server, used by ``python -m <package>``.
     implementation: str | None = None
+    #: The spec's ``server.auth`` (OAuth resource server), or None.
+    auth: AuthDef | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +95,8 @@ class ToolDef:
             wrote it (by default terminal control sequences are stripped).
         errors: declared error code -> exception class.
         inputs: declared input key -> :class:`InputDef`.
+        scopes: OAuth scopes a caller's token needs to call this tool (spec key ``scopes``;
+            enforced by the HTTP transport with 403 ``insufficient_scope``, docs/auth.md).
         fingerprint: sha256 of the canonical JSON of name + schemas, for drift checks.
     """
 
@@ -85,6 +111,7 @@ class ToolDef:
     errors: Mapping[str, type[DeclaredToolError]] = field(default_factory=dict)
     inputs: Mapping[str, InputDef] = field(default_factory=dict)
     fingerprint: str = ""
+    scopes: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:

@@ -16,6 +16,9 @@ uvicorn is imported by :func:`run` alone.  This module is the public face of the
 :mod:`.settings`       :class:`HttpSettings`
 :mod:`.request`        header access, content negotiation, body limits, ``HttpError``
 :mod:`.access`         ``Host``/``Origin`` allow-lists, bearer tokens
+:mod:`.oauth`          OAuth resource server: metadata, challenges, scopes, ``--auth-*``
+:mod:`.verifiers`      the token verifier interface, introspection (RFC 7662)
+:mod:`.jwks`           JWT access tokens checked against the issuer's JWKS
 :mod:`.modern`         2026-07-28: stateless POSTs, header validation
 :mod:`.legacy`         legacy sessions: POST, GET stream, ``Last-Event-ID``, DELETE
 :mod:`.streams`        per-response event buffers, :func:`close_sse_stream`
@@ -50,7 +53,11 @@ localhost, 127.0.0.1 and [::1], on the bound port when known), else 403 (DNS reb
 With bearer tokens configured (``HttpSettings.tokens`` / ``verify_token``, or the
 environment variable ``MCP_CODEGEN_HTTP_TOKENS`` = ``principal=token,...``), a request
 without a valid ``Authorization: Bearer`` gets 401 + ``WWW-Authenticate``; the principal
-reaches ``ServerBase.authorize`` and ``ctx.principal``; without tokens the rate limit is per
+reaches ``ServerBase.authorize`` and ``ctx.principal``.  As an OAuth resource server
+(spec ``server.auth``, ``HttpSettings.oauth``, ``--auth-*``; docs/auth.md) it serves
+``/.well-known/oauth-protected-resource``, verifies access tokens (JWT + JWKS, or
+introspection), refuses calls of tools whose ``scopes`` the token lacks with 403, and the
+verified :class:`~server.principal.Principal` is ``ctx.principal``; without tokens the rate limit is per
 client address (:func:`run` believes ``X-Forwarded-For`` only from the proxies listed in
 ``FORWARDED_ALLOW_IPS``).  A repeated header counts as its values joined by commas, so
 copies that disagree fail the checks.  Bodies larger than
@@ -76,18 +83,25 @@ from .access import TOKENS_ENV
 from .app import HttpApp, asgi_app
 from .cli import add_arguments, run, settings_from_args
 from .factory import IMPL_ENV, SETTINGS_ENV, WORKERS_ENV, app_from_env, check_shared_key
+from .oauth import ResourceServer
 from .request import Message, Receive, Scope, Send
-from .settings import HttpSettings, TokenVerifier
+from .settings import HttpSettings, OAuthSettings, TokenVerifier
 from .streams import close_sse_stream
+from .verifiers import AccessTokenVerifier, AuthServerUnavailable, InvalidToken
 
 __all__ = [
+    "AccessTokenVerifier",
+    "AuthServerUnavailable",
     "IMPL_ENV",
     "SETTINGS_ENV",
     "TOKENS_ENV",
     "WORKERS_ENV",
     "HttpApp",
     "HttpSettings",
+    "InvalidToken",
     "Message",
+    "OAuthSettings",
+    "ResourceServer",
     "Receive",
     "Scope",
     "Send",

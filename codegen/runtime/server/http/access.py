@@ -8,6 +8,12 @@
   variable ``MCP_CODEGEN_HTTP_TOKENS`` = ``principal=token,...``), a request without a
   valid ``Authorization: Bearer`` gets 401 + ``WWW-Authenticate``.  Tokens are compared in
   constant time; the principal reaches ``ServerBase.authorize`` and ``ctx.principal``.
+* OAuth (:mod:`server.http.oauth`, when the spec has ``server.auth`` or
+  ``HttpSettings.oauth`` asks): after the static tokens, the resource server's verifier;
+  the challenge names the protected resource metadata and the default scopes; a refused
+  token is 401 ``invalid_token`` (the reason is logged, never the token), a token lacking
+  the default scopes 403 ``insufficient_scope``, an unreachable authorization server 503.
+  :meth:`AccessPolicy.serve_metadata` answers the metadata document.
 * :func:`client_key`: the rate-limit key, the principal when authenticated, else the
   client address.
 """
@@ -15,16 +21,21 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import secrets
 from typing import Any
 
 from ...wire import protocol as p
-from .request import HttpError, Request
+from ..principal import identity
+from .oauth import ResourceServer
+from .request import HttpError, Request, Send
 from .settings import HttpSettings
+from .verifiers import AuthServerUnavailable, InvalidToken
 
 TOKENS_ENV = "MCP_CODEGEN_HTTP_TOKENS"
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+logger = logging.getLogger("mcp_codegen.http.auth")
 
 
 def tokens_from_env() -> dict[str, Any]:
@@ -55,9 +66,10 @@ def client_key(req: Request, principal: Any) -> str:
         principal: what :meth:`AccessPolicy.check` returned.
 
     Returns:
-        ``"principal:<repr>"`` or ``"ip:<address>"``.
+        ``"principal:<identity>"`` (:func:`server.principal.identity`: the verified issuer,
+        subject and client of an OAuth token) or ``"ip:<address>"``.
     """
-    return f"principal:{principal!r}" if principal is not None else f"ip:{req.client_host}"
+    return f"principal:{identity(principal)}" if principal is not None else f"ip:{req.client_host}"
 
 
 def _without_port(host: str) -> str:
@@ -70,12 +82,14 @@ class AccessPolicy:
 
     Args:
         settings: the transport settings (hosts, origins, port, tokens, realm).
+        resource: the OAuth resource server, when OAuth is on.
     """
 
-    def __init__(self, settings: HttpSettings) -> None:
+    def __init__(self, settings: HttpSettings, resource: ResourceServer | None = None) -> None:
         self.settings = settings
+        self.resource = resource
         self.tokens = dict(settings.tokens) if settings.tokens is not None else tokens_from_env()
-        self.auth = bool(self.tokens) or settings.verify_token is not None
+        self.auth = bool(self.tokens) or settings.verify_token is not None or resource is not None
         self.hosts, self.origins = self._allowed()
 
     def _allowed(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
@@ -133,10 +147,24 @@ class AccessPolicy:
             raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Origin not allowed")
         return await self._authenticate(req)
 
+    async def serve_metadata(self, req: Request, send: Send) -> bool:
+        """Answer a request for the OAuth protected resource metadata (False: not such a request).
+
+        Raises:
+            HttpError: 403 (Host not allowed), 405 (not GET/HEAD).
+        """
+        if self.resource is None or req.path not in self.resource.paths:
+            return False
+        if not self.host_ok(req.get("host")):
+            raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Host header not allowed")
+        await self.resource.serve_metadata(req, send)
+        return True
+
     async def _authenticate(self, req: Request) -> Any:
         if not self.auth:
             return None
         s = self.settings
+        rs = self.resource
         challenge = f'Bearer realm="{s.auth_realm}"'
         if s.resource_metadata:
             challenge += f', resource_metadata="{s.resource_metadata}"'
@@ -144,6 +172,8 @@ class AccessPolicy:
         scheme, _, token = auth.strip(" \t").partition(" ")
         token = token.strip(" \t")  # HTTP whitespace only: str.strip() also eats NBSP and NEL
         if scheme.lower() != "bearer" or not token:
+            if rs is not None:
+                raise rs.refuse(401, "Unauthorized: bearer token required")
             raise HttpError(401, p.INVALID_REQUEST, "Unauthorized: bearer token required", headers=[("www-authenticate", challenge)])
         principal: Any = None
         for known, who in self.tokens.items():
@@ -154,11 +184,33 @@ class AccessPolicy:
             principal = s.verify_token(token)
             if inspect.isawaitable(principal):
                 principal = await principal
+        if principal is None and rs is not None:
+            principal = await self._verify(rs, token)
         if principal is None:
+            if rs is not None:
+                raise rs.refuse(401, "Unauthorized: invalid bearer token", "invalid_token")
             raise HttpError(
                 401,
                 p.INVALID_REQUEST,
                 "Unauthorized: invalid bearer token",
                 headers=[("www-authenticate", challenge + ', error="invalid_token"')],
             )
+        return principal
+
+    @staticmethod
+    async def _verify(rs: ResourceServer, token: str) -> Any:
+        """The verifier's principal (None when refused); 403 without the default scopes."""
+        try:
+            principal = await rs.verifier.verify(token)
+        except InvalidToken as exc:
+            logger.info("bearer token refused: %s", exc.reason)
+            return None
+        except AuthServerUnavailable as exc:
+            logger.warning("cannot verify bearer tokens: %s", exc)
+            raise HttpError(503, p.INVALID_REQUEST, "Service Unavailable: the authorization server cannot be reached",
+                            headers=[("retry-after", "5")]) from None
+        if principal is None:
+            logger.info("bearer token refused by the verifier")
+            return None
+        rs.check_scopes(principal, None)
         return principal

@@ -20,6 +20,10 @@ long-lived streams when the server stops accepting.
 Logging: each request's log records carry its fields (:mod:`server.logs`), and the logger
 ``mcp_codegen.http.access`` writes one INFO line per request (method, path, status, duration).
 
+With OAuth (:mod:`server.http.oauth`) the protected resource metadata is served at its
+well-known paths, and a ``tools/call`` whose tool needs scopes the token lacks is refused
+(403) as soon as the body is read.
+
 A refused request (:class:`~server.http.request.HttpError`) gets its error response unless the
 response has already started.  Every request runs in its own task and writes through a
 non-blocking stream, so a slow or vanished client never blocks the others.
@@ -37,6 +41,7 @@ from ..logs import REQUEST_FIELDS
 from .access import AccessPolicy
 from .legacy import LegacyHandler
 from .modern import StatelessHandler
+from .oauth import ResourceServer
 from .request import HttpError, Message, Receive, Request, Scope, Send, read_message
 from .responses import send_body, send_error
 from .settings import HttpSettings
@@ -63,7 +68,7 @@ class HttpApp:
         self.settings = replace(base, **overrides) if overrides else base
         self.server = server
         self._max_body = self.settings.max_body_bytes or server.settings.max_message_bytes
-        self._access = AccessPolicy(self.settings)
+        self._access = AccessPolicy(self.settings, ResourceServer.for_server(server, self.settings.oauth, self.settings.path))
         self._legacy = LegacyHandler(server, self.settings)
         self._modern = StatelessHandler(server, self.settings)
         self._probes = {path.rstrip("/") or "/": path == self.settings.ready_path
@@ -148,6 +153,8 @@ class HttpApp:
         self._legacy.close_all()
 
     async def _route(self, req: Request, receive: Receive, send: Send) -> None:
+        if await self._access.serve_metadata(req, send):  # OAuth protected resource metadata (server.http.oauth)
+            return
         if req.path.rstrip("/") != self.settings.path.rstrip("/"):
             raise HttpError(404, None, "Not Found")
         principal = await self._access.check(req)
@@ -168,6 +175,8 @@ class HttpApp:
             name = message.get("params", {}).get("name") if isinstance(message.get("params"), dict) else None
             if message["method"] == "tools/call" and isinstance(name, str):
                 fields["tool"] = name[:_FIELD_LIMIT]
+        if self._access.resource is not None:  # 403 insufficient_scope before any handler runs
+            self._access.resource.check_scopes(principal, message)
         params = message.get("params") if isinstance(message, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:

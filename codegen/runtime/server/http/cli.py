@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .access import LOOPBACK
 from .app import HttpApp
 from .factory import IMPL_ENV, SETTINGS_ENV, app_from_env, export_app_env
+from .oauth import add_oauth_arguments, oauth_from_args
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="on SIGTERM: seconds to go on serving with /readyz at 503 before the port closes (default 0)")
     group.add_argument("--health-path", default=HttpSettings.health_path, help="liveness probe path ('' turns it off; default /healthz)")
     group.add_argument("--ready-path", default=HttpSettings.ready_path, help="readiness probe path ('' turns it off; default /readyz)")
+    add_oauth_arguments(parser)  # --auth-*: OAuth resource server (server.http.oauth)
 
 
 def settings_from_args(args: argparse.Namespace) -> HttpSettings:
@@ -89,6 +91,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
         replica_id=getattr(args, "replica_id", None),
         health_path=args.health_path or None,
         ready_path=args.ready_path or None,
+        oauth=oauth_from_args(args, args.path) if hasattr(args, "auth_issuer") else None,
     )
 
 

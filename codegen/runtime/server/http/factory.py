@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .app import HttpApp
+from .oauth import oauth_from_json, oauth_to_json
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
@@ -49,11 +50,13 @@ logger = logging.getLogger("mcp_codegen.http")
 
 def export_app_env(server: ServerBase, settings: HttpSettings) -> None:
     """Describe ``server`` and ``settings`` in the environment :func:`app_from_env` reads
-    (``tokens`` and ``verify_token`` stay out: workers read ``MCP_CODEGEN_HTTP_TOKENS``)."""
+    (``tokens`` and ``verify_token`` stay out: workers read ``MCP_CODEGEN_HTTP_TOKENS``; so do
+    the OAuth client secret and verifier object: workers read ``MCP_CODEGEN_OAUTH_CLIENT_SECRET``)."""
     cls = type(server)
     os.environ[IMPL_ENV] = f"{cls.__module__}:{cls.__qualname__}"
     os.environ[SETTINGS_ENV] = json.dumps({
-        "http": {k: v for k, v in vars(settings).items() if k not in ("tokens", "verify_token")},
+        "http": {k: v for k, v in vars(settings).items() if k not in ("tokens", "verify_token", "oauth")}
+        | {"oauth": oauth_to_json(settings.oauth)},
         "server": dict(vars(server.settings)),
     })
 
@@ -162,6 +165,7 @@ def app_from_env() -> HttpApp:
     for key in ("allowed_hosts", "allowed_origins"):
         if http.get(key) is not None:
             http[key] = tuple(http[key])
+    http["oauth"] = oauth_from_json(http.get("oauth"))
     server = obj(settings=ServerSettings(**config.get("server", {})))
     settings = HttpSettings(**http)
     app: HttpApp = server.asgi_app(settings) if hasattr(server, "asgi_app") else HttpApp(server, settings)

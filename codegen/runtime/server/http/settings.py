@@ -1,18 +1,62 @@
-"""Settings of the Streamable HTTP transport (one frozen dataclass, safe defaults).
+"""Settings of the Streamable HTTP transport (frozen dataclasses, safe defaults).
 
 Pass an instance, or the same fields as keyword overrides, to
 ``ServerBase.asgi_app(...)`` / :class:`~server.http.app.HttpApp`; ``python -m <package> --http``
 builds one from its command line (:func:`~server.http.cli.settings_from_args`).
+:class:`OAuthSettings` (``HttpSettings.oauth``) configures the OAuth resource server
+(:mod:`server.http.oauth`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .jwks import DEFAULT_ALGORITHMS
+from .verifiers import AccessTokenVerifier
 
 #: ``verify(token) -> principal | None``; may return an awaitable.
 TokenVerifier = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """Run-time OAuth configuration (``HttpSettings.oauth``); empty fields take the spec's."""
+
+    #: Canonical URL of the MCP endpoint (RFC 8707): the audience tokens must name.
+    resource: str | None = None
+    #: The resource when neither :attr:`resource` nor the spec names one (the CLI sets it
+    #: to ``http://HOST:PORT/PATH``).
+    default_resource: str | None = None
+    #: Issuer URLs of the accepted authorization servers.
+    authorization_servers: tuple[str, ...] = ()
+    #: Further accepted ``aud`` values (the resource is always accepted).
+    audiences: tuple[str, ...] = ()
+    #: Scopes every request needs (None: the spec's ``server.auth.scopes``).
+    scopes: tuple[str, ...] | None = None
+    #: Further scopes to advertise in the metadata.
+    scopes_supported: tuple[str, ...] = ()
+    resource_name: str | None = None
+    #: JWKS URI (None: discovered from each issuer's metadata).
+    jwks_url: str | None = None
+    #: RFC 7662 endpoint; when set, tokens are introspected instead of verified as JWTs.
+    introspection_url: str | None = None
+    #: This resource server's credentials for introspection (default: the environment
+    #: variables ``MCP_CODEGEN_OAUTH_CLIENT_ID`` / ``MCP_CODEGEN_OAUTH_CLIENT_SECRET``).
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    client_auth: str = "client_secret_basic"
+    algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
+    #: Seconds of slack for ``exp``/``nbf``/``iat``.
+    clock_skew: float = 60.0
+    jwks_ttl: float = 300.0
+    jwks_refetch_interval: float = 30.0
+    introspection_cache_ttl: float = 30.0
+    #: Seconds per request to the authorization server.
+    timeout: float = 5.0
+    #: A verifier of your own (then JWKS / introspection settings are unused).
+    verifier: AccessTokenVerifier | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -35,6 +79,8 @@ class HttpSettings:
     #: ``realm`` of ``WWW-Authenticate``; ``resource_metadata`` adds that parameter.
     auth_realm: str = "mcp"
     resource_metadata: str | None = None
+    #: OAuth resource server (docs/auth.md); the spec's ``server.auth`` turns it on too.
+    oauth: OAuthSettings | None = None
     #: Largest request body (None: ``ServerSettings.max_message_bytes``).
     max_body_bytes: int | None = None
     #: Seconds a client may take to send its whole body (then 408).

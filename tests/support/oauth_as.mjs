@@ -1,0 +1,129 @@
+// A real OAuth 2.0 authorization server on loopback for the OAuth tests: oauth2-mock-server
+// (scripts/npm-oauth installs it; it needs Node 22, scripts/node22).
+//
+//   node oauth_as.mjs <node_modules folder> <port>
+//
+// Prints one JSON line {"issuer": ..., "kid": ...} once listening.  On top of the library:
+// * token endpoint (client_credentials, ...): RFC 8707 `resource` becomes `aud`; `sub`
+//   becomes the subject; `client_id` (basic auth or form) is copied into the token;
+//   `x_claims` (a JSON object) is merged into the payload (null deletes a claim), so tests
+//   can ask for expired or wrong-issuer tokens signed by the real key.
+// * introspection (RFC 7662) answers for real: it demands the resource server's client
+//   credentials (basic auth rs-client:rs-secret, else 401), then `active` only for tokens
+//   this server issued and did not revoke, with their claims.
+// * POST /test/rotate {kid}: a new signing key; POST /test/token {kid, claims}: a token
+//   signed with that key; POST /test/revoke {token}: revoke for introspection.
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [modulesDir, portArg] = process.argv.slice(2);
+const entry = path.join(modulesDir, 'oauth2-mock-server', 'dist', 'index.mjs');
+const { OAuth2Issuer, OAuth2Service, Events } = await import(pathToFileURL(entry).href);
+const { decodeJwt } = await import(pathToFileURL(path.join(modulesDir, 'jose', 'dist', 'webapi', 'index.js')).href);
+
+const issuer = new OAuth2Issuer();
+const service = new OAuth2Service(issuer);
+const server = { issuer, service };
+const first = await issuer.keys.generate('RS256', { kid: 'key-1' });
+const issued = new Set();
+const revoked = new Set();
+
+function clientOf(req) {
+  const auth = req.headers.authorization ?? '';
+  if (auth.startsWith('Basic ')) {
+    const [id, secret] = Buffer.from(auth.slice(6), 'base64').toString().split(':');
+    return { id: decodeURIComponent(id ?? ''), secret: decodeURIComponent(secret ?? '') };
+  }
+  return { id: req.body?.client_id, secret: req.body?.client_secret };
+}
+
+function merge(payload, extra) {
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (v === null) delete payload[k];
+    else payload[k] = v;
+  }
+}
+
+server.service.on(Events.BeforeTokenSigning, (token, req) => {
+  const body = req.body ?? {};
+  if (body.resource) token.payload.aud = body.resource;
+  if (body.sub) token.payload.sub = body.sub;
+  const client = clientOf(req);
+  if (client.id) token.payload.client_id = client.id;
+  if (body.x_claims) merge(token.payload, JSON.parse(body.x_claims));
+});
+
+server.service.on(Events.BeforeResponse, (response) => {
+  if (response.body?.access_token) issued.add(response.body.access_token);
+});
+
+server.service.on(Events.BeforeIntrospect, (response, req) => {
+  const client = clientOf(req);
+  if (client.id !== 'rs-client' || client.secret !== 'rs-secret') {
+    response.statusCode = 401;
+    response.body = { error: 'invalid_client' };
+    return;
+  }
+  const token = req.body?.token;
+  if (!token || !issued.has(token) || revoked.has(token)) {
+    response.body = { active: false };
+    return;
+  }
+  const claims = decodeJwt(token);
+  if (typeof claims.exp === 'number' && claims.exp * 1000 < Date.now()) {
+    response.body = { active: false };
+    return;
+  }
+  response.body = { active: true, token_type: 'Bearer', ...claims };
+});
+
+function sendJson(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+server.service.addRoute('POST', '/test/rotate', async (req, res) => {
+  const key = await server.issuer.keys.generate(req.body?.alg ?? 'RS256', { kid: req.body.kid });
+  sendJson(res, 200, { kid: key.kid });
+});
+
+server.service.addRoute('POST', '/test/token', async (req, res) => {
+  const claims = req.body?.claims ?? {};
+  const token = await server.issuer.buildToken({
+    kid: req.body?.kid,
+    scopesOrTransform: (_header, payload) => merge(payload, claims),
+  });
+  issued.add(token);
+  sendJson(res, 200, { access_token: token });
+});
+
+server.service.addRoute('POST', '/test/revoke', async (req, res) => {
+  revoked.add(req.body?.token);
+  sendJson(res, 200, {});
+});
+
+// the library's introspection handler reads no body: read the form first, then hand over
+const handler = service.requestHandler;
+const http = createServer((req, res) => {
+  if (req.method !== 'POST' || !req.url?.startsWith('/introspect')) {
+    handler(req, res);
+    return;
+  }
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    req.body = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
+    handler(req, res);
+  });
+});
+await new Promise((resolve) => http.listen(Number(portArg), '127.0.0.1', resolve));
+issuer.url = `http://127.0.0.1:${http.address().port}`;
+process.stdout.write(JSON.stringify({ issuer: issuer.url, kid: first.kid }) + '\n');
+
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    http.close();
+    process.exit(0);
+  });
+}
