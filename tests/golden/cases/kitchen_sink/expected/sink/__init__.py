@@ -22,6 +22,7 @@ from ._runtime.client.types import (
     ToolCallInfo,
 )
 from ._runtime.server.context import Context, Elicited, InputUnavailableError
+from ._runtime.server.principal import Principal
 from ._runtime.server.settings import ServerSettings
 from ._runtime.wire.content import (
     AudioContent,
@@ -64,6 +65,7 @@ __all__ = [
     "InvalidArgumentsError",
     "McpError",
     "OutputValidationError",
+    "Principal",
     "Progress",
     "PromptMessage",
     "PromptResult",

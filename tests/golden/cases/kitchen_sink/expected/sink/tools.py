@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.wire.tools import InputDef, ServerInfo, ToolDef
+from ._runtime.wire.tools import AuthDef, InputDef, ServerInfo, ToolDef
 from .errors import LockedError, TooManyError
 from .models import (
     ListItemsInput,
@@ -23,6 +23,13 @@ SERVER_INFO = ServerInfo(
     description="Everything the spec format can say.",
     instructions="Use with care.",
     implementation="sink_impl:Sink",
+    auth=AuthDef(
+        authorization_servers=("https://auth.example.invalid",),
+        resource="https://sink.example.invalid/mcp",
+        scopes=("sink:read",),
+        scopes_supported=("offline_access",),
+        resource_name="Kitchen sink",
+    ),
 )
 
 LIST_ITEMS_TOOL = ToolDef(
@@ -230,6 +237,7 @@ PURGE_TOOL = ToolDef(
         ),
     },
     fingerprint="c4a30ce36866e30ad1fed95884303201471ff90bc08ab97773e55079aafa9844",
+    scopes=("sink:admin",),
 )
 
 NUMBERS_TOOL = ToolDef(

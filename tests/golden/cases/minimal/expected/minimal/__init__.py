@@ -22,6 +22,7 @@ from ._runtime.client.types import (
     ToolCallInfo,
 )
 from ._runtime.server.context import Context, Elicited, InputUnavailableError
+from ._runtime.server.principal import Principal
 from ._runtime.server.settings import ServerSettings
 from ._runtime.wire.content import (
     AudioContent,
@@ -67,6 +68,7 @@ __all__ = [
     "MinimalServerBase",
     "MinimalSyncClient",
     "OutputValidationError",
+    "Principal",
     "Progress",
     "PromptMessage",
     "PromptResult",
