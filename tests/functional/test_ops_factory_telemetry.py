@@ -78,6 +78,43 @@ def test_uvicorn_workers_start_with_a_shared_key() -> None:
             proc.stderr.close()
 
 
+def _gunicorn(port: int, **env: str) -> subprocess.Popen[str]:
+    """The command docs/deploy.md gives for gunicorn with the uvicorn worker class."""
+    cmd = [sys.executable, "-m", "gunicorn", "-k", "uvicorn_worker.UvicornWorker", "-w", "2",
+           "-b", f"127.0.0.1:{port}", "codegen.runtime.server.http:app_from_env()"]
+    return subprocess.Popen(cmd, env=ops_env(MCP_CODEGEN_IMPL="ops_support:OpsServer", **env),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_gunicorn_workers_refuse_to_start_without_a_shared_key() -> None:
+    proc = _gunicorn(free_port())
+    try:
+        _, err = proc.communicate(timeout=60)  # gunicorn stops instead of booting workers forever
+    finally:
+        stop_pid(proc)
+    assert proc.returncode != 0
+    assert "cannot start: 2 worker processes but no shared state key" in err
+
+
+def test_gunicorn_workers_share_one_key_and_serve() -> None:
+    port = free_port()
+    proc = _gunicorn(port, MCP_CODEGEN_STATE_KEY=secrets.token_hex(32))
+    try:
+        wait_port(port, proc=proc)
+        import httpx
+        from http_support import modern_headers, modern_request
+
+        for _ in range(3):  # a fresh connection each time
+            answer = httpx.post(f"http://127.0.0.1:{port}/mcp", timeout=10, headers=modern_headers("tools/call", "pid"),
+                                json=modern_request(1, "tools/call", {"name": "pid", "arguments": {}}))
+            assert answer.status_code == 200 and '"isError"' not in answer.text, answer.text
+        assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200
+    finally:
+        stop_pid(proc)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
 # ------------------------------------------------------------------ OpenTelemetry
 def _request(rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": modern_meta()}}
