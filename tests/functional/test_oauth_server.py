@@ -193,6 +193,10 @@ def test_a_token_without_the_tools_scope_is_refused_with_403(server: VaultProces
         "stored x for bob-2c9a"
     again = _legacy_call(server.url, {**headers, "authorization": f"Bearer {stepped}"}, "write_secret", {"name": "z"})
     assert _result(again)["result"]["content"][0]["text"] == "stored z for bob-2c9a"
+    # and the handler sees the stepped-up token's scopes there, not those of the token that opened the session
+    who = _legacy_call(server.url, {**headers, "authorization": f"Bearer {stepped}"}, "whoami")
+    assert _result(who)["result"]["structuredContent"]["scopes"] == ["vault:read", "vault:write"]
+    assert _result(_legacy_call(server.url, headers, "whoami"))["result"]["structuredContent"]["scopes"] == ["vault:read"]
     # without even the default scope: 403 for any request
     bare = _remember(issuer.token(scope="other", resource=server.url, sub="carol-51d0"))
     res = _call_modern(server.url, bare, "whoami")

@@ -4,7 +4,9 @@
   ``<replica-id>.<random>`` with a replica id (``HttpSettings.replica_id`` or
   ``MCP_CODEGEN_REPLICA_ID``, for sticky routing), else ``<random>`` (32 characters of
   ``secrets.token_urlsafe``, 192 bits; all visible ASCII).  Later requests must carry it (missing: 400; unknown, expired or
-  another principal's: 404).  Idle sessions expire after ``session_idle_timeout``; at
+  another principal's: 404); a request may carry another token of the same caller
+  (refreshed, stepped up), and what it runs sees that token's principal (scopes, expiry;
+  ``StreamConnection.principal``).  Idle sessions expire after ``session_idle_timeout``; at
   ``max_sessions`` the longest-idle one is dropped (503 when every session is busy).
 * POST: a request is answered with SSE when the client accepts it (a priming event with
   an id and ``retry`` first, then the request's notifications and server->client
@@ -37,7 +39,7 @@ from .access import client_key
 from .request import HttpError, Receive, Request, Send
 from .responses import pump, send_empty, send_json, status_for
 from .settings import HttpSettings
-from .streams import CURRENT_STREAM, EventStream, StreamConnection, answer_into
+from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into
 
 if TYPE_CHECKING:
     from ..core import ServerBase
@@ -258,6 +260,15 @@ class LegacyHandler:
             HttpError: the errors of :meth:`session`; 400 for a request id already in use.
         """
         session = self.session(req, principal)
+        # the caller's current token (refreshed, stepped up) for what this request runs
+        # (and the task it starts, which copies the context): ``StreamConnection.principal``
+        reset = REQUEST_PRINCIPAL.set((session.conn, principal))
+        try:
+            await self._post(session, req, receive, send, message)
+        finally:
+            REQUEST_PRINCIPAL.reset(reset)
+
+    async def _post(self, session: Session, req: Request, receive: Receive, send: Send, message: Any) -> None:
         if isinstance(message, list) or jsonrpc.kind(message) != "request":
             response = await self.server.handle(message, session.conn)
             if response is None:

@@ -129,8 +129,20 @@ def close_sse_stream() -> bool:
     return True
 
 
+#: (connection, principal) of the HTTP request being handled on a legacy session's
+#: connection (set by ``server.http.legacy`` for that request and the task it starts).
+REQUEST_PRINCIPAL: contextvars.ContextVar[tuple[Connection, Any] | None] = contextvars.ContextVar(
+    "mcp_http_principal", default=None)
+
+
 class StreamConnection(Connection):
     """A connection whose outgoing messages go to event streams (none once it is closed).
+
+    ``principal`` is the one given, except while a request of this connection set
+    :data:`REQUEST_PRINCIPAL`: then that request's own.  A legacy session outlives the
+    tokens of its caller: after a refresh or a step-up the same caller (equal principal)
+    holds other scopes and another expiry, and ``ctx.principal`` and
+    ``ServerBase.authorize`` must see those of the token the request came with.
 
     Args:
         route: the stream for a message, given the id of the request it relates to
@@ -142,6 +154,15 @@ class StreamConnection(Connection):
     def __init__(self, route: Callable[[jsonrpc.RequestId | None], EventStream], principal: Any, client_key: str) -> None:
         super().__init__(principal=principal, client_key=client_key)
         self.route = route
+
+    @property
+    def principal(self) -> Any:
+        current = REQUEST_PRINCIPAL.get()
+        return current[1] if current is not None and current[0] is self else self._principal
+
+    @principal.setter
+    def principal(self, value: Any) -> None:
+        self._principal = value
 
     async def deliver(self, message: Outgoing, related_to: jsonrpc.RequestId | None) -> None:
         if not self.closed:
