@@ -13,6 +13,15 @@
 //   this server issued and did not revoke, with their claims.
 // * POST /test/rotate {kid}: a new signing key; POST /test/token {kid, claims}: a token
 //   signed with that key; POST /test/revoke {token}: revoke for introspection.
+// * authorization code flow (the library approves /authorize at once, checks PKCE, and puts
+//   the token request's `scope`, else "dummy", into every token): the scope of a code is the
+//   one its /authorize asked for, a refresh token keeps the scope of its grant; codes and
+//   refresh tokens are single-use and must be ones this server issued (else 400 invalid_grant).
+// * POST /test/lifetime {seconds, advertise}: access tokens of the code and refresh grants
+//   from now on expire `seconds` after issue; their `expires_in` says so, or is left out when
+//   `advertise` is false; {} goes back to the library's hour.
+// * GET /test/requests: the /authorize and /token requests so far, without secrets
+//   ({endpoint, grant_type, client_id, scope, resource, code_challenge_method}).
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -45,16 +54,58 @@ function merge(payload, extra) {
   }
 }
 
+const codes = new Map(); // code -> {scope, client_id}
+const refreshTokens = new Map(); // refresh token -> {scope, client_id}
+const requests = [];
+let lifetime = null; // {seconds, advertise}
+
+function grantOf(body) {
+  if (body.grant_type === 'authorization_code') return codes.get(body.code);
+  if (body.grant_type === 'refresh_token') return refreshTokens.get(body.refresh_token);
+  return undefined;
+}
+
+server.service.on(Events.BeforeAuthorizeRedirect, ({ url }, req) => {
+  const q = req.query ?? {};
+  const code = url.searchParams.get('code');
+  if (code) codes.set(code, { scope: q.scope ?? '', client_id: q.client_id });
+  requests.push({ endpoint: 'authorize', client_id: q.client_id ?? null, scope: q.scope ?? null,
+                  resource: q.resource ?? null, code_challenge_method: q.code_challenge_method ?? null });
+});
+
 server.service.on(Events.BeforeTokenSigning, (token, req) => {
   const body = req.body ?? {};
   if (body.resource) token.payload.aud = body.resource;
   if (body.sub) token.payload.sub = body.sub;
   const client = clientOf(req);
   if (client.id) token.payload.client_id = client.id;
+  const grant = grantOf(body);
+  if (grant) token.payload.scope = grant.scope;
+  if (grant && lifetime) token.payload.exp = token.payload.iat + lifetime.seconds;
   if (body.x_claims) merge(token.payload, JSON.parse(body.x_claims));
 });
 
-server.service.on(Events.BeforeResponse, (response) => {
+server.service.on(Events.BeforeResponse, (response, req) => {
+  const body = req.body ?? {};
+  const client = clientOf(req);
+  requests.push({ endpoint: 'token', grant_type: body.grant_type ?? null, client_id: client.id ?? null,
+                  scope: body.scope ?? null, resource: body.resource ?? null });
+  if (body.grant_type === 'authorization_code' || body.grant_type === 'refresh_token') {
+    const grant = grantOf(body);
+    codes.delete(body.code);
+    refreshTokens.delete(body.refresh_token);
+    if (!grant || grant.client_id !== client.id) {
+      response.statusCode = 400;
+      response.body = { error: 'invalid_grant' };
+      return;
+    }
+    response.body.scope = grant.scope;
+    if (response.body.refresh_token) refreshTokens.set(response.body.refresh_token, grant);
+    if (lifetime) {
+      if (lifetime.advertise) response.body.expires_in = lifetime.seconds;
+      else delete response.body.expires_in;
+    }
+  }
   if (response.body?.access_token) issued.add(response.body.access_token);
 });
 
@@ -96,6 +147,16 @@ server.service.addRoute('POST', '/test/token', async (req, res) => {
   });
   issued.add(token);
   sendJson(res, 200, { access_token: token });
+});
+
+server.service.addRoute('POST', '/test/lifetime', async (req, res) => {
+  const seconds = req.body?.seconds;
+  lifetime = typeof seconds === 'number' ? { seconds, advertise: req.body?.advertise !== false } : null;
+  sendJson(res, 200, {});
+});
+
+server.service.addRoute('GET', '/test/requests', async (_req, res) => {
+  sendJson(res, 200, requests);
 });
 
 server.service.addRoute('POST', '/test/revoke', async (req, res) => {

@@ -77,6 +77,18 @@ class AuthServer:
     def revoke(self, token: str) -> None:
         assert httpx.post(f"{self.issuer}/test/revoke", json={"token": token}, timeout=10).status_code == 200
 
+    def lifetime(self, seconds: int | None = None, *, advertise: bool = True) -> None:
+        """Access tokens of the code and refresh grants expire ``seconds`` after issue from now
+        on (``expires_in`` left out unless ``advertise``); None: the library's hour again."""
+        body: dict[str, Any] = {} if seconds is None else {"seconds": seconds, "advertise": advertise}
+        assert httpx.post(f"{self.issuer}/test/lifetime", json=body, timeout=10).status_code == 200
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The /authorize and /token requests so far (no secrets), oldest first."""
+        res = httpx.get(f"{self.issuer}/test/requests", timeout=10)
+        assert res.status_code == 200, res.text
+        return list(res.json())
+
 
 @contextmanager
 def auth_server() -> Iterator[AuthServer]:
@@ -166,13 +178,15 @@ def build_vault(out: Path, issuer: str, resource: str) -> Path:
 
 
 class VaultProcess:
-    """``python -m vault --http`` on 127.0.0.1 (stderr kept for the leak checks); stop by PID."""
+    """``python -m vault --http`` (or another ``package``) on 127.0.0.1 (stderr kept for the
+    leak checks); stop by PID."""
 
-    def __init__(self, folder: Path, port: int, *flags: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, folder: Path, port: int, *flags: str, env: dict[str, str] | None = None,
+                 package: str = "vault") -> None:
         full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT)]), **(env or {})}
         self.url = f"http://127.0.0.1:{port}/mcp"
         self.port = port
-        self.proc = subprocess.Popen([sys.executable, "-m", "vault", "--http", "--port", str(port), "--log-level", "DEBUG",
+        self.proc = subprocess.Popen([sys.executable, "-m", package, "--http", "--port", str(port), "--log-level", "DEBUG",
                                       *flags], cwd=folder, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
         try:
