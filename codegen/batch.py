@@ -5,9 +5,6 @@ cross-spec checks (one package per name, one copy of a shared runtime)."""
 from __future__ import annotations
 
 import logging
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,10 +12,10 @@ from typing import Any
 
 from . import cache
 from .diagnostics import Diagnostic, Level, sort_key
+from .fmtpool import JOBS_ENV as JOBS_ENV
+from .fmtpool import available_jobs
 from .options import DEFAULT, SHARED_RUNTIME, Options
 from .pipeline import Result, generate_one
-
-JOBS_ENV = "MCP_CODEGEN_JOBS"
 
 #: What a build decided and why (``mcp-codegen build --verbose`` shows it).
 logger = logging.getLogger("mcp_codegen.build")
@@ -61,13 +58,7 @@ def _jobs(work: int) -> int:
 
     Workers are forked, so only when fork is available and safe: no other thread running.
     """
-    try:
-        wanted = int(os.environ.get(JOBS_ENV, "0")) or (os.cpu_count() or 1)
-    except ValueError:
-        wanted = 1
-    if sys.platform == "win32" or threading.active_count() > 1:
-        return 1
-    return max(1, min(wanted, work))
+    return available_jobs(work)
 
 
 def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None,

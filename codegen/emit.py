@@ -1,8 +1,12 @@
 """Formatting, compile checks, and the only code that touches the output folder.
 
 * :func:`finalize` formats every ``.py`` file with black (pinned, explicit mode) and
-  ``compile()``-checks it.  Black's output is cached by content hash (:mod:`codegen.cache`);
-  an entry is stored only after its text compiled, so a hit skips both steps.  The runtime,
+  ``compile()``-checks it.  Black runs per unit (:mod:`codegen.fmtunits`: top-level classes
+  and functions, methods), giving the same bytes as black on the whole file; units seen
+  earlier in the process are not formatted again (``--watch``), and the units of a big file
+  are spread over worker processes (:mod:`codegen.fmtpool`).  Black's output for a whole
+  file is also cached by content hash (:mod:`codegen.cache`); an entry is stored only after
+  its text compiled, so a hit skips both steps.  The runtime,
   copied verbatim, is compile-checked once per process, not once per package.
 * :func:`write_tree` writes atomically per file (temp file + ``os.replace``) after every
   check passed, deletes files a previous build owned and no longer produces, and refuses to
@@ -67,7 +71,10 @@ def _format_key() -> str:
 
 
 def _format_and_compile(source: str, path: str) -> str:
-    formatted = format_python(source)
+    from .fmtpool import runs_in_parallel
+    from .fmtunits import format_units
+
+    formatted = format_units(source, format_python, runs_in_parallel(format_python))
     compile(formatted, path, "exec", dont_inherit=True)
     return formatted
 

@@ -1,0 +1,208 @@
+"""Black one unit at a time: the same bytes as black on the whole file, for less work.
+
+A generated module is mostly a row of top-level classes and functions, and a client or
+server class is mostly a row of methods.  Black formats each of them the same way wherever
+it stands, and puts a fixed number of blank lines between them (two at module level, one in
+a class body).  :func:`split` cuts a module's unformatted text where that holds, so that
+
+    black(whole file) == units[0] + sep + units[1] + sep + ...   (each unit black-formatted)
+
+and :func:`format_units` formats only units it has not seen in this process (a ``--watch``
+rebuild after editing one tool re-formats that tool's units only).  A method is formatted
+inside a one-line wrapper class (``class _:``), so its depth, and with it every
+line-length decision black makes, is unchanged.  Consecutive units of one kind form a
+*run*; black formats a run in one call (black costs about a millisecond per call besides
+the text) and the result is cut back into units at the same statements, so a cold build
+pays no more than black on the whole file, and can spread the runs over processes.
+
+Black decides the blank lines before a ``def``/``class``/decorator line from the line
+before it (``EmptyLineTracker`` in black's ``lines.py``).  The count is fixed unless that
+line is a decorator, a comment, or the opening line of the enclosing block, or unless the
+source had no blank line there (black then keeps a ``def`` right after a one-line stub).
+So a cut is made only before a class, function or decorator line that follows at least one
+blank line, whose previous non-blank line is not a comment, and that is not the first
+statement of its block.  Sources with ``fmt:`` directives, form feeds, ``\\r`` or a
+``# type:`` comment are not cut at all.  ``tests/unit/test_fmtunits.py`` checks the
+identity on every generated example and on hand-written edge cases.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: What methods are formatted inside (depth 1, as in the generated class).
+WRAPPER = "class _:\n"
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+Black = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive units of one kind: top-level statements, or methods of one class.
+
+    ``units`` are the unformatted texts; ``firsts[k]`` is the index of unit k's first
+    statement among the run's statements (module body, or the class body for methods).
+    """
+
+    method: bool
+    units: tuple[str, ...]
+    firsts: tuple[int, ...]
+
+    def part(self, a: int, b: int) -> Run:
+        """Units ``a`` to ``b`` (exclusive) as a run of their own."""
+        base = self.firsts[a]
+        return Run(self.method, self.units[a:b], tuple(f - base for f in self.firsts[a:b]))
+
+
+def _start(node: ast.stmt) -> int:
+    """First line (1-based) of a statement, decorators included."""
+    decorators = getattr(node, "decorator_list", None) or []
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _cuttable(lines: list[str], start: int) -> bool:
+    """A cut before line ``start`` (1-based) leaves black's blank lines fixed (see module doc)."""
+    if start < 2 or lines[start - 2].strip():
+        return False  # no blank line before it
+    for k in range(start - 2, -1, -1):
+        text = lines[k].strip()
+        if text:
+            return not text.startswith("#")
+    return False
+
+
+def _cuts(lines: list[str], body: list[ast.stmt]) -> list[int]:
+    """Indexes of the statements of ``body`` (after the first) that units may start at."""
+    return [i for i, node in enumerate(body) if i and isinstance(node, _DEFS) and _cuttable(lines, _start(node))]
+
+
+def _text(lines: list[str], a: int, b: int) -> str:
+    return "".join(lines[a - 1:b - 1])
+
+
+def split(source: str) -> list[Run] | None:
+    """The runs of ``source`` in order, or None when it is not cut (see the module doc)."""
+    if any(mark in source for mark in ("fmt:", "\f", "\r", "# type:")):
+        return None
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    lines = source.splitlines(keepends=True)
+    end = len(lines) + 1
+    top = [0, *_cuts(lines, body)]
+    starts = [_start(n) for n in body]
+    runs: list[Run] = []
+    units: list[str] = []
+    firsts: list[int] = []
+    for k, i in enumerate(top):
+        stop = top[k + 1] if k + 1 < len(top) else len(body)
+        a, b = (1 if i == 0 else starts[i]), (starts[stop] if stop < len(body) else end)
+        node = body[i]
+        inner = _cuts(lines, node.body) if i and stop == i + 1 and isinstance(node, ast.ClassDef) else []
+        if not inner:
+            units.append(_text(lines, a, b))
+            firsts.append(i)
+            continue
+        inner_starts = [_start(node.body[j]) for j in inner]
+        units.append(_text(lines, a, inner_starts[0]))  # the class line and its body up to the first cut
+        firsts.append(i)
+        runs.append(Run(False, tuple(units), tuple(f - firsts[0] for f in firsts)))
+        bounds = [*inner_starts, b]
+        runs.append(Run(True, tuple(_text(lines, x, y) for x, y in zip(bounds, bounds[1:], strict=False)),
+                        tuple(j - inner[0] for j in inner)))
+        units, firsts = [], []
+    if units:
+        runs.append(Run(False, tuple(units), tuple(f - firsts[0] for f in firsts)))
+    return runs
+
+
+def _sep(method: bool) -> str:
+    """What goes between two formatted units (their blank lines)."""
+    return "\n" if method else "\n\n"
+
+
+def join(runs: list[tuple[bool, list[str]]]) -> str:
+    """Formatted units back into one module: two blank lines before a top-level unit, one
+    before a method (what black puts there, see the module doc)."""
+    parts: list[str] = []
+    for method, texts in runs:
+        for text in texts:
+            if parts:
+                parts.append(_sep(method))
+            parts.append(text)
+    return "".join(parts)
+
+
+def format_run(run: Run, black: Black) -> list[str]:
+    """The formatted units of ``run``, from one black call cut at the same statements.
+
+    Raises:
+        ValueError: the output could not be cut back (never expected; the caller then
+            formats the whole file).
+    """
+    out = black((WRAPPER if run.method else "") + "".join(run.units))
+    body = ast.parse(out).body
+    if run.method:
+        if not out.startswith(WRAPPER) or len(body) != 1 or not isinstance(body[0], ast.ClassDef):
+            raise ValueError("black changed the method wrapper")
+        body = body[0].body
+    lines = out.splitlines(keepends=True)
+    bounds = [_start(body[i]) for i in run.firsts]
+    bounds[0] = 2 if run.method else 1
+    bounds.append(len(lines) + 1)
+    pieces = [_text(lines, a, b).rstrip("\n") + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
+    if _sep(run.method).join(pieces) != out[len(WRAPPER) if run.method else 0:]:
+        raise ValueError("black's output does not cut into the same units")
+    return pieces
+
+
+_MEMO: dict[tuple[bool, str], str] = {}
+_memo_size = 0
+#: Characters the memo may hold before it is emptied (a long ``--watch`` session stays bounded).
+MEMO_LIMIT = 128 * 1024 * 1024
+#: A run is formatted whole when more than this share of its units is new (else unit by unit).
+WHOLE_RUN_SHARE = 0.25
+
+
+def _remember(run: Run, texts: list[str]) -> None:
+    global _memo_size
+    if _memo_size > MEMO_LIMIT:
+        _MEMO.clear()
+        _memo_size = 0
+    for unit, text in zip(run.units, texts, strict=True):
+        _MEMO[(run.method, unit)] = text
+        _memo_size += len(unit) + len(text)
+
+
+def format_units(source: str, black: Black, many: Callable[[list[Run]], list[list[str]]] | None = None) -> str:
+    """``black(source)``, from formatted units; units seen before in this process are reused.
+
+    Args:
+        source: an unformatted module.
+        black: formats a whole module (black's ``format_str`` with the one mode).
+        many: formats several runs at once (e.g. in worker processes); given the runs that
+            are formatted whole, when there are several.
+    """
+    runs = split(source)
+    if runs is None:
+        return black(source)
+    done: list[tuple[bool, list[str]]] = []
+    whole: list[tuple[int, Run]] = []
+    for run in runs:
+        new = [i for i, unit in enumerate(run.units) if (run.method, unit) not in _MEMO]
+        if len(new) > WHOLE_RUN_SHARE * len(run.units):
+            whole.append((len(done), run))
+            done.append((run.method, []))
+            continue
+        for i in new:
+            _remember(run.part(i, i + 1), format_run(run.part(i, i + 1), black))
+        done.append((run.method, [_MEMO[(run.method, unit)] for unit in run.units]))
+    if whole:
+        results = many([r for _, r in whole]) if many is not None else [format_run(r, black) for _, r in whole]
+        for (slot, run), texts in zip(whole, results, strict=True):
+            _remember(run, texts)
+            done[slot] = (run.method, texts)
+    return join(done)
