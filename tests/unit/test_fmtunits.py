@@ -69,6 +69,12 @@ TRICKY = [
     # strings that look like code, and a function after a class body that ends deeper
     'class D:\n    def m(self):\n        s = """\ndef fake():\n    pass\n"""\n        if s:\n            return s\n'
     '\n    def n(self):\n        return {\n"a": 1, "b": [1,2,3,\n]}\n\n\ndef after(): pass\n',
+    # a class alone in its unit, so cut into methods: docstring first, decorators, a comment,
+    # a stub without a blank line, attributes after methods, a nested class
+    'X = 1\n\nclass E:\n    """Doc."""\n\n    def a(self): ...\n    def b(self): ...\n\n    @property\n'
+    '    def c(self): return {"k": [1, 2, 3], "long": "' + "y" * 90 + '"}\n\n    # about d\n    def d(self): pass\n'
+    '\n    async def e(self, x: int, y: int, z: int, w: int, v: int, u: int, t: int, s: int, r: int) -> int:\n'
+    '        return 1\n\n    attr = 5\n\n    class Nested:\n        pass\n\n\n\n    def f(self): pass\n',
 ]
 
 
@@ -82,6 +88,11 @@ def test_black_blank_line_special_cases(source: str) -> None:
         assert fmtunits.format_units(source, format_python) == whole
     finally:
         fmtunits.WHOLE_RUN_SHARE = old
+
+
+def test_special_cases_are_cut() -> None:
+    runs = fmtunits.split(TRICKY[-1])
+    assert runs is not None and any(r.method and len(r.units) >= 4 for r in runs)
 
 
 def test_not_cut_with_fmt_directives() -> None:
