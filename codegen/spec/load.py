@@ -163,7 +163,10 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
                                  hint="check the path and that the file is UTF-8 text")]
-    deep, tag = _scan(text)
+    # JSON (already checked by json.loads) is read for positions by libyaml when present: the
+    # same nodes and marks, about four times faster; anything libyaml refuses goes the usual way
+    fast = path.suffix == ".json" and getattr(yaml, "CSafeLoader", None) is not None
+    deep, tag = _scan(text, yaml.CSafeLoader if fast else yaml.SafeLoader)
     too_deep = [Diagnostic(shown, *(deep or (1, 1)), "E028", f"nested more than {MAX_DOCUMENT_DEPTH} levels deep",
                            hint="flatten the schema with $defs and $ref")]
     if deep is not None:
@@ -180,7 +183,7 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
         except RecursionError:
             return None, too_deep
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = _compose(text, fast)
     except yaml.YAMLError as exc:
         if path.suffix == ".json":
             # valid JSON that YAML cannot read (raw control characters): usable, without positions
@@ -205,13 +208,24 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     return doc, builder.diagnostics + _unicode_problems(doc)
 
 
-def _scan(text: str) -> tuple[tuple[int, int] | None, tuple[int, int, str] | None]:
+def _compose(text: str, fast: bool) -> yaml.Node | None:
+    """The YAML node tree of ``text``: libyaml first when ``fast``, the pure-Python parser
+    when libyaml is not asked or refuses (its errors and positions are the ones reported)."""
+    if fast:
+        try:
+            return yaml.compose(text, Loader=yaml.CSafeLoader)
+        except yaml.YAMLError:
+            pass
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def _scan(text: str, loader: Any = yaml.SafeLoader) -> tuple[tuple[int, int] | None, tuple[int, int, str] | None]:
     """One pass of the YAML scanner (which does not recurse): (line, col) where nesting first
     exceeds ``MAX_DOCUMENT_DEPTH``, and (line, col, tag) of the first explicit tag."""
     depth = 0
     tag: tuple[int, int, str] | None = None
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        for token in yaml.scan(text, Loader=loader):
             if isinstance(token, _OPEN):
                 depth += 1
                 if depth > MAX_DOCUMENT_DEPTH:

@@ -155,7 +155,29 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
     return out
 
 
+#: Meta-validation findings by schema text: a ``--watch`` rebuild re-checks only the schemas
+#: that changed.  Keyed by the exact JSON text (key order included, as messages show values).
+_META_MEMO: dict[str, list[tuple[tuple[str | int, ...], str, str]]] = {}
+_META_MEMO_LIMIT = 20_000
+
+
 def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
+    try:
+        key = json.dumps(schema, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        key = None
+    found = _META_MEMO.get(key) if key is not None else None
+    if found is None:
+        found = _meta_findings(schema)
+        if key is not None:
+            if len(_META_MEMO) >= _META_MEMO_LIMIT:
+                _META_MEMO.clear()
+            _META_MEMO[key] = found
+    return [doc.diag("E023", message, join_pointer(ptr, *path), hint=hint) for path, message, hint in found]
+
+
+def _meta_findings(schema: Any) -> list[tuple[tuple[str | int, ...], str, str]]:
+    """(path in the schema, message, hint) of every way ``schema`` breaks its meta-schema."""
     cls = validator_for(schema, default=jsonschema.Draft202012Validator) if isinstance(schema, dict) else jsonschema.Draft202012Validator
     meta = cls(cls.META_SCHEMA)
     out = []
@@ -171,8 +193,7 @@ def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
                 hint = f"did you mean {right!r} for {wrong!r}? JSON Schema types: {', '.join(_JSON_TYPES)}"
             else:
                 hint = f"JSON Schema types: {', '.join(_JSON_TYPES)}"
-        out.append(doc.diag("E023", f"invalid JSON Schema: {err.message}", join_pointer(ptr, *err.absolute_path),
-                            hint=hint))
+        out.append((tuple(err.absolute_path), f"invalid JSON Schema: {err.message}", hint))
     return out
 
 
