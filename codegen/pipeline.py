@@ -93,7 +93,7 @@ def generate_one(path: Path, display: str, options: Options = DEFAULT) -> Result
     """Run the whole pipeline for one spec file, in memory (no cache)."""
     from .emit import finalize
     from .lockfile import lock_file
-    from .render import environment, render_package
+    from .render import render_package, shared_environment
 
     low = lower_one(path, display)
     diags = low.diagnostics
@@ -101,7 +101,7 @@ def generate_one(path: Path, display: str, options: Options = DEFAULT) -> Result
     if low.ir is None or low.models is None:
         return Result(diagnostics=diags, specs=[display], inputs=inputs)
     ir = options.apply(low.ir)
-    files, more = finalize([*render_package(ir, low.models, environment()), lock_file(ir)], display)
+    files, more = finalize([*render_package(ir, low.models, shared_environment()), lock_file(ir)], display)
     diags += more
     if any(d.is_error for d in diags):
         return Result(diagnostics=diags, specs=[display], inputs=inputs)

@@ -163,6 +163,13 @@ def comment(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
 
 
+@cache
+def shared_environment() -> jinja2.Environment:
+    """The default environment, one per process: its compiled templates are reused by every
+    build (``--watch`` rebuilds), and Jinja recompiles a template whose file changed."""
+    return environment()
+
+
 def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     """The Jinja environment (a user template folder, if given, overrides ours)."""
     loaders: list[jinja2.BaseLoader] = []
@@ -282,7 +289,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
 
 def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment | None = None) -> list[GeneratedFile]:
     """Render every file of one package (paths relative to the output folder)."""
-    env = env or environment()
+    env = env or shared_environment()
     ctx = _context(ir, models)
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))

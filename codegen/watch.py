@@ -134,7 +134,10 @@ class Watcher:
             if self.stop.is_set():
                 break
             result, report = build([spec], self.out, options=self.options)
-            self._record_deps({spec: specs[spec]})
+            if result.inputs:  # the files this build read: no second load of the spec
+                self.deps[spec] = frozenset(p.resolve() for p in result.inputs) | {spec}
+            else:
+                self._record_deps({spec: specs[spec]})
             (self.failed.add if report is None else self.failed.discard)(spec)
             events.append(BuildEvent([specs[spec]], result, report))
             self.on_event(events[-1])
