@@ -1,11 +1,13 @@
 """Black one unit at a time: the same bytes as black on the whole file, for less work.
 
-A generated module is mostly a row of top-level classes and functions, and a client or
-server class is mostly a row of methods.  Black formats each of them the same way wherever
-it stands, and puts a fixed number of blank lines between them (two at module level, one in
-a class body).  :func:`split` cuts a module's unformatted text where that holds, so that
+A generated module is mostly a row of top-level classes, functions or assignments (the
+tool table), and a client or server class is mostly a row of methods.  Black formats each of
+them the same way wherever it stands, and the blank lines it puts between them follow from
+the source alone (two before a top-level class or function, one before a method, the
+source's own count, at most two, between two top-level assignments).  :func:`split` cuts a
+module's unformatted text where that holds, so that
 
-    black(whole file) == units[0] + sep + units[1] + sep + ...   (each unit black-formatted)
+    black(whole file) == units[0] + sep1 + units[1] + sep2 + ...   (each unit black-formatted)
 
 and :func:`format_units` formats only units it has not seen in this process (a ``--watch``
 rebuild after editing one tool re-formats that tool's units only).  A method is formatted
@@ -21,7 +23,10 @@ line is a decorator, a comment, or the opening line of the enclosing block, or u
 source had no blank line there (black then keeps a ``def`` right after a one-line stub).
 So a cut is made only before a class, function or decorator line that follows at least one
 blank line, whose previous non-blank line is not a comment, and that is not the first
-statement of its block.  Sources with ``fmt:`` directives, form feeds, ``\\r`` or a
+statement of its block.  Before any other line black keeps the source's blank lines (at
+most two at module level) unless the line before is an import, a docstring or the end of a
+class or function; so a top-level assignment is cut from the assignment before it under the
+same blank-line and comment conditions.  Sources with ``fmt:`` directives, form feeds, ``\\r`` or a
 ``# type:`` comment are not cut at all.  ``tests/unit/test_fmtunits.py`` checks the
 identity on every generated example and on hand-written edge cases.
 """
@@ -43,17 +48,20 @@ class Run:
     """Consecutive units of one kind: top-level statements, or methods of one class.
 
     ``units`` are the unformatted texts; ``firsts[k]`` is the index of unit k's first
-    statement among the run's statements (module body, or the class body for methods).
+    statement among the run's statements (module body, or the class body for methods);
+    ``seps[k]`` is what black puts before unit k (its blank lines; empty for the first unit
+    of the file).
     """
 
     method: bool
     units: tuple[str, ...]
     firsts: tuple[int, ...]
+    seps: tuple[str, ...]
 
     def part(self, a: int, b: int) -> Run:
         """Units ``a`` to ``b`` (exclusive) as a run of their own."""
         base = self.firsts[a]
-        return Run(self.method, self.units[a:b], tuple(f - base for f in self.firsts[a:b]))
+        return Run(self.method, self.units[a:b], tuple(f - base for f in self.firsts[a:b]), self.seps[a:b])
 
 
 def _start(node: ast.stmt) -> int:
@@ -62,20 +70,39 @@ def _start(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 
-def _cuttable(lines: list[str], start: int) -> bool:
-    """A cut before line ``start`` (1-based) leaves black's blank lines fixed (see module doc)."""
-    if start < 2 or lines[start - 2].strip():
-        return False  # no blank line before it
-    for k in range(start - 2, -1, -1):
-        text = lines[k].strip()
-        if text:
-            return not text.startswith("#")
-    return False
+def _blank_lines_before(lines: list[str], start: int) -> int:
+    """Blank lines right before line ``start`` (1-based), or 0 when the nearest non-blank
+    line above is a comment (or there is none): no cut there."""
+    k = start - 2
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    if k < 0 or lines[k].lstrip().startswith("#"):
+        return 0
+    return start - 2 - k
 
 
-def _cuts(lines: list[str], body: list[ast.stmt]) -> list[int]:
-    """Indexes of the statements of ``body`` (after the first) that units may start at."""
-    return [i for i, node in enumerate(body) if i and isinstance(node, _DEFS) and _cuttable(lines, _start(node))]
+_ASSIGN = (ast.Assign, ast.AnnAssign)
+
+
+def _cuts(lines: list[str], body: list[ast.stmt], depth: int) -> list[tuple[int, str]]:
+    """(index, separator) of the statements of ``body`` (after the first) that units may
+    start at (see the module doc).
+
+    * a class, function or decorator line after at least one blank line: black puts two
+      blank lines before it at module level, one in a class;
+    * at module level, an assignment right after another assignment, after k >= 1 blank
+      lines: black keeps min(k, 2) of them.
+    """
+    out: list[tuple[int, str]] = []
+    for i, node in enumerate(body[1:], 1):
+        blank = _blank_lines_before(lines, _start(node))
+        if not blank:
+            continue
+        if isinstance(node, _DEFS):
+            out.append((i, "\n" if depth else "\n\n"))
+        elif not depth and isinstance(node, _ASSIGN) and isinstance(body[i - 1], _ASSIGN):
+            out.append((i, "\n" * min(blank, 2)))
+    return out
 
 
 def _text(lines: list[str], a: int, b: int) -> str:
@@ -92,48 +119,39 @@ def split(source: str) -> list[Run] | None:
         return None
     lines = source.splitlines(keepends=True)
     end = len(lines) + 1
-    top = [0, *_cuts(lines, body)]
+    top = [(0, ""), *_cuts(lines, body, 0)]
     starts = [_start(n) for n in body]
     runs: list[Run] = []
     units: list[str] = []
     firsts: list[int] = []
-    for k, i in enumerate(top):
-        stop = top[k + 1] if k + 1 < len(top) else len(body)
+    seps: list[str] = []
+
+    def flush() -> None:
+        if units:
+            runs.append(Run(False, tuple(units), tuple(f - firsts[0] for f in firsts), tuple(seps)))
+            units.clear(), firsts.clear(), seps.clear()
+
+    for k, (i, sep) in enumerate(top):
+        stop = top[k + 1][0] if k + 1 < len(top) else len(body)
         a, b = (1 if i == 0 else starts[i]), (starts[stop] if stop < len(body) else end)
         node = body[i]
-        inner = _cuts(lines, node.body) if i and stop == i + 1 and isinstance(node, ast.ClassDef) else []
-        if not inner:
-            units.append(_text(lines, a, b))
-            firsts.append(i)
-            continue
-        inner_starts = [_start(node.body[j]) for j in inner]
-        units.append(_text(lines, a, inner_starts[0]))  # the class line and its body up to the first cut
+        inner = _cuts(lines, node.body, 1) if i and stop == i + 1 and isinstance(node, ast.ClassDef) else []
+        units.append(_text(lines, a, _start(node.body[inner[0][0]]) if inner else b))
         firsts.append(i)
-        runs.append(Run(False, tuple(units), tuple(f - firsts[0] for f in firsts)))
-        bounds = [*inner_starts, b]
+        seps.append(sep)
+        if not inner:
+            continue
+        flush()  # the class line and its body up to the first cut end this run; its methods follow
+        bounds = [_start(node.body[j]) for j, _ in inner] + [b]
         runs.append(Run(True, tuple(_text(lines, x, y) for x, y in zip(bounds, bounds[1:], strict=False)),
-                        tuple(j - inner[0] for j in inner)))
-        units, firsts = [], []
-    if units:
-        runs.append(Run(False, tuple(units), tuple(f - firsts[0] for f in firsts)))
+                        tuple(j - inner[0][0] for j, _ in inner), tuple(s for _, s in inner)))
+    flush()
     return runs
 
 
-def _sep(method: bool) -> str:
-    """What goes between two formatted units (their blank lines)."""
-    return "\n" if method else "\n\n"
-
-
-def join(runs: list[tuple[bool, list[str]]]) -> str:
-    """Formatted units back into one module: two blank lines before a top-level unit, one
-    before a method (what black puts there, see the module doc)."""
-    parts: list[str] = []
-    for method, texts in runs:
-        for text in texts:
-            if parts:
-                parts.append(_sep(method))
-            parts.append(text)
-    return "".join(parts)
+def join(runs: list[tuple[Run, list[str]]]) -> str:
+    """Formatted units back into one module, each after its separator (see :class:`Run`)."""
+    return "".join(sep + text for run, texts in runs for sep, text in zip(run.seps, texts, strict=True))
 
 
 def format_run(run: Run, black: Black) -> list[str]:
@@ -154,7 +172,8 @@ def format_run(run: Run, black: Black) -> list[str]:
     bounds[0] = 2 if run.method else 1
     bounds.append(len(lines) + 1)
     pieces = [_text(lines, a, b).rstrip("\n") + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
-    if _sep(run.method).join(pieces) != out[len(WRAPPER) if run.method else 0:]:
+    rebuilt = pieces[0] + "".join(sep + piece for sep, piece in zip(run.seps[1:], pieces[1:], strict=True))
+    if rebuilt != out[len(WRAPPER) if run.method else 0:]:
         raise ValueError("black's output does not cut into the same units")
     return pieces
 
@@ -189,20 +208,23 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
     runs = split(source)
     if runs is None:
         return black(source)
-    done: list[tuple[bool, list[str]]] = []
+    done: list[tuple[Run, list[str]]] = []
     whole: list[tuple[int, Run]] = []
     for run in runs:
-        new = [i for i, unit in enumerate(run.units) if (run.method, unit) not in _MEMO]
+        found = [_MEMO.get((run.method, unit)) for unit in run.units]
+        new = [i for i, text in enumerate(found) if text is None]
         if len(new) > WHOLE_RUN_SHARE * len(run.units):
             whole.append((len(done), run))
-            done.append((run.method, []))
+            done.append((run, []))
             continue
+        texts = [text or "" for text in found]
         for i in new:
-            _remember(run.part(i, i + 1), format_run(run.part(i, i + 1), black))
-        done.append((run.method, [_MEMO[(run.method, unit)] for unit in run.units]))
+            texts[i] = format_run(run.part(i, i + 1), black)[0]
+            _remember(run.part(i, i + 1), [texts[i]])
+        done.append((run, texts))
     if whole:
         results = many([r for _, r in whole]) if many is not None else [format_run(r, black) for _, r in whole]
         for (slot, run), texts in zip(whole, results, strict=True):
             _remember(run, texts)
-            done[slot] = (run.method, texts)
+            done[slot] = (run, texts)
     return join(done)

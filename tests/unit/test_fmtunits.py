@@ -75,6 +75,11 @@ TRICKY = [
     '    def c(self): return {"k": [1, 2, 3], "long": "' + "y" * 90 + '"}\n\n    # about d\n    def d(self): pass\n'
     '\n    async def e(self, x: int, y: int, z: int, w: int, v: int, u: int, t: int, s: int, r: int) -> int:\n'
     '        return 1\n\n    attr = 5\n\n    class Nested:\n        pass\n\n\n\n    def f(self): pass\n',
+    # top-level assignments: 1, 2 and 3 blank lines, after an import, a docstring, a def, a
+    # comment, a class; annotated ones; one too long for a line
+    '"""Doc."""\nimport json\nA = 1\n\nB: int = 2\n\n\nC = [1,\n2]\n\n\n\nD = json.loads(r"""{\n  \"a\": 1\n}""")\n'
+    '\nE = dict(' + ", ".join(f"k{i}={i}" for i in range(30)) + ')\n\ndef f(): pass\nF = 1\n\nG = 2\n# note\n\nH = 3\n'
+    '\n\nclass K: pass\n\nL = 4\n   \nM = 5\nN = 6\n\nO: tuple[int, ...] = (\n    1,\n)\n',
 ]
 
 
@@ -91,8 +96,14 @@ def test_black_blank_line_special_cases(source: str) -> None:
 
 
 def test_special_cases_are_cut() -> None:
-    runs = fmtunits.split(TRICKY[-1])
+    runs = fmtunits.split(TRICKY[-2])
     assert runs is not None and any(r.method and len(r.units) >= 4 for r in runs)
+
+
+def test_assignments_are_cut() -> None:
+    runs = fmtunits.split(TRICKY[-1])
+    assert runs is not None and sum(len(r.units) for r in runs) >= 8
+    assert {sep for r in runs for sep in r.seps} >= {"\n", "\n\n"}
 
 
 def test_not_cut_with_fmt_directives() -> None:
