@@ -178,7 +178,8 @@ def format_run(run: Run, black: Black) -> list[str]:
     return pieces
 
 
-_MEMO: dict[tuple[bool, str], str] = {}
+#: (formatter, is a method, unformatted unit) -> formatted unit
+_MEMO: dict[tuple[Black, bool, str], str] = {}
 _memo_size = 0
 #: Characters the memo may hold before it is emptied (a long ``--watch`` session stays bounded).
 MEMO_LIMIT = 128 * 1024 * 1024
@@ -186,13 +187,13 @@ MEMO_LIMIT = 128 * 1024 * 1024
 WHOLE_RUN_SHARE = 0.25
 
 
-def _remember(run: Run, texts: list[str]) -> None:
+def _remember(black: Black, run: Run, texts: list[str]) -> None:
     global _memo_size
     if _memo_size > MEMO_LIMIT:
         _MEMO.clear()
         _memo_size = 0
     for unit, text in zip(run.units, texts, strict=True):
-        _MEMO[(run.method, unit)] = text
+        _MEMO[(black, run.method, unit)] = text
         _memo_size += len(unit) + len(text)
 
 
@@ -211,7 +212,7 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
     done: list[tuple[Run, list[str]]] = []
     whole: list[tuple[int, Run]] = []
     for run in runs:
-        found = [_MEMO.get((run.method, unit)) for unit in run.units]
+        found = [_MEMO.get((black, run.method, unit)) for unit in run.units]
         new = [i for i, text in enumerate(found) if text is None]
         if len(new) > WHOLE_RUN_SHARE * len(run.units):
             whole.append((len(done), run))
@@ -220,11 +221,11 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
         texts = [text or "" for text in found]
         for i in new:
             texts[i] = format_run(run.part(i, i + 1), black)[0]
-            _remember(run.part(i, i + 1), [texts[i]])
+            _remember(black, run.part(i, i + 1), [texts[i]])
         done.append((run, texts))
     if whole:
         results = many([r for _, r in whole]) if many is not None else [format_run(r, black) for _, r in whole]
         for (slot, run), texts in zip(whole, results, strict=True):
-            _remember(run, texts)
+            _remember(black, run, texts)
             done[slot] = (run, texts)
     return join(done)

@@ -112,14 +112,15 @@ def test_not_cut_with_fmt_directives() -> None:
 
 def test_an_edit_reformats_only_new_units() -> None:
     raw = next(t for p, t in _raw_modules(ROOT / "specs" / "weather.yaml").items() if p.endswith("/client.py"))
-    fmtunits.format_units(raw, format_python)
-    edited = raw.replace("(self, *,", "(self, *, edited_arg: int = 0,", 1)
-    assert edited != raw
     calls: list[str] = []
 
     def counting(text: str) -> str:
         calls.append(text)
         return format_python(text)
 
+    fmtunits.format_units(raw, counting)
+    edited = raw.replace("(self, *,", "(self, *, edited_arg: int = 0,", 1)
+    assert edited != raw
+    calls.clear()
     assert fmtunits.format_units(edited, counting) == format_python(edited)
     assert len(calls) == 1 and "edited_arg" in calls[0]  # one method, formatted alone
