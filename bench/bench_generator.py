@@ -130,11 +130,14 @@ def main() -> None:
     print(f"# generator benchmark: {platform.python_version()}, {os.cpu_count()} CPUs, "
           f"{args.per_spec} tools per spec file", flush=True)
     rows: list[list[object]] = []
-    layouts = [(n, args.per_spec) for n in sizes] + ([(args.one_spec, args.one_spec)] if args.one_spec and not args.quick else [])
+    layouts = [(n, args.per_spec, True) for n in sizes]
+    if args.one_spec and not args.quick:
+        layouts.append((args.one_spec, args.one_spec, args.one_spec_edits))
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-bench-") as tmp:
-        for n, per_spec in layouts:
-            rows += bench_size(Path(tmp), n, per_spec)
-            print(table(["tools", "run", "wall s", "cpu s", "peak RSS MB (largest / tree)", "lines", "ratio"], rows[-6:]),
+        for n, per_spec, edits_too in layouts:
+            more = bench_size(Path(tmp), n, per_spec, edits_too)
+            rows += more
+            print(table(["tools", "run", "wall s", "cpu s", "peak RSS MB (largest / tree)", "lines", "ratio"], more),
                   flush=True)
             print(flush=True)
     print("## all sizes")
