@@ -35,7 +35,9 @@ class Limits:
         """Take one token from the client's bucket; False when it is empty (rate limited).
         With Redis (:mod:`server.shared`) the bucket is shared by every replica."""
         if self._shared is not None:
-            return await self._shared.admit(client_key)
+            shared = await self._shared.admit(client_key)
+            if shared is not None:
+                return shared  # else Redis is down: this process's bucket decides
         bucket = self._buckets.get(client_key)
         if bucket is None:
             bucket = TokenBucket(self._settings.rate_limit_per_second, self._settings.rate_limit_burst)

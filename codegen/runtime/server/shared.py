@@ -24,8 +24,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from .security import TokenBucket
-
 logger = logging.getLogger("mcp_codegen.server")
 
 #: The Redis URL when ``ServerSettings.redis_url`` is not set.
@@ -146,18 +144,15 @@ class RedisRateLimit:
         self._redis = _redis(url)
         self._take = self._redis.register_script(_TAKE)
         self._rate, self._burst = rate, burst
-        self._fallback: dict[str, TokenBucket] = {}
 
-    async def admit(self, client_key: str) -> bool:
-        """Take one token from the client's shared bucket (its local one while Redis is down)."""
+    async def admit(self, client_key: str) -> bool | None:
+        """Take one token from the client's shared bucket; None when Redis cannot be reached
+        (the caller then uses this process's bucket: :class:`~server.limits.Limits`)."""
         try:
             return bool(await self._take(keys=[self.prefix + client_key], args=[self._rate, self._burst]))
         except Exception as exc:
             logger.warning("rate limit: Redis unreachable (%r); using this process's bucket", exc)
-            if len(self._fallback) > 10_000:
-                self._fallback.clear()
-            bucket = self._fallback.setdefault(client_key, TokenBucket(self._rate, self._burst))
-            return bucket.take()
+            return None
 
     async def aclose(self) -> None:
         await self._redis.aclose()
