@@ -5,7 +5,8 @@ The benchmark server is generated from ``bench/specs/bench.yaml`` into a tempora
 (``sdk_server.py``, the same tools).  Measured in one run, with the same payloads:
 
 * sequential round trips (``add(a, b)`` with a typed output): calls/s, p50 and p99 latency,
-  over stdio, in-process and Streamable HTTP (uvicorn, 127.0.0.1), in both protocol eras
+  over stdio, in-process (messages copied through JSON, the default, and ``zero_copy=True``)
+  and Streamable HTTP (uvicorn, 127.0.0.1), in both protocol eras
   (2026-07-28 "modern", and legacy 2025-11-25);
 * the raw floor over stdio: a minimal newline-delimited JSON echo loop (``echo_server.py``)
   over the same kind of pipes;
@@ -147,10 +148,10 @@ class Bench:
     def ours_client(self, transport: str, era: str, url: str | None = None) -> Any:
         from benchsrv.client import BenchsrvClient
 
-        if transport == "inproc":
+        if transport in ("inproc", "inproc-zc"):
             from bench_impl import BenchService
 
-            return BenchsrvClient.in_process(BenchService(), era=era)
+            return BenchsrvClient.in_process(BenchService(), era=era, zero_copy=transport == "inproc-zc")
         if transport == "stdio":
             return BenchsrvClient.stdio(sys.executable, ["-m", "benchsrv", "--stdio"], cwd=str(self.gen),
                                         env={"PYTHONPATH": self.env["PYTHONPATH"]}, era=era)
@@ -305,6 +306,8 @@ def main() -> None:
                     ours = asyncio.run(bench.run("ours", transport, era))
                     sdk = asyncio.run(bench.run("sdk", transport, era))
                     add_rows(transport, era, ours, sdk, floor if transport == "stdio" else None)
+                    if transport == "inproc":  # the SDK has one in-process path: the same reference
+                        add_rows("inproc, zero-copy", era, asyncio.run(bench.run("ours", "inproc-zc", era)), sdk)
         http_parts = parts & {"http", "concurrency"}
         if http_parts:
             ours_srv, sdk_srv = bench.ours_http_server(), bench.sdk_http_server()
@@ -329,6 +332,9 @@ def main() -> None:
                 ours = asyncio.run(bench.run("ours", transport, "modern", tool="ingest", n=n))
                 sdk = asyncio.run(bench.run("sdk", transport, "modern", tool="ingest", n=n))
                 add_rows(f"{transport}, ingest 20 kB", "modern", ours, sdk)
+                if transport == "inproc":
+                    zero = asyncio.run(bench.run("ours", "inproc-zc", "modern", tool="ingest", n=n))
+                    add_rows("inproc zero-copy, ingest 20 kB", "modern", zero, sdk)
         print("\n## round trips")
         print(table(["transport", "era", "stack", "calls/s", "p50 ms", "p99 ms", "ratio"], rows))
         if "memory" in parts:

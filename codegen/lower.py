@@ -27,6 +27,7 @@ from .naming import (
 )
 from .options import SHARED_RUNTIME
 from .runtime.schema.patterns import PatternError, compile_pattern
+from .runtime.schema.residual import pattern_checks
 from .runtime.wire.tools import tool_fingerprint
 from .runtime.wire.uritemplate import parse as parse_template
 from .schemas import ModelSchemaBuilder, bundle_wire
@@ -205,7 +206,8 @@ class _Lowering:
 
     def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any]) -> bool:
         """W106 for patterns Python cannot run, W100 for keywords the models cannot express;
-        True when the tool must be schema-checked at run time."""
+        True when the tool must be schema-checked at run time.  Patterns that apply
+        unconditionally are checked beside the models instead (no W100)."""
         checked = False
         for key in ("inputSchema", "outputSchema"):
             if key not in wire:
@@ -217,7 +219,10 @@ class _Lowering:
                     self.diags.append(self.doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
                                                     join_pointer(tool.pointer, key) + at, level=Level.WARNING,
                                                     hint="rewrite it without that construct"))
-            for at, kw in inexact_keywords(wire[key], self.spec.server.format_assertion):
+            inexact = inexact_keywords(wire[key], self.spec.server.format_assertion)
+            if all(kw == "pattern" for _, kw in inexact) and pattern_checks(wire[key]) is not None:
+                continue  # patterns only, each checked beside the model (schema/residual.py)
+            for at, kw in inexact:
                 checked = True
                 self.diags.append(self.doc.diag(
                     "W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "

@@ -69,7 +69,7 @@ def test_tool_names_and_flags(tmp_path: Path) -> None:
     assert (get.name, get.method, get.const) == ("get-item", "get_item", "GET_ITEM_TOOL")
     assert (get.input_class, get.output_class, get.inputs_class) == ("GetItemInput", "GetItemOutput", None)
     assert get.read_only and get.title == "Get an item" and get.description == "Look one item up."
-    assert get.schema_checked  # a pattern: the models alone are not the judge
+    assert not get.schema_checked  # its only pattern applies unconditionally: checked beside the model
     assert [(e.code, e.class_name) for e in get.errors] == [("not_found", "NotFoundError")]
     assert cls.method == "class_" and cls.const == "CLASS_TOOL" and cls.input_class == "ClassInput"
     assert not cls.schema_checked and not cls.read_only and cls.output_class is None

@@ -22,7 +22,7 @@ from ..wire.errors import InternalError, InvalidParamsError, OutputValidationErr
 from ..wire.tools import ToolDef
 from .catalog import CatalogCalls
 from .compat import catalog_changes
-from .hooks import arguments_digest, confirm_call, error_code, outcome_of, progress_handler, run_audit
+from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .inputs import run_input_rounds
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
 from .tools import check_tools_page, collect_tools, compat_report
@@ -161,21 +161,22 @@ class ClientBase(CatalogCalls):
                 error, code = type(exc).__name__, error_code(exc)
             raise
         finally:
-            await run_audit(
-                self.audit_hook,
-                AuditRecord(
-                    tool=name,
-                    arguments_sha256=arguments_digest(arguments),
-                    outcome=outcome,
-                    duration_s=time.perf_counter() - started,
-                    era=self._era,
-                    protocol_version=self._version,
-                    error=error,
-                    error_code=code,
-                    rounds=rounds,
-                    server=self._server_identity.get("name") if self._server_identity else None,
-                ),
-            )
+            if audit_wanted(self.audit_hook, outcome):
+                await run_audit(
+                    self.audit_hook,
+                    AuditRecord(
+                        tool=name,
+                        arguments_sha256=arguments_digest(arguments),
+                        outcome=outcome,
+                        duration_s=time.perf_counter() - started,
+                        era=self._era,
+                        protocol_version=self._version,
+                        error=error,
+                        error_code=code,
+                        rounds=rounds,
+                        server=self._server_identity.get("name") if self._server_identity else None,
+                    ),
+                )
 
     async def _call_rounds(
         self,

@@ -191,13 +191,15 @@ class ClientCore:
         return cls(transport, **options)
 
     @classmethod
-    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
+    def in_process(cls, server: object, *, principal: Any = None, zero_copy: bool = False, **options: Any) -> Self:
         """Connect to a server object in this event loop (no subprocess, no socket).
 
         ``server`` is an instance of a generated server class (or anything
-        ``InProcessTransport`` accepts); ``principal`` is the identity it sees.
+        ``InProcessTransport`` accepts); ``principal`` is the identity it sees.  Messages
+        are copied through JSON as on a wire, unless ``zero_copy`` (see
+        :class:`~client.inprocess.InProcessTransport`).
         """
-        return cls(InProcessTransport(server, principal=principal), **options)
+        return cls(InProcessTransport(server, principal=principal, zero_copy=zero_copy), **options)
 
     @classmethod
     def http(

@@ -36,9 +36,21 @@ logger = logging.getLogger("mcp_codegen.client")
 audit_logger = logging.getLogger("mcp_codegen.client.audit")
 
 
+def _audit_level(outcome: str) -> int:
+    return logging.INFO if outcome in ("ok", "tool_error") else logging.WARNING
+
+
+def audit_wanted(hook: AuditHook | None, outcome: str) -> bool:
+    """Whether a call with this outcome needs its :class:`AuditRecord` built: there is a
+    hook, and it is not the default one with its log level disabled (it would drop it)."""
+    if hook is None:
+        return False
+    return hook is not default_audit_hook or audit_logger.isEnabledFor(_audit_level(outcome))
+
+
 def default_audit_hook(record: AuditRecord) -> None:
     """Log one line per tool call on ``mcp_codegen.client.audit`` (INFO, WARNING if not ok)."""
-    level = logging.INFO if record.outcome in ("ok", "tool_error") else logging.WARNING
+    level = _audit_level(record.outcome)
     audit_logger.log(
         level,
         "tool=%s outcome=%s error=%s duration=%.3fs args_sha256=%s era=%s version=%s rounds=%d",

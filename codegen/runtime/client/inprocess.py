@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -57,11 +58,15 @@ class InProcessTransport(ClientTransport):
     ``server`` is either a runtime server (anything with
     ``connect_in_process(principal=...) -> InProcessPeerLike``, i.e. a generated
     ``ServerBase`` subclass instance) or an :class:`InMemoryServer`.  Messages are
-    copied through JSON in both directions, so neither side aliases the other's data.
-    ``principal`` is the authenticated identity the server sees for this connection.
+    copied through JSON once in each direction (by a runtime server's peer itself, else
+    here), so neither side aliases the other's data and what JSON cannot carry fails as
+    on a wire.  ``zero_copy=True`` hands messages over as they are (embedding, where
+    the copies are the cost to save): the runtime never changes a message it sent or
+    received, and code using this transport must not either.  ``principal`` is the
+    authenticated identity the server sees for this connection.
     """
 
-    def __init__(self, server: object, *, principal: Any = None) -> None:
+    def __init__(self, server: object, *, principal: Any = None, zero_copy: bool = False) -> None:
         super().__init__()
         if not callable(getattr(server, "connect_in_process", None)) and not isinstance(server, InMemoryServer):
             raise TypeError(
@@ -70,6 +75,8 @@ class InProcessTransport(ClientTransport):
             )
         self.server = server
         self.principal = principal
+        self.zero_copy = zero_copy
+        self._copy = not zero_copy  # whether this transport copies (a runtime peer copies itself)
         self.description = f"in-process server {type(server).__name__}"
         self._peer: InProcessPeerLike | None = None
         self._inbox: asyncio.Queue[JsonMessage | None] | None = None
@@ -80,7 +87,10 @@ class InProcessTransport(ClientTransport):
         await super().start(sink)
         connect = getattr(self.server, "connect_in_process", None)
         if callable(connect):
-            peer = connect(principal=self.principal) if self.principal is not None else connect()
+            options: dict[str, Any] = {} if self.principal is None else {"principal": self.principal}
+            if "copy" in inspect.signature(connect).parameters:  # a runtime server: it copies, or not
+                options["copy"], self._copy = not self.zero_copy, False
+            peer = connect(**options)
             if not isinstance(peer, InProcessPeerLike):
                 raise TypeError("connect_in_process() did not return a peer with send/receive/aclose")
             self._peer = peer
@@ -123,13 +133,12 @@ class InProcessTransport(ClientTransport):
         return await self._inbox.get()
 
     async def _send_to_client(self, message: JsonMessage) -> None:
-        copied: JsonMessage = json.loads(json.dumps(message))
-        await self._deliver(copied)
+        await self._deliver(json.loads(json.dumps(message)) if self._copy else message)
 
     async def send(self, message: JsonMessage) -> None:
         if self._task is None or self._task.done() or self._closing or self._closed_reported:
             raise TransportClosedError(f"{self.description}: not connected")
-        copied: JsonMessage = json.loads(json.dumps(message))
+        copied: JsonMessage = json.loads(json.dumps(message)) if self._copy else message
         if self._peer is not None:
             await self._peer.send(copied)
         else:

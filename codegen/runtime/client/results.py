@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, schema_errors, validate_arguments
+from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, beyond_model_errors, validate_arguments
 from ..wire import protocol as p
 from ..wire.content import TextContent, ToolResult
 from ..wire.errors import (
@@ -278,7 +278,7 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
                     # must not refuse it (the value is passed through unconverted)
                     return _unvalidated(model, attempt)
                 continue
-            if tool.schema_checked and validate_output:
+            if validate_output:
                 check_output_schema(tool, attempt)
             return parsed
     raise OutputValidationError(
@@ -302,8 +302,9 @@ def _unvalidated(model: type[M], value: Any) -> M:
 
 
 def check_output_schema(tool: ToolDef, value: Any) -> None:
-    """Check ``value`` against the tool's wire ``outputSchema`` exactly as the server does
-    (:func:`~schema.validation.schema_errors`: ECMA-262 patterns, no retrieval).
+    """Check ``value`` for what the output model does not express, exactly as the server does
+    (:func:`~schema.validation.beyond_model_errors`: the whole ``outputSchema`` of a
+    schema-checked tool, else its patterns; ECMA-262 patterns, no retrieval).
 
     Args:
         tool: the tool's definition.
@@ -316,7 +317,7 @@ def check_output_schema(tool: ToolDef, value: Any) -> None:
     if not isinstance(schema, dict):
         return
     try:
-        problems = schema_errors(schema, value, tool.assert_formats)
+        problems = beyond_model_errors(tool, "outputSchema", value)
     except SchemaCheckUnavailable:
         logger.warning("jsonschema is not installed; %s output checked by the model only", tool.name)
         return

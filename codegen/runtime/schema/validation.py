@@ -21,14 +21,17 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
 
 from ..wire.tools import ToolDef
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
+from .residual import PatternCheck, pattern_checks, pattern_errors
 
 _log = logging.getLogger(__name__)
 _VALIDATORS: dict[tuple[int, bool], Any] = {}
@@ -171,20 +174,45 @@ def _spec_patterns(message: str) -> str:
 
 
 def _scan(value: Any) -> tuple[bool, bool]:
-    """(holds ``null``, holds an integral float) for a JSON value; no copying."""
+    """(holds ``null``, holds an integral float) for a JSON value; no copying.
+
+    Dict keys are not checked: every caller has them from JSON or made them strings.
+
+    Raises:
+        TypeError: it holds something JSON cannot carry (a set, a date ...).
+        ValueError: it holds NaN or an infinity.
+    """
     has_null = has_integral = False
     stack = [value]
+    pop, push = stack.pop, stack.extend
     while stack:
-        item = stack.pop()
-        if item is None:
+        item = pop()
+        t = type(item)
+        if t is str or t is int or t is bool:
+            continue
+        if t is dict:
+            push(item.values())
+        elif t is float:
+            if not _finite(item):
+                raise ValueError("Out of range float values are not JSON compliant")
+            if not has_integral and item.is_integer():
+                has_integral = True
+        elif t is list:
+            push(item)
+        elif item is None:
             has_null = True
-        elif isinstance(item, float):
-            has_integral = has_integral or item.is_integer()
         elif isinstance(item, dict):
-            stack.extend(item.values())
+            push(item.values())
         elif isinstance(item, list):
-            stack.extend(item)
+            push(item)
+        elif isinstance(item, float):
+            push([float(item)])
+        elif not isinstance(item, (str, int)):
+            raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
     return has_null, has_integral
+
+
+_finite = math.isfinite
 
 
 def _as_int(item: Any) -> Any:
@@ -202,9 +230,86 @@ def json_integers(value: Any) -> tuple[Any, bool]:
 
     JSON Schema's ``integer`` accepts ``1.0``; pydantic's strict ``int`` does not.  The value
     is copied only when it holds such a float (the common call has none).
+
+    Raises:
+        TypeError, ValueError: ``value`` is not JSON data (see :func:`_scan`).
     """
     has_null, has_integral = _scan(value)
     return (_as_int(value) if has_integral else value), has_null
+
+
+#: Core-schema node types whose strict validation of JSON data given as Python objects
+#: (dicts, lists, str, int, float, bool, None) answers exactly as strict JSON validation.
+#: Not in it: enums, dates, UUIDs, tuples, sets, bytes (strict Python wants instances of
+#: them), and any function validator.
+_JSON_NATIVE = frozenset({"model", "model-fields", "model-field", "typed-dict", "typed-dict-field", "str", "int",
+                          "float", "bool", "list", "dict", "nullable", "default", "union", "tagged-union",
+                          "literal", "none", "any", "definitions", "definition-ref"})
+_SUBSCHEMAS = ("schema", "items_schema", "keys_schema", "values_schema", "extras_schema")
+_NATIVE: dict[type[BaseModel], bool] = {}
+
+
+def _json_native(node: Any) -> bool:
+    if not isinstance(node, dict) or node.get("type") not in _JSON_NATIVE:
+        return False
+    if node["type"] == "model" and (node.get("custom_init") or node.get("post_init") or node.get("root_model")):
+        return False
+    if node["type"] == "literal" and not all(isinstance(v, str) for v in node.get("expected", ())):
+        return False
+    subs = [node[key] for key in _SUBSCHEMAS if key in node]
+    if node["type"] in ("model-fields", "typed-dict"):
+        subs.extend(node.get("fields", {}).values())
+    elif node["type"] == "union":
+        subs.extend(c[0] if isinstance(c, tuple) else c for c in node.get("choices", ()))
+    elif node["type"] == "tagged-union":
+        subs.extend(node.get("choices", {}).values())
+    elif node["type"] == "definitions":
+        subs.extend(node.get("definitions", ()))
+    return all(_json_native(sub) for sub in subs)
+
+
+def _validate(model: type[BaseModel], data: Any) -> BaseModel:
+    """``model`` validated strictly from JSON data: as Python objects when that gives the same
+    answers (no second JSON parse), else through pydantic's JSON parser."""
+    native = _NATIVE.get(model)
+    if native is None:
+        native = _NATIVE[model] = _json_native(getattr(model, "__pydantic_core_schema__", None))
+    if native:
+        return model.model_validate(data, strict=True)
+    return model.model_validate_json(to_json(data), strict=True)
+
+
+_PATTERNS: dict[int, tuple[Any, tuple[PatternCheck, ...] | None]] = {}
+
+
+def _pattern_checks(schema: Any) -> tuple[PatternCheck, ...] | None:
+    cached = _PATTERNS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    checks = pattern_checks(schema)
+    _PATTERNS[id(schema)] = (schema, checks)
+    return checks
+
+
+def _model_judged(tool: ToolDef, key: str) -> tuple[PatternCheck, ...] | None:
+    """The pattern checks that complete the model for ``tool.wire[key]``; None when the
+    original schema must judge (``schema_checked``, or a pattern the models cannot pair with)."""
+    if tool.schema_checked:
+        return None
+    return _pattern_checks(tool.wire.get(key, {}))
+
+
+def _located(errors: list[tuple[tuple[int | str, ...], str]]) -> list[dict[str, str]]:
+    return [{"path": _path(at), "message": message} for at, message in errors]
+
+
+def beyond_model_errors(tool: ToolDef, key: str, value: Any) -> list[dict[str, str]]:
+    """Violations of ``tool.wire[key]`` by ``value`` that the model does not see: the whole
+    schema's when it is the judge (``schema_checked``), else its pattern checks'."""
+    patterns = _model_judged(tool, key)
+    if patterns is None:
+        return schema_errors(tool.wire.get(key, {}), value, tool.assert_formats)
+    return _located(pattern_errors(patterns, value))[:10]
 
 
 def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
@@ -212,10 +317,12 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
 
     Raises:
         ArgumentsInvalid: with a precise, client-safe description.
+        TypeError, ValueError: ``arguments`` is not JSON data.
     """
     schema = tool.wire.get("inputSchema", {})
     data, has_null = json_integers(arguments)
-    if tool.schema_checked:
+    patterns = _model_judged(tool, "inputSchema")
+    if patterns is None:
         errs = schema_errors(schema, arguments, tool.assert_formats)
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
@@ -224,15 +331,20 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
     try:
-        return tool.input_model.model_validate_json(json.dumps(data), strict=True)
+        model = _validate(tool.input_model, data)
     except ValidationError as exc:
-        if not tool.schema_checked:
-            raise ArgumentsInvalid(tool.name, _pydantic_errors(exc)) from None
+        if patterns is not None:
+            raise ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data))) from None
         # The schema accepted the data, so it is valid: a model narrower than its schema
         # must not refuse it.  The handler gets the data unvalidated by the model.
         _log.warning("tool %s: input model narrower than the schema (%s); passing the data through",
                      tool.name, exc.errors(include_url=False)[:1])
         return tool.input_model.model_construct(**data)
+    if patterns:
+        errs = _located(pattern_errors(patterns, data))
+        if errs:
+            raise ArgumentsInvalid(tool.name, errs[:10])
+    return model
 
 
 class OutputInvalid(Exception):
@@ -249,23 +361,22 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
     model = tool.output_model
     if model is None:
         raise OutputInvalid(f"tool {tool.name} declares no output schema")
+    patterns = _model_judged(tool, "outputSchema")
     try:
         if isinstance(value, model):
             data = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
         elif isinstance(value, BaseModel):
             raise OutputInvalid(f"{type(value).__name__} is not {model.__name__}")
-        else:
-            data = value
-        data, has_null = json_integers(json.loads(json.dumps(data, allow_nan=False)))
-        if not tool.schema_checked:
-            checked = model.model_validate_json(json.dumps(data), strict=True)
-            data = checked.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        else:  # the handler's own data: a copy (JSON's view of it) that it cannot change later
+            data = json.loads(json.dumps(value, allow_nan=False))
+        data, has_null = json_integers(data)
+        if patterns is not None:
+            data = _validate(model, data).model_dump(mode="json", by_alias=True, exclude_unset=True)
         if "outputSchema" in tool.wire and has_null:
             data = drop_invalid_nulls(tool.wire["outputSchema"], data)
     except (ValidationError, ValueError, TypeError) as exc:
         raise OutputInvalid(str(exc)) from None
-    if tool.schema_checked and "outputSchema" in tool.wire:
-        errs = schema_errors(tool.wire["outputSchema"], data, tool.assert_formats)
-        if errs:
-            raise OutputInvalid(str(errs))
+    errs = beyond_model_errors(tool, "outputSchema", data)
+    if errs:
+        raise OutputInvalid(str(errs))
     return data

@@ -115,11 +115,12 @@ class ServerBase(ToolCalls, Catalog):
         await self.close_bus()
         await self._limits.aclose()
 
-    def connect_in_process(self, *, principal: Any = None) -> InProcessPeer:
-        """An in-memory client end of a new connection (see :mod:`server.session`)."""
+    def connect_in_process(self, *, principal: Any = None, copy: bool = True) -> InProcessPeer:
+        """An in-memory client end of a new connection (see :mod:`server.session`); messages
+        are copied through JSON unless ``copy`` is False."""
         from .session import InProcessPeer
 
-        return InProcessPeer(self, principal=principal)
+        return InProcessPeer(self, principal=principal, copy=copy)
 
     def asgi_app(self, settings: HttpSettings | None = None, **options: Any) -> HttpApp:
         """This server as an ASGI app: Streamable HTTP at ``/mcp`` (see :mod:`server.http`)."""

@@ -245,20 +245,42 @@ class TokenBucket:
 
 
 def _within_limits(item: Any, max_string: int, depth_left: int) -> bool:
-    """Fast recursive check used by :func:`exceeds_limits` (True: no limit broken)."""
+    """Fast recursive check used by :func:`exceeds_limits` (True: no limit broken).
+
+    Leaves are checked inline (no call per string or number): most of a message is leaves.
+    """
     if depth_left < 0:
         return False
-    if isinstance(item, str):
-        return len(item) <= max_string
-    if isinstance(item, dict):
+    if type(item) is dict:
+        if depth_left == 0 and item:
+            return False  # its children would be one level too deep
         for k, v in item.items():
-            if len(k) > max_string or not _within_limits(v, max_string, depth_left - 1):
+            if len(k) > max_string:
                 return False
-    elif isinstance(item, list):
+            t = type(v)
+            if t is str:
+                if len(v) > max_string:
+                    return False
+            elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
+                return False
+    elif type(item) is list:
+        if depth_left == 0 and item:
+            return False
         for v in item:
-            if not _within_limits(v, max_string, depth_left - 1):
+            t = type(v)
+            if t is str:
+                if len(v) > max_string:
+                    return False
+            elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
                 return False
+    elif isinstance(item, str):
+        return len(item) <= max_string
+    elif isinstance(item, (dict, list)):  # subclasses: the general walk
+        return _within_limits(dict(item) if isinstance(item, dict) else list(item), max_string, depth_left)
     return True
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:

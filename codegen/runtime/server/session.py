@@ -15,7 +15,10 @@ the generated client's in-process transport::
     await peer.aclose()                         # then receive() raises TransportClosedError
 
 Messages are copied through JSON in both directions, so the peers share no objects and
-anything not JSON-serializable fails as it would on a real wire.  The peer's
+anything not JSON-serializable fails as it would on a real wire.  With
+``connect_in_process(copy=False)`` (embedding, where the JSON round trip is the cost to
+save) messages are handed over as they are: neither side may change a message after
+sending it or one it received, and data JSON cannot carry is not caught.  The peer's
 ``connection`` attribute is the server-side :class:`~server.connection.Connection`.
 """
 
@@ -91,13 +94,17 @@ _CLOSED = _Closed()
 class InProcessPeer:
     """Client end of an in-memory connection to a server (see module docstring)."""
 
-    def __init__(self, server: ServerBase, *, principal: Any = None) -> None:
+    def __init__(self, server: ServerBase, *, principal: Any = None, copy: bool = True) -> None:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self.connection = Connection(self._to_client, principal=principal)
         self._session = ServerSession(server, self.connection)
         self._closed = False
+        self._copy = copy
 
     async def _to_client(self, message: Outgoing) -> None:
+        if not self._copy:
+            await self._queue.put(message)
+            return
         try:
             copy = jsonrpc.decode(jsonrpc.encode(message))
         except (TypeError, ValueError):
@@ -109,7 +116,7 @@ class InProcessPeer:
         """Deliver one client->server message (a JSON-RPC dict or a batch list)."""
         if self._closed:
             raise TransportClosedError("in-process connection closed")
-        await self._session.feed(jsonrpc.decode(jsonrpc.encode(message)))
+        await self._session.feed(jsonrpc.decode(jsonrpc.encode(message)) if self._copy else message)
 
     async def receive(self) -> Any:
         """The next server->client message; TransportClosedError once closed and drained."""

@@ -15,7 +15,8 @@ duration in seconds (histogram ``mcp.server.call.duration``) with the same attri
 Arguments and results are never recorded.
 
 The API alone records nothing: the application configures an SDK (a ``TracerProvider`` and
-``MeterProvider`` with exporters) as usual.  Without the package nothing happens; the import
+``MeterProvider`` with exporters) as usual.  Until it has installed one of them, requests
+run without the span (the API's placeholders would only discard it).  Without the package nothing happens; the import
 is tried once, at the first call.
 """
 
@@ -30,7 +31,7 @@ from ..wire.errors import McpError
 
 TRACED_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _NAME_ATTRIBUTE = {"tools/call": "mcp.tool.name", "prompts/get": "mcp.prompt.name"}
-_instruments: list[Any] = []  # [] not tried yet; [None] not installed; [(tracer, counter, histogram, trace)]
+_instruments: list[Any] = []  # [] not tried yet; [None] not installed; [(tracer, counter, histogram, trace, metrics)]
 
 
 def _load() -> Any:
@@ -46,8 +47,18 @@ def _load() -> Any:
                 meter.create_counter("mcp.server.calls", unit="{call}", description="MCP requests served"),
                 meter.create_histogram("mcp.server.call.duration", unit="s", description="Duration of MCP requests"),
                 trace,
+                metrics,
             ))
     return _instruments[0]
+
+
+def _configured(trace: Any, metrics: Any) -> bool:
+    """Whether the application installed a tracer or meter provider (checked per call: it
+    may do so after the first request).  The API's own placeholders record nothing, and
+    spans through them cost a tenth of a small call."""
+    tracing = not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+    meters = metrics.get_meter_provider()
+    return tracing or not (isinstance(meters, metrics.NoOpMeterProvider) or type(meters).__name__ == "_ProxyMeterProvider")
 
 
 async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any]]) -> Any:
@@ -62,9 +73,9 @@ async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any
         What ``run()`` returns (its exceptions propagate).
     """
     loaded = _load() if method in TRACED_METHODS else None
-    if loaded is None:
+    if loaded is None or not _configured(loaded[3], loaded[4]):
         return await run()
-    tracer, counter, histogram, trace = loaded
+    tracer, counter, histogram, trace, _ = loaded
     attributes: dict[str, Any] = {"mcp.method": method}
     if name is not None and method in _NAME_ATTRIBUTE:
         attributes[_NAME_ATTRIBUTE[method]] = name
