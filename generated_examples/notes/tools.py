@@ -114,7 +114,6 @@ LIST_NOTES_TOOL = ToolDef(
 }"""),
     input_model=ListNotesInput,
     output_model=ListNotesOutput,
-    schema_checked=True,
     fingerprint="5f967246b8a8f6711e887cb9ea7d01b47837665c4f6cc07b20b38a8491391685",
 )
 
@@ -192,7 +191,6 @@ GET_NOTE_TOOL = ToolDef(
 }"""),
     input_model=GetNoteInput,
     output_model=Note,
-    schema_checked=True,
     errors={
         "not_found": NotFoundError,
     },
@@ -282,7 +280,6 @@ CREATE_NOTE_TOOL = ToolDef(
 }"""),
     input_model=CreateNoteInput,
     output_model=Note,
-    schema_checked=True,
     fingerprint="b7853fc30657ee8aab8cf487c9e51c0a45486e94e764b85ca31d5f4bbd1c2ae5",
 )
 
@@ -379,7 +376,6 @@ UPDATE_NOTE_TOOL = ToolDef(
 }"""),
     input_model=UpdateNoteInput,
     output_model=Note,
-    schema_checked=True,
     errors={
         "not_found": NotFoundError,
     },
@@ -419,7 +415,6 @@ DELETE_NOTE_TOOL = ToolDef(
   }
 }"""),
     input_model=DeleteNoteInput,
-    schema_checked=True,
     errors={
         "confirmation_declined": ConfirmationDeclinedError,
         "not_found": NotFoundError,
