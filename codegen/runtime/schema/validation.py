@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from ..wire.tools import ToolDef
+from .compiled import Check, compile_check
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
@@ -156,13 +157,37 @@ def _schema_validator(schema: Mapping[str, Any], formats: bool = False) -> Any:
 
 
 def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) -> list[dict[str, str]]:
-    """Violations of ``schema`` by ``value`` (empty list when valid; at most 10)."""
+    """Violations of ``schema`` by ``value`` (empty list when valid; at most 10).
+
+    The compiled check (:mod:`schema.compiled`) answers "valid" for the schemas it covers;
+    jsonschema walks the rest, and every value found invalid, to name the violations.
+    """
     validator = _schema_validator(schema, formats)
+    check = _compiled_check(schema, formats)
+    if check is not None:
+        try:
+            if check(value):
+                return []
+        except RecursionError:
+            pass
     try:
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     except LookupError as exc:  # a $ref the schema does not contain
         return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
     return [{"path": _path(list(e.absolute_path)), "message": _spec_patterns(e.message)} for e in errors[:10]]
+
+
+_CHECKS: dict[tuple[int, bool], tuple[Any, Check | None]] = {}
+
+
+def _compiled_check(schema: Mapping[str, Any], formats: bool) -> Check | None:
+    key = (id(schema), formats)
+    cached = _CHECKS.get(key)
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    check = compile_check(schema, formats)
+    _CHECKS[key] = (schema, check)
+    return check
 
 
 def _spec_patterns(message: str) -> str:
