@@ -43,6 +43,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..wire.errors import InvalidParamsError
+from ..wire.tools import canonical_json
 
 logger = logging.getLogger("mcp_codegen.server")
 
@@ -68,14 +69,9 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def canonical_json(value: Any) -> bytes:
-    """Deterministic JSON bytes (sorted keys, compact) for digests."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 def digest(value: Any) -> str:
     """Short SHA-256 digest of a JSON value (hex, 32 chars)."""
-    return hashlib.sha256(canonical_json(value)).hexdigest()[:32]
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:32]
 
 
 def _parse_key(text: str, where: str) -> bytes:
@@ -185,7 +181,7 @@ class Signer:
         body["aud"] = self.audience
         if ttl is not None:
             body["exp"] = int(time.time() + ttl) + 1
-        raw = canonical_json(body)
+        raw = canonical_json(body).encode()
         mac = hmac.new(self._keys[0], raw, hashlib.sha256).digest()
         return f"{_b64(raw)}.{_b64(mac)}"
 
