@@ -189,8 +189,9 @@ class JsonRpcSession:
             wait = min(deadlines) - now if deadlines else None
             if wait is not None and wait <= 0:
                 break
-            done, _ = await asyncio.wait({fut}, timeout=wait)
-            if done:
+            if wait is None:
+                return await fut
+            if await _settled_within(fut, wait, loop):
                 return fut.result()
         hard = timeouts.hard is not None and loop.time() >= pending.started + timeouts.hard
         await self._cancel_on_wire(rid, "timeout")
@@ -312,3 +313,24 @@ class JsonRpcSession:
 
     def pending_methods(self) -> list[str]:
         return [pending.method for pending in self._state.pending.values()]
+
+
+async def _settled_within(fut: asyncio.Future[Any], wait: float, loop: asyncio.AbstractEventLoop) -> bool:
+    """Wait up to ``wait`` seconds for ``fut`` without cancelling it (``asyncio.wait`` for
+    one future, without its task bookkeeping); True when it is done."""
+    if fut.done():
+        return True
+    waiter: asyncio.Future[None] = loop.create_future()
+
+    def wake(_: object = None) -> None:
+        if not waiter.done():
+            waiter.set_result(None)
+
+    fut.add_done_callback(wake)
+    timer = loop.call_later(wait, wake)
+    try:
+        await waiter
+    finally:
+        timer.cancel()
+        fut.remove_done_callback(wake)
+    return fut.done()

@@ -22,6 +22,8 @@ is tried once, at the first call.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -56,9 +58,29 @@ def _configured(trace: Any, metrics: Any) -> bool:
     """Whether the application installed a tracer or meter provider (checked per call: it
     may do so after the first request).  The API's own placeholders record nothing, and
     spans through them cost a tenth of a small call."""
-    tracing = not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
-    meters = metrics.get_meter_provider()
-    return tracing or not (isinstance(meters, metrics.NoOpMeterProvider) or type(meters).__name__ == "_ProxyMeterProvider")
+    probe = _PROBE.get(id(trace))
+    if probe is None:
+        probe = _PROBE[id(trace)] = _probe(trace, metrics)
+    return probe()
+
+
+_PROBE: dict[int, Callable[[], bool]] = {}
+
+
+def _probe(trace: Any, metrics: Any) -> Callable[[], bool]:
+    """The cheapest exact test: the API's globals when this version has them (the public
+    getters read the environment on every call), else the public getters."""
+    internal = sys.modules.get("opentelemetry.metrics._internal")
+    from_env = any(k in os.environ for k in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER"))
+    if not from_env and hasattr(trace, "_TRACER_PROVIDER") and hasattr(internal, "_METER_PROVIDER"):
+        return lambda: trace._TRACER_PROVIDER is not None or internal._METER_PROVIDER is not None
+
+    def public() -> bool:
+        tracing = not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+        meters = metrics.get_meter_provider()
+        return tracing or not (isinstance(meters, metrics.NoOpMeterProvider)
+                               or type(meters).__name__ == "_ProxyMeterProvider")
+    return public
 
 
 async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any]]) -> Any:

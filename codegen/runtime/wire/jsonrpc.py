@@ -149,7 +149,7 @@ def decode(line: bytes | str) -> Any:
     """
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = _DECODER.decode(text)
     except RecursionError as exc:
         raise ParseError("Parse error: JSON nested too deeply") from exc
     except (UnicodeDecodeError, ValueError) as exc:
@@ -180,6 +180,9 @@ def salvage_response_id(line: bytes | str) -> str | int | None:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one instance: json.loads with options builds one per call
 
 
 class LineBuffer:
