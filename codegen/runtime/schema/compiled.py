@@ -100,7 +100,7 @@ def _multiple(value: Any, divisor: int | float) -> bool:
     if isinstance(divisor, float):
         quotient = value / divisor
         try:
-            return int(quotient) == quotient
+            return bool(int(quotient) == quotient)
         except OverflowError:
             return (Fraction(value) / Fraction(divisor)).denominator == 1
     return not value % divisor

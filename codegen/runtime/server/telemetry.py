@@ -70,10 +70,10 @@ _PROBE: dict[int, Callable[[], bool]] = {}
 def _probe(trace: Any, metrics: Any) -> Callable[[], bool]:
     """The cheapest exact test: the API's globals when this version has them (the public
     getters read the environment on every call), else the public getters."""
-    internal = sys.modules.get("opentelemetry.metrics._internal")
+    internal: Any = sys.modules.get("opentelemetry.metrics._internal")
     from_env = any(k in os.environ for k in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER"))
     if not from_env and hasattr(trace, "_TRACER_PROVIDER") and hasattr(internal, "_METER_PROVIDER"):
-        return lambda: trace._TRACER_PROVIDER is not None or internal._METER_PROVIDER is not None
+        return lambda: bool(trace._TRACER_PROVIDER is not None or internal._METER_PROVIDER is not None)
 
     def public() -> bool:
         tracing = not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
