@@ -185,7 +185,8 @@ async def scenario(kind: str, server: Server, n: int, width: int,
     import httpx
 
     pid, port, url = server.proc.pid, server.port, server.url
-    limits = httpx.Limits(max_connections=width, max_keepalive_connections=width)
+    # idle pooled connections expire before uvicorn's 5 s keep-alive timeout closes them under us
+    limits = httpx.Limits(max_connections=width, max_keepalive_connections=width, keepalive_expiry=2.0)
     async with httpx.AsyncClient(limits=limits, timeout=30) as client:
         # warm-up: the same kind of connection, opened then closed
         if kind == "listen":
@@ -262,6 +263,15 @@ def _short(where: str) -> str:
     return where
 
 
+def _group(where: str) -> str:
+    """The package a source line belongs to (the first column of the summary)."""
+    for marker, name in (("/_runtime/", "generated runtime"), ("/uvicorn/", "uvicorn"), ("/h11/", "h11"),
+                         ("/asyncio/", "asyncio"), ("/json/", "json (parsed messages kept)")):
+        if marker in where:
+            return name
+    return "other"
+
+
 def traced(kind: str, gen: Path, env: dict[str, str], n: int, width: int, top: int) -> None:
     import pickle
 
@@ -283,6 +293,12 @@ def traced(kind: str, gen: Path, env: dict[str, str], n: int, width: int, top: i
     print(f"\n## {kind}: Python allocations that grew with {n:,} connections (tracemalloc, by line)")
     print(f"total {total / 2**20:+.2f} MB = {total / n / 1024:.1f} KB each "
           f"(RSS under tracing: {base:.1f} -> {loaded:.1f} MB)")
+    groups: dict[str, int] = {}
+    for where, size, _ in rows:
+        groups[_group(where)] = groups.get(_group(where), 0) + size
+    print(table(["allocated in", "KB each"], [[g, f"{size / n / 1024:.2f}"]
+                                              for g, size in sorted(groups.items(), key=lambda kv: -kv[1])]))
+    print()
     print(table(["where", "KB each", "blocks each"],
                 [[_short(w), f"{size / n / 1024:.2f}", f"{count / n:.1f}"] for w, size, count in rows[:top]]))
     print("\nlargest call stacks (innermost first, runtime frames only):")
@@ -342,6 +358,11 @@ def main() -> None:
                                     port, env, HERE)
                 try:
                     base, loaded, took = asyncio.run(scenario(kind, server, args.n, args.setup_connections))
+                except Exception:
+                    server.stop()
+                    print(f"{stack} server, {kind}: stderr tail:\n{server.proc.stderr.read().decode()[-3000:]}",  # type: ignore[union-attr]
+                          file=sys.stderr)
+                    raise
                 finally:
                     server.stop()
                 grow = loaded - base
