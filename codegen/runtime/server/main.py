@@ -167,6 +167,9 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--max-concurrency", type=int,
                         default=int(_env_number("MCP_CODEGEN_MAX_CONCURRENCY", defaults.max_concurrent_calls)),
                         help=f"tool calls running at once, server-wide (default {defaults.max_concurrent_calls})")
+    parser.add_argument("--max-listen-streams", type=int,
+                        default=int(_env_number("MCP_CODEGEN_MAX_LISTEN_STREAMS", defaults.max_listen_streams)),
+                        help=f"2026 subscriptions/listen streams open at once, server-wide (default {defaults.max_listen_streams})")
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
@@ -229,6 +232,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         unlimited = args.rate_limit <= 0
         settings = ServerSettings(
             page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
+            max_listen_streams=args.max_listen_streams,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
             state_key_file=args.state_key_file, state_audience=args.state_audience, redis_url=args.redis_url,

@@ -13,6 +13,9 @@ What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``,
   ``resourceSubscriptions``), each notification tagged with the stream's subscription id.  The
   acknowledgement names the subset honoured: list kinds the server declares, and the requested
   URIs it knows (fixed resources, or matching a template) when it offers subscriptions.
+  At most ``ServerSettings.max_listen_streams`` streams are open at once, server-wide: one more
+  is refused with ``-32603`` before its acknowledgement (each open stream holds a connection,
+  a task and its buffers: about 28 KB over HTTP, bench/bench_memory.py).
 
 Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
 process's listeners (:meth:`Notifications.deliver_change`), or with a change bus
@@ -30,10 +33,11 @@ from typing import Any, ClassVar
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
-from ..wire.errors import InvalidParamsError
+from ..wire.errors import InternalError, InvalidParamsError
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ToolDef
 from .connection import Connection
+from .settings import ServerSettings
 from .shared import ChangeBus
 
 JsonObject = dict[str, Any]
@@ -76,6 +80,7 @@ class Notifications:
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
     resource_subscribe: ClassVar[bool]
+    settings: ServerSettings
 
     def _init_notifications(self, bus: ChangeBus | None = None) -> None:
         #: Carries changes to the other replicas (None: this process only; :mod:`server.shared`).
@@ -86,6 +91,8 @@ class Notifications:
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._listeners: dict[tuple[Connection, jsonrpc.RequestId], _Listener] = {}
         self._listening_closed = False
+        #: listen requests past the cap check whose acknowledgement is being sent (they count too)
+        self._listen_opening = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -215,7 +222,12 @@ class Notifications:
 
     async def listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection) -> JsonObject:
         """Serve one ``subscriptions/listen``: acknowledge, stream what was asked, end with a result
-        when the server closes it (:meth:`close_subscriptions`)."""
+        when the server closes it (:meth:`close_subscriptions`).
+
+        Raises:
+            InvalidParamsError: a malformed filter.
+            InternalError: ``max_listen_streams`` streams are already open (nothing was sent).
+        """
         wanted = params.get("notifications", {})
         if not isinstance(wanted, dict):
             raise InvalidParamsError("Invalid params: notifications must be an object")
@@ -231,11 +243,18 @@ class Notifications:
             if self.resource_subscribe:
                 uris = frozenset(u for u in asked if self.knows_resource(u))
                 honoured["resourceSubscriptions"] = [u for u in dict.fromkeys(asked) if u in uris]
-        await conn.notify(
-            "notifications/subscriptions/acknowledged",
-            {"_meta": {p.META_SUBSCRIPTION_ID: rid}, "notifications": honoured},
-            related_to=rid,
-        )
+        cap = self.settings.max_listen_streams
+        if len(self._listeners) + self._listen_opening >= cap:
+            raise InternalError(f"Too many subscriptions/listen streams open (at most {cap}); retry later")
+        self._listen_opening += 1
+        try:
+            await conn.notify(
+                "notifications/subscriptions/acknowledged",
+                {"_meta": {p.META_SUBSCRIPTION_ID: rid}, "notifications": honoured},
+                related_to=rid,
+            )
+        finally:
+            self._listen_opening -= 1
         listener = _Listener(lists, uris)
         if self._listening_closed:
             listener.done.set()

@@ -24,6 +24,9 @@ class ServerSettings:
     max_depth: int = 64
     #: Tool calls running at once (server-wide); further calls wait for a slot.
     max_concurrent_calls: int = 64
+    #: 2026-07-28 ``subscriptions/listen`` streams open at once, server-wide (one more is
+    #: refused with -32603; each holds a connection: about 28 KB over HTTP).
+    max_listen_streams: int = 1000
     #: Seconds a tool call may take (waiting for a slot and for client input included).
     call_timeout: float = 300.0
     #: Token bucket per client: sustained tool calls per second, and burst size.
@@ -60,5 +63,7 @@ class ServerSettings:
             raise ValueError("page_size must be at least 1")
         if self.max_concurrent_calls < 1:
             raise ValueError("max_concurrent_calls must be at least 1")
+        if self.max_listen_streams < 1:
+            raise ValueError("max_listen_streams must be at least 1")
         if self.max_message_bytes < 1024:
             raise ValueError("max_message_bytes must be at least 1024")

@@ -54,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="seconds a client may take to send its request body")
     group.add_argument("--session-timeout", type=float, default=HttpSettings.session_idle_timeout,
                        help="idle lifetime of legacy sessions (seconds)")
+    group.add_argument("--max-sessions", type=int, default=HttpSettings.max_sessions,
+                       help=f"legacy sessions kept at once; the longest idle one makes room, 503 when none is idle "
+                            f"(default {HttpSettings.max_sessions})")
     group.add_argument("--replica-id", default=None, help="legacy: prefix of session ids for sticky routing "
                        "(default: $MCP_CODEGEN_REPLICA_ID; see docs/legacy-load-balancing.md)")
     group.add_argument("--workers", type=int, default=1,
@@ -88,6 +91,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
         sse_retry_ms=args.sse_retry_ms,
         body_timeout=args.body_timeout,
         session_idle_timeout=args.session_timeout,
+        max_sessions=args.max_sessions,
         replica_id=getattr(args, "replica_id", None),
         health_path=args.health_path or None,
         ready_path=args.ready_path or None,
