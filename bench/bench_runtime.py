@@ -11,12 +11,16 @@ The benchmark server is generated from ``bench/specs/bench.yaml`` into a tempora
 * the raw floor over stdio: a minimal newline-delimited JSON echo loop (``echo_server.py``)
   over the same kind of pipes;
 * concurrency 10 and 100 over HTTP (one client, N calls spread over k tasks);
+* for every HTTP row, the CPU each side spent per call: the client is this process
+  (``getrusage``), the server its own process (``/proc/PID/stat``); ``--only cpu`` runs just
+  HTTP sequential and concurrency 100, and ``--repeat R`` interleaves R runs of each stack
+  per HTTP row (medians reported; the order alternates between rounds);
 * a validation-heavy call (``ingest``: 50 orders x 5 lines, ~20 kB of nested JSON);
 * server memory over 100k in-process calls (RSS every 10k calls, after a GC; flat = no leak).
 
 Usage::
 
-    .venv/bin/python bench/bench_runtime.py [--quick] [--calls N] [--only stdio,inproc,http,...]
+    .venv/bin/python bench/bench_runtime.py [--quick] [--calls N] [--only stdio,inproc,http,...] [--repeat R]
 
 Every server process is started by this script and stopped by its PID (terminate, then kill).
 """
@@ -28,6 +32,7 @@ import asyncio
 import gc
 import os
 import platform
+import resource
 import shutil
 import socket
 import statistics
@@ -50,26 +55,64 @@ ERAS = {"modern": "2026-07-28", "legacy": "legacy"}  # our era name -> SDK clien
 # -- measurement ------------------------------------------------------------------------------
 
 class Stat:
-    def __init__(self, rate: float, lat: list[float]) -> None:
+    def __init__(self, rate: float, lat: list[float], cpu: tuple[float, float, float] | None = None) -> None:
         lat = sorted(lat)
         self.rate = rate
         self.p50 = lat[len(lat) // 2] * 1000
         self.p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        #: (client CPU s, server CPU s, wall s) over the measured calls, when the server's PID was given.
+        self.cpu = cpu
+        self.calls = len(lat)
 
 
-async def sequential(call: Callable[[], Awaitable[Any]], n: int, warmup: int = 50) -> Stat:
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def own_cpu() -> float:
+    """User + system CPU seconds of this process (the client) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Meter:
+    """CPU of this process (the client) and of a server process, between start() and stop()."""
+
+    def __init__(self, server_pid: int | None) -> None:
+        self.pid = server_pid
+
+    def start(self) -> None:
+        self.begin = (own_cpu(), process_cpu(self.pid) if self.pid else 0.0, time.perf_counter())
+
+    def stop(self) -> tuple[float, float, float] | None:
+        if not self.pid:
+            return None
+        client, server, wall = self.begin
+        return own_cpu() - client, process_cpu(self.pid) - server, time.perf_counter() - wall
+
+
+async def sequential(call: Callable[[], Awaitable[Any]], n: int, warmup: int = 50, meter: Meter | None = None) -> Stat:
+    meter = meter or Meter(None)
     for _ in range(warmup):
         await call()
     lat = []
+    meter.start()
     start = time.perf_counter()
     for _ in range(n):
         t = time.perf_counter()
         await call()
         lat.append(time.perf_counter() - t)
-    return Stat(n / (time.perf_counter() - start), lat)
+    return Stat(n / (time.perf_counter() - start), lat, meter.stop())
 
 
-async def concurrent(call: Callable[[], Awaitable[Any]], n: int, tasks: int, warmup: int = 50) -> Stat:
+async def concurrent(call: Callable[[], Awaitable[Any]], n: int, tasks: int, warmup: int = 50,
+                     meter: Meter | None = None) -> Stat:
+    meter = meter or Meter(None)
     for _ in range(warmup):
         await call()
     lat: list[float] = []
@@ -80,9 +123,10 @@ async def concurrent(call: Callable[[], Awaitable[Any]], n: int, tasks: int, war
             await call()
             lat.append(time.perf_counter() - t)
 
+    meter.start()
     start = time.perf_counter()
     await asyncio.gather(*(worker(n // tasks) for _ in range(tasks)))
-    return Stat(len(lat) / (time.perf_counter() - start), lat)
+    return Stat(len(lat) / (time.perf_counter() - start), lat, meter.stop())
 
 
 # -- processes --------------------------------------------------------------------------------
@@ -183,7 +227,7 @@ class Bench:
         return Server([sys.executable, str(HERE / "sdk_server.py"), "--http", "--port", str(port)], port, self.env, HERE)
 
     async def run(self, stack: str, transport: str, era: str, tool: str = "add", tasks: int = 1,
-                  url: str | None = None, n: int | None = None) -> Stat:
+                  url: str | None = None, n: int | None = None, server_pid: int | None = None) -> Stat:
         n = n or self.calls
         client = (self.ours_client if stack == "ours" else self.sdk_client)(transport, era, url)
         async with client as c:
@@ -208,8 +252,8 @@ class Bench:
                     assert not res.is_error, res
 
             if tasks == 1:
-                return await sequential(call, n)
-            return await concurrent(call, n, tasks)
+                return await sequential(call, n, meter=Meter(server_pid))
+            return await concurrent(call, n, tasks, meter=Meter(server_pid))
 
     # raw floor
     async def raw_echo(self) -> Stat:
@@ -267,6 +311,25 @@ def generate(tmp: Path) -> Path:
     return gen
 
 
+def combine(stats: list[Stat]) -> Stat:
+    """Repeated runs of one row: median rate, p50 and p99; CPU and wall summed."""
+    out = stats[0]
+    if len(stats) > 1:
+        out.rate, out.p50, out.p99 = (statistics.median(getattr(s, k) for s in stats) for k in ("rate", "p50", "p99"))
+        cpus = [s.cpu for s in stats if s.cpu is not None]
+        out.cpu = tuple(sum(c[i] for c in cpus) for i in range(3)) if cpus else None  # type: ignore[assignment]
+        out.calls = sum(s.calls for s in stats)
+    return out
+
+
+def cpu_cells(stat: Stat) -> list[str]:
+    if stat.cpu is None:
+        return ["", "", "", ""]
+    client, server, wall = stat.cpu
+    return [f"{1e6 * client / stat.calls:,.0f}", f"{1e6 * server / stat.calls:,.0f}",
+            f"{100 * client / wall:.0f}%", f"{100 * server / wall:.0f}%"]
+
+
 def fmt(stat: Stat) -> list[str]:
     return [f"{stat.rate:,.0f}", f"{stat.p50:.3f}", f"{stat.p99:.3f}"]
 
@@ -276,7 +339,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer calls (a rough figure in ~1 minute)")
     parser.add_argument("--calls", type=int, default=None, help="sequential calls per measurement")
     parser.add_argument("--only", default="inproc,stdio,http,concurrency,heavy,memory",
-                        help="comma-separated parts to run")
+                        help="comma-separated parts to run (also: cpu = HTTP sequential and concurrency 100 only, "
+                             "with the CPU table)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="HTTP rows: runs per stack, interleaved with the SDK's (medians are reported)")
     args = parser.parse_args()
     calls = args.calls or (300 if args.quick else 2000)
     parts = set(args.only.split(","))
@@ -308,21 +374,30 @@ def main() -> None:
                     add_rows(transport, era, ours, sdk, floor if transport == "stdio" else None)
                     if transport == "inproc":  # the SDK has one in-process path: the same reference
                         add_rows("inproc, zero-copy", era, asyncio.run(bench.run("ours", "inproc-zc", era)), sdk)
-        http_parts = parts & {"http", "concurrency"}
+        http_parts = parts & {"http", "concurrency", "cpu"}
+        cpu_rows: list[list[object]] = []
         if http_parts:
             ours_srv, sdk_srv = bench.ours_http_server(), bench.sdk_http_server()
+
+            def measure(era: str, tasks: int, n: int) -> tuple[Stat, Stat]:
+                """Ours and the SDK's, interleaved ``--repeat`` times (the order alternates)."""
+                runs: dict[str, list[Stat]] = {"ours": [], "sdk": []}
+                for r in range(args.repeat):
+                    for stack in (("ours", "sdk") if r % 2 == 0 else ("sdk", "ours")):
+                        srv = ours_srv if stack == "ours" else sdk_srv
+                        runs[stack].append(asyncio.run(bench.run(stack, "http", era, tasks=tasks, url=srv.url, n=n,
+                                                                 server_pid=srv.proc.pid)))
+                return combine(runs["ours"]), combine(runs["sdk"])
+
             try:
                 for era in ERAS:
-                    if "http" in parts:
-                        ours = asyncio.run(bench.run("ours", "http", era, url=ours_srv.url))
-                        sdk = asyncio.run(bench.run("sdk", "http", era, url=sdk_srv.url))
-                        add_rows("http", era, ours, sdk)
-                    if "concurrency" in parts:
-                        for tasks in (10, 100):
-                            n = max(calls, tasks * 10)
-                            ours = asyncio.run(bench.run("ours", "http", era, tasks=tasks, url=ours_srv.url, n=n))
-                            sdk = asyncio.run(bench.run("sdk", "http", era, tasks=tasks, url=sdk_srv.url, n=n))
-                            add_rows(f"http, concurrency {tasks}", era, ours, sdk)
+                    levels = ([1] if parts & {"http", "cpu"} else []) + ([10] if "concurrency" in parts else []) \
+                        + ([100] if parts & {"concurrency", "cpu"} else [])
+                    for tasks in levels:
+                        ours, sdk = measure(era, tasks, calls if tasks == 1 else max(calls, tasks * 10))
+                        label = "http" if tasks == 1 else f"http, concurrency {tasks}"
+                        add_rows(label, era, ours, sdk)
+                        cpu_rows += [[label, era, "generated", *cpu_cells(ours)], [label, era, "mcp SDK (reference)", *cpu_cells(sdk)]]
             finally:
                 ours_srv.stop()
                 sdk_srv.stop()
@@ -337,6 +412,10 @@ def main() -> None:
                     add_rows("inproc zero-copy, ingest 20 kB", "modern", zero, sdk)
         print("\n## round trips")
         print(table(["transport", "era", "stack", "calls/s", "p50 ms", "p99 ms", "ratio"], rows))
+        if cpu_rows:
+            print("\n## HTTP: CPU per call (client: this process, getrusage; server: /proc/PID/stat), "
+                  "and each side's CPU use over the measured wall time (100% = one core busy)")
+            print(table(["transport", "era", "stack", "client us/call", "server us/call", "client CPU", "server CPU"], cpu_rows))
         if "memory" in parts:
             total = 20_000 if args.quick else 100_000
             samples = asyncio.run(bench.memory(total, total // 10))

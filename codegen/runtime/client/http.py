@@ -1,6 +1,8 @@
-"""Streamable HTTP client transport (both eras), built on httpx (an optional extra).
+"""Streamable HTTP client transport (both eras), needing httpx (an optional extra).
 
 ``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
+Requests go through the lean h11 pool of ``client/http_conn.py``, or through httpx when an
+``httpx.AsyncClient`` is given or the environment names a proxy (OAuth requests: httpx).
 Use it through ``Client.http(url, ...)`` (see the ``client`` package) or directly::
 
     transport = HttpTransport("http://127.0.0.1:8000/mcp", bearer_token="...", headers={...})
@@ -41,10 +43,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import json
 import logging
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ from ..wire import protocol as p
 from ..wire.errors import ParseError
 from ..wire.sse import SseError, SseParser
 from .headers import HeaderPlan
+from .http_conn import PooledHttp, remember_missing_sniffio, usable_for
 from .http_legacy import LB_HINT, LegacySession, SessionRenewalError, session_lost
 from .oauth_metadata import OAuthError
 from .transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
@@ -64,18 +65,11 @@ if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
 
 logger = logging.getLogger("mcp_codegen.client.http")
 
-#: Connections kept to the server, busy or idle.  httpx keeps only 20 idle by default, so
-#: with more calls in flight most answers closed their connection and the next call opened
-#: a new one (TCP handshake, TIME_WAIT); keeping as many idle as may be open avoids that.
+#: Connections kept to the server, busy or idle (httpx keeps only 20 idle by default: with more
+#: calls in flight most answers closed their connection and the next call opened a new one).
 MAX_CONNECTIONS = 100
-
-
-def _remember_missing_sniffio() -> None:
-    """Make a failed ``import sniffio`` cheap: httpcore 1.x tries it for every lock, event and
-    shield it creates, and without sniffio each try searched ``sys.path`` (a quarter of the client's
-    CPU at 100 concurrent calls); a ``None`` in ``sys.modules`` fails at once, with the same ImportError."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
+#: Seconds an SSE response stream is read on after its response, for the server to end it.
+SSE_DRAIN_SECONDS = 0.25
 
 
 class HttpTransport(ClientTransport):
@@ -127,7 +121,10 @@ class HttpTransport(ClientTransport):
         #: The legacy session: its id, renewals after 404, GET streams.
         self.legacy = LegacySession(self)
         self._given_client = client
-        self._http: httpx.AsyncClient | None = client
+        #: The HTTP client: the one given, else :class:`~client.http_conn.PooledHttp` (httpx's
+        #: ``AsyncClient`` when the environment names a proxy); both offer the same calls.
+        self._http: Any = client
+        self._oauth_http: httpx.AsyncClient | None = client
         self._requests: dict[Any, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._list_ids: set[Any] = set()
@@ -150,21 +147,25 @@ class HttpTransport(ClientTransport):
     # -- lifecycle -------------------------------------------------------------------------
     async def start(self, sink: MessageSink) -> None:
         await super().start(sink)
-        if self._http is None:
+        if self._http is None or (self._auth is not None and self._oauth_http is None):
             try:
                 import httpx
             except ImportError:  # pragma: no cover - optional extra
                 raise RuntimeError("the HTTP client transport needs httpx: pip install httpx") from None
-            _remember_missing_sniffio()
-            self._http = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
-                follow_redirects=False,
-                limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
-            )
+            remember_missing_sniffio()
+            if self._http is None and usable_for(self.url):  # the lean pool (client/http_conn.py)
+                self._http = PooledHttp(timeout=self.timeout, read_timeout=self.read_timeout, max_connections=MAX_CONNECTIONS)
+            if self._http is None or self._auth is not None:  # OAuth discovery and token requests use httpx
+                self._oauth_http = httpx.AsyncClient(
+                    timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
+                    follow_redirects=False,
+                    limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
+                )
+                self._http = self._http or self._oauth_http
         if self._auth is not None and self.oauth is None:
             from .oauth import OAuthFlow
 
-            self.oauth = OAuthFlow(self._auth, self.url, self._http)
+            self.oauth = OAuthFlow(self._auth, self.url, self._oauth_http)  # type: ignore[arg-type]  # set above
 
     async def aclose(self) -> None:
         if self._closing:
@@ -182,9 +183,9 @@ class HttpTransport(ClientTransport):
                     await asyncio.wait_for(
                         self._http.delete(self.url, headers=self._base_headers(legacy=True)), 2.0
                     )
-            if self._given_client is None:
+            for owned in {self._http, self._oauth_http} - {None, self._given_client}:
                 with contextlib.suppress(Exception):
-                    await self._http.aclose()
+                    await owned.aclose()
         self._report_closed("transport closed")
 
     def set_protocol(self, era: str, version: str) -> None:
@@ -412,18 +413,20 @@ class HttpTransport(ClientTransport):
         parser = SseParser(self.max_message_bytes)
         got = False
         try:
-            async for chunk in resp.aiter_bytes():
-                for event in parser.feed(chunk):
-                    if not event.data.strip():
-                        continue  # priming event
-                    message = parse_incoming(event.data)  # an unreadable response fails its call
-                    if message is None:
-                        continue
-                    if isinstance(message, dict) and message.get("id") == rid and "method" not in message:
-                        got = True
-                    await self._deliver(self._filter(message))
-                if got:
-                    break
+            async with asyncio.timeout(None) as limit:
+                async for chunk in resp.aiter_bytes():
+                    for event in parser.feed(chunk):
+                        if not event.data.strip():
+                            continue  # priming event
+                        message = parse_incoming(event.data)  # an unreadable response fails its call
+                        if message is None:
+                            continue
+                        if not got and isinstance(message, dict) and message.get("id") == rid and "method" not in message:
+                            got = True  # read on briefly: a stream read to its end leaves its connection reusable
+                            limit.reschedule(asyncio.get_running_loop().time() + SSE_DRAIN_SECONDS)
+                        await self._deliver(self._filter(message))
+        except TimeoutError:
+            pass  # the server kept the stream open after the response: its connection is closed
         except (httpx.HTTPError, OSError) as exc:
             logger.debug("SSE stream broke: %r", exc)
         return got, parser.last_event_id, parser.retry_ms
@@ -434,9 +437,7 @@ def _encode(message: JsonMessage) -> bytes:
 
 
 def _describe(message: JsonMessage) -> str:
-    if isinstance(message, dict):
-        return str(message.get("method") or "response")
-    return "batch"
+    return str(message.get("method") or "response") if isinstance(message, dict) else "batch"
 
 
 __all__ = ["HttpTransport"]
