@@ -166,7 +166,7 @@ async def _answered_plainly(
     True when the exchange is over: answered without SSE, or the client left.
     """
     while not gone.is_set() and not stream.done and not (sse_ok and stream.events):
-        await stream.wait(settings.keepalive)
+        await stream.wait(None)  # woken by an event, the end or the client leaving: no timer needed
     if gone.is_set():
         return True
     if not sse_ok or (stream.final and len(stream.events) == 1):

@@ -96,6 +96,9 @@ class EventStream:
     async def wait(self, timeout: float | None) -> bool:
         """Wait for news (call right after checking there is none); False on timeout."""
         self._changed.clear()
+        if timeout is None:
+            await self._changed.wait()
+            return True
         try:
             async with asyncio.timeout(timeout):
                 await self._changed.wait()
