@@ -251,3 +251,41 @@ def test_the_transport_uses_the_pool_unless_a_proxy_is_configured(peer: str, mon
     assert usable_for(f"{peer}/mcp") and run(kind()) == "PooledHttp"
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert not usable_for(f"{peer}/mcp") and run(kind()) == "AsyncClient"
+
+
+@pytest.mark.parametrize("server", ["generated", "sdk"])
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_sequential_calls_reuse_their_connections(server: str, era: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Legacy answers come as SSE streams: the client reads each to its end (the server closes
+    it after the response), so the connection is reused, as for 2026's JSON answers.  The
+    response is delivered before the stream's last bytes are read, so the next call may find
+    that connection still busy and open a second one; after that both are reused."""
+    from http_support import ROOT, ServerProcess
+
+    from codegen.runtime.client import ClientBase
+
+    connects: list[Any] = []
+    original = PooledHttp._connect
+
+    async def counting(self: PooledHttp, origin: Any) -> Any:
+        connects.append(origin.key)
+        return await original(self, origin)
+
+    monkeypatch.setattr(PooledHttp, "_connect", counting)
+    if server == "generated":
+        proc = ServerProcess.weather()
+    else:
+        port = free_port()
+        proc = ServerProcess([str(ROOT / "tests" / "support" / "sdk_weather_http_server.py"), "--port", str(port)], port=port)
+
+    async def main() -> None:
+        async with ClientBase.http(proc.url, era=era, audit=None) as client:
+            for _ in range(30):
+                out = await client.call_raw("get_weather", {"location": "Paris", "unit": "celsius"})
+                assert not out.isError
+
+    try:
+        run(main())
+    finally:
+        proc.stop()
+    assert len(connects) <= 2, connects  # one per call before legacy streams were read to their end
