@@ -88,15 +88,19 @@ class Session:
         """Forget finished streams nobody can resume any more: JSON-answered ones, those
         finished longer than ``replay_ttl`` ago, and the oldest beyond ``_KEPT_STREAMS`` or
         beyond ``max_replay_bytes`` of kept events (bounded memory per session)."""
-        now = time.monotonic()
-        kept_bytes = 0
-        for number, stream in reversed(list(self.streams.items())):  # newest first
+        horizon = time.monotonic() - self.replay_ttl
+        kept_bytes, budget, gone = 0, self.max_replay_bytes, []
+        for stream in reversed(self.streams.values()):  # newest first; one pass, runs for every request
             if not stream.done:
                 continue
-            expired = stream.finished_at is not None and now - stream.finished_at > self.replay_ttl
-            kept_bytes += 0 if stream.json_only or expired else stream.weight()
-            if stream.json_only or expired or kept_bytes > self.max_replay_bytes:
-                del self.streams[number]
+            if stream.json_only or (stream.finished_at is not None and stream.finished_at < horizon):
+                gone.append(stream.number)
+                continue
+            kept_bytes += stream.written_bytes or stream.weight()
+            if kept_bytes > budget:
+                gone.append(stream.number)
+        for number in gone:
+            del self.streams[number]
         while len(self.streams) > _KEPT_STREAMS:
             oldest = next(iter(self.streams.values()))
             if not oldest.done:
