@@ -7,6 +7,7 @@ accepted connection carried it, so reuse is observed from the server's side:
 * keep-alive: sequential requests share one connection; 2 concurrent requests use 2;
 * ``Connection: close``, a close-delimited body and a peer that closes an idle connection
   never break the next request (it takes a new connection);
+* cookies the server sets are sent back on later requests (path rules applied);
 * chunked bodies are joined; an oversized response head, a peer that closes without an
   answer and an unreachable port fail with httpx's exception classes;
 * ``max_connections``: a request beyond the limit waits, and fails with ``PoolTimeout`` when
@@ -52,7 +53,8 @@ async def handle(reader, writer):
             headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
             body = await reader.readexactly(int(headers.get("content-length", "0")))
             answer = json.dumps({"conn": me, "method": method, "body": body.decode(), "closed": closed,
-                                 "ua": headers.get("user-agent"), "host": headers.get("host")}).encode()
+                                 "ua": headers.get("user-agent"), "host": headers.get("host"),
+                                 "cookie": headers.get("cookie")}).encode()
             if path == "/close":
                 writer.write(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(answer), answer))
                 await writer.drain(); writer.close(); return
@@ -73,6 +75,10 @@ async def handle(reader, writer):
                 closed.append(me); return
             if path == "/bighead":
                 writer.write(b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 100000 + b"\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain(); continue
+            if path == "/cookie":
+                writer.write(b"HTTP/1.1 200 OK\r\nset-cookie: affinity=abc; Path=/\r\nset-cookie: other=1; Path=/nope\r\n"
+                             b"content-length: %d\r\n\r\n%s" % (len(answer), answer))
                 await writer.drain(); continue
             if path == "/nothing":
                 writer.close(); return
@@ -152,6 +158,19 @@ def test_a_connection_the_server_ends_is_not_reused(peer: str, path: str) -> Non
             second = await get_json(pool, f"{peer}/ok")
             assert second["conn"] != first["conn"]
             assert pool._open == 1  # the closed one was let go
+        finally:
+            await pool.aclose()
+
+    run(main())
+
+
+def test_cookies_set_by_the_server_are_sent_back(peer: str) -> None:
+    async def main() -> None:
+        pool = PooledHttp(timeout=5, read_timeout=None, max_connections=10)
+        try:
+            assert (await get_json(pool, f"{peer}/ok"))["cookie"] is None
+            assert (await get_json(pool, f"{peer}/cookie"))["cookie"] is None
+            assert (await get_json(pool, f"{peer}/ok"))["cookie"] == "affinity=abc"  # not the one for /nope
         finally:
             await pool.aclose()
 

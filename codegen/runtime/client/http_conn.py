@@ -7,6 +7,8 @@ calls in flight); and, even for one call at a time, httpx's request and response
 cookie extraction, URL merging and anyio wrappers cost about four times the HTTP/1.1
 protocol work itself.  :class:`PooledHttp` keeps that work and drops the rest:
 
+* cookies a server sets are sent back (``http.cookiejar`` rules, as httpx does), so
+  cookie-based load-balancer affinity keeps working;
 * the protocol is **h11** (what httpcore uses): request framing, header validation,
   response parsing, ``Content-Length`` / chunked / close-delimited bodies, keep-alive rules,
   and its limit on the size of a response head;
@@ -175,6 +177,39 @@ class _Streaming:
             await self.response.aclose()
 
 
+class _Cookies:
+    """The cookies servers set (a load balancer's affinity cookie, say), sent back as httpx's
+    client would: the stdlib's ``http.cookiejar`` rules (domain, path, expiry, ``Secure``).
+    Created on the first ``Set-Cookie``, so a server that sets none costs nothing."""
+
+    def __init__(self) -> None:
+        import http.cookiejar
+
+        self.jar = http.cookiejar.CookieJar()
+
+    def extract(self, url: str, raw_headers: Any) -> None:
+        import email.message
+        import urllib.request
+
+        message = email.message.Message()
+        for name, value in raw_headers:
+            message[name.decode("latin-1")] = value.decode("latin-1")
+
+        class _Answer:
+            def info(self) -> email.message.Message:
+                return message
+
+        self.jar.extract_cookies(_Answer(), urllib.request.Request(url))  # type: ignore[arg-type]
+
+    def header_for(self, url: str) -> list[tuple[str, str]]:
+        import urllib.request
+
+        request = urllib.request.Request(url)
+        self.jar.add_cookie_header(request)
+        cookie = request.get_header("Cookie")
+        return [("cookie", cookie)] if cookie else []
+
+
 class PooledHttp:
     """Keep-alive HTTP/1.1 connections (see the module docstring).
 
@@ -194,6 +229,7 @@ class PooledHttp:
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._ssl: ssl.SSLContext | None = None
         self._closed = False
+        self._cookies: _Cookies | None = None
 
     # -- the httpx.AsyncClient subset -----------------------------------------------------------
     def stream(self, method: str, url: str, *, content: bytes = b"", headers: Mapping[str, str] | None = None) -> _Streaming:
@@ -240,6 +276,8 @@ class PooledHttp:
         for name, value in (headers or {}).items():
             if name.lower() not in ("host", "content-length"):
                 fields.append((name, value))
+        if self._cookies is not None:
+            fields += self._cookies.header_for(url)
         conn = await self._acquire(origin)
         try:
             try:
@@ -270,6 +308,9 @@ class PooledHttp:
         for raw_name, raw_value in event.headers:
             name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
             received[name] = f"{received[name]}, {value}" if name in received else value
+        if "set-cookie" in received:
+            self._cookies = self._cookies or _Cookies()
+            self._cookies.extract(url, event.headers)
         reason = event.reason.decode("latin-1") if event.reason else ""
         return Response(self, conn, origin, event.status_code, reason, received, self.read_timeout)
 
