@@ -52,7 +52,7 @@ async def handle(reader, writer):
             method, path, _ = lines[0].split(" ")
             headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
             body = await reader.readexactly(int(headers.get("content-length", "0")))
-            answer = json.dumps({"conn": me, "method": method, "body": body.decode(), "closed": closed,
+            answer = json.dumps({"conn": me, "method": method, "target": path, "body": body.decode(), "closed": closed,
                                  "ua": headers.get("user-agent"), "host": headers.get("host"),
                                  "cookie": headers.get("cookie")}).encode()
             if path == "/close":
@@ -82,6 +82,7 @@ async def handle(reader, writer):
                 await writer.drain(); continue
             if path == "/nothing":
                 writer.close(); return
+            path = path.split("?")[0]
             if path.startswith("/slow"):
                 await asyncio.sleep(float(path.split("/")[2]))
             writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
@@ -139,6 +140,7 @@ def test_keep_alive_reuses_one_connection_and_sends_the_request_whole(peer: str)
             assert len({a["conn"] for a in both}) == 2  # concurrent requests: two connections
             again = await asyncio.gather(get_json(pool, f"{peer}/ok"), get_json(pool, f"{peer}/ok"))
             assert {a["conn"] for a in again} <= {a["conn"] for a in [*answers, *both]}  # both kept idle, reused
+            assert (await get_json(pool, f"{peer}/ok?a=1&b=%20"))["target"] == "/ok?a=1&b=%20"
             resp = await pool.post(f"{peer}/ok", content=b"x")
             assert json.loads(resp.content)["body"] == "x"
             assert (await pool.delete(f"{peer}/ok")).status_code == 200
@@ -268,6 +270,7 @@ def test_the_transport_uses_the_pool_unless_a_proxy_is_configured(peer: str, mon
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     assert usable_for(f"{peer}/mcp") and run(kind()) == "PooledHttp"
+    assert not usable_for(f"http://user:secret@{peer.removeprefix('http://')}/mcp")  # httpx: basic auth
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert not usable_for(f"{peer}/mcp") and run(kind()) == "AsyncClient"
 

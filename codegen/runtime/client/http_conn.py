@@ -50,10 +50,13 @@ _USER_AGENT = "mcp-codegen"
 
 
 def usable_for(url: str) -> bool:
-    """Whether :class:`PooledHttp` can serve ``url``: http(s), no proxy in the environment, h11 present."""
-    scheme = url.split(":", 1)[0].lower()
-    if scheme not in ("http", "https"):
-        return False
+    """Whether :class:`PooledHttp` can serve ``url``: http(s) without credentials in it, no proxy
+    in the environment, h11 present."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        return False  # credentials in the URL: httpx turns them into basic auth
     proxies = urllib.request.getproxies()
     if any(proxies.get(k) for k in ("http", "https", "all")):
         return False
@@ -77,7 +80,9 @@ class Headers(dict[str, str]):
 
 
 class _Origin:
-    __slots__ = ("host", "port", "tls", "authority", "key")
+    """Where a URL's requests go: the connection key, the ``Host`` value and the request target."""
+
+    __slots__ = ("host", "port", "tls", "authority", "key", "target")
 
     def __init__(self, url: str) -> None:
         from urllib.parse import urlsplit
@@ -91,6 +96,7 @@ class _Origin:
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.authority = host if parts.port is None else f"{host}:{parts.port}"
         self.key = (self.tls, self.host, self.port)
+        self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 class _Connection:
@@ -268,10 +274,9 @@ class PooledHttp:
 
         origin = self._origins.get(url)
         if origin is None:
+            if len(self._origins) >= 64:  # the transport uses one URL; stay bounded anyway
+                self._origins.clear()
             origin = self._origins[url] = _Origin(url)
-        target = url.split("://", 1)[1]
-        slash = target.find("/")
-        target = target[slash:] if slash >= 0 else "/"
         fields = [("host", origin.authority), ("user-agent", _USER_AGENT), ("content-length", str(len(content)))]
         for name, value in (headers or {}).items():
             if name.lower() not in ("host", "content-length"):
@@ -281,7 +286,7 @@ class PooledHttp:
         conn = await self._acquire(origin)
         try:
             try:
-                data = conn.h11.send(h11.Request(method=method, target=target, headers=fields))
+                data = conn.h11.send(h11.Request(method=method, target=origin.target, headers=fields))
                 if content:
                     data += conn.h11.send(h11.Data(data=content))
                 data += conn.h11.send(h11.EndOfMessage())
