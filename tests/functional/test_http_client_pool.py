@@ -80,6 +80,15 @@ async def handle(reader, writer):
                 writer.write(b"HTTP/1.1 200 OK\r\nset-cookie: affinity=abc; Path=/\r\nset-cookie: other=1; Path=/nope\r\n"
                              b"content-length: %d\r\n\r\n%s" % (len(answer), answer))
                 await writer.drain(); continue
+            if path == "/sse-open":  # a response on an SSE stream the server leaves open
+                rid = json.loads(body)["id"]
+                event = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}}).encode()
+                data = b"data: " + event + b"\n\n"
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                             + b"%x\r\n%s\r\n" % (len(data), data))
+                await writer.drain()
+                await reader.read()
+                closed.append(me); return
             if path == "/nothing":
                 writer.close(); return
             path = path.split("?")[0]
@@ -249,6 +258,36 @@ def test_an_abandoned_response_closes_its_connection(peer: str) -> None:
             assert after["conn"] not in after["closed"]
         finally:
             await pool.aclose()
+
+    run(main())
+
+
+def test_a_stream_left_open_after_its_response(peer: str) -> None:
+    """The response is delivered at once; the client reads on for ``SSE_DRAIN_SECONDS`` (the
+    server SHOULD end the stream), then closes that connection instead of reusing it."""
+    from codegen.runtime.client.http import SSE_DRAIN_SECONDS
+
+    async def main() -> None:
+        transport = HttpTransport(f"{peer}/sse-open")
+        got: list[Any] = []
+        arrived = asyncio.Event()
+
+        class Sink:
+            async def deliver(self, message: Any) -> None:
+                got.append((message, transport._http._open))  # the stream still open: not held back
+                arrived.set()
+
+            def closed(self, error: Any) -> None: ...
+
+        await transport.start(Sink())
+        try:
+            await transport.send({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}})
+            await asyncio.wait_for(arrived.wait(), 10)
+            assert got == [({"jsonrpc": "2.0", "id": 7, "result": {"tools": []}}, 1)]
+            await asyncio.sleep(SSE_DRAIN_SECONDS + 0.5)
+            assert transport._http._open == 0  # given up on, closed
+        finally:
+            await transport.aclose()
 
     run(main())
 

@@ -68,8 +68,9 @@ logger = logging.getLogger("mcp_codegen.client.http")
 #: Connections kept to the server, busy or idle (httpx keeps only 20 idle by default: with more
 #: calls in flight most answers closed their connection and the next call opened a new one).
 MAX_CONNECTIONS = 100
-#: Seconds an SSE response stream is read on after its response, for the server to end it.
-SSE_DRAIN_SECONDS = 0.25
+#: Seconds an SSE response stream is read on after its response, for the server to end it (it
+#: SHOULD; then the connection is reused).  Generous: a busy client may read the end late.
+SSE_DRAIN_SECONDS = 1.0
 
 
 class HttpTransport(ClientTransport):
