@@ -14,6 +14,7 @@ accepted connection carried it, so reuse is observed from the server's side:
   none frees up in time; a slow answer fails with ``ReadTimeout``;
 * a response abandoned before its end closes its connection (the peer sees the close),
   and that connection is not reused;
+* https checks the server's certificate with httpx's TLS context (``SSL_CERT_FILE`` honoured);
 * the transport picks this pool by default, and httpx when the environment names a proxy.
 """
 
@@ -103,7 +104,12 @@ async def handle(reader, writer):
 
 
 async def main():
-    server = await asyncio.start_server(handle, "127.0.0.1", int(sys.argv[1]))
+    tls = None
+    if len(sys.argv) > 2:  # certificate and key: serve TLS
+        import ssl
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(sys.argv[2], sys.argv[3])
+    server = await asyncio.start_server(handle, "127.0.0.1", int(sys.argv[1]), ssl=tls)
     async with server:
         await server.serve_forever()
 
@@ -120,6 +126,64 @@ def peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         wait_port(port, proc=proc)
         yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_pid(proc)
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (and its key), valid for a day."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_https_verifies_the_certificate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLS with httpx's context: a certificate trusted through ``SSL_CERT_FILE`` is accepted
+    (and the connection reused); without it the same server is refused."""
+    cert, key = _self_signed(tmp_path)
+    script = tmp_path / "peer.py"
+    script.write_text(PEER, "utf-8")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(script), str(port), str(cert), str(key)])
+
+    async def main(trusted: bool) -> None:
+        pool = PooledHttp(timeout=5, read_timeout=None, max_connections=10)
+        try:
+            if not trusted:
+                with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                    await get_json(pool, f"https://127.0.0.1:{port}/ok")
+                return
+            first, second = await get_json(pool, f"https://127.0.0.1:{port}/ok"), await get_json(pool, f"https://127.0.0.1:{port}/ok")
+            assert first["conn"] == second["conn"] and first["host"] == f"127.0.0.1:{port}"
+        finally:
+            await pool.aclose()
+
+    try:
+        wait_port(port, proc=proc)
+        monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        run(main(trusted=True))
+        monkeypatch.delenv("SSL_CERT_FILE")
+        run(main(trusted=False))
     finally:
         stop_pid(proc)
 

@@ -23,7 +23,8 @@ protocol work itself.  :class:`PooledHttp` keeps that work and drops the rest:
 * errors are httpx's exception classes (``ConnectError``, ``ConnectTimeout``, ``ReadError``,
   ``ReadTimeout``, ``WriteError``, ``WriteTimeout``, ``RemoteProtocolError``,
   ``PoolTimeout``), so the transport handles both clients alike; https uses
-  ``httpx.create_ssl_context()`` (httpx's own defaults, ``SSL_CERT_FILE`` included).
+  ``httpx.create_ssl_context()`` (httpx's own defaults, ``SSL_CERT_FILE`` included; the
+  stdlib's default context with an httpx that lacks it).
 
 It offers the subset of ``httpx.AsyncClient`` the transport uses: ``stream(...)`` (an async
 context manager yielding a response with ``status_code``, ``reason_phrase``, ``headers``,
@@ -388,7 +389,8 @@ class PooledHttp:
         context: ssl.SSLContext | None = None
         if origin.tls:
             if self._ssl is None:
-                self._ssl = httpx.create_ssl_context()
+                make = getattr(httpx, "create_ssl_context", None)  # httpx's defaults, where it offers them
+                self._ssl = make() if make is not None else ssl.create_default_context()
             context = self._ssl
         try:
             async with asyncio.timeout(self.timeout):
