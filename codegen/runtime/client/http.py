@@ -166,7 +166,7 @@ class HttpTransport(ClientTransport):
         if self._auth is not None and self.oauth is None:
             from .oauth import OAuthFlow
 
-            self.oauth = OAuthFlow(self._auth, self.url, self._oauth_http)  # type: ignore[arg-type]  # set above
+            self.oauth = OAuthFlow(self._auth, self.url, self._oauth_http)  # type: ignore[arg-type, unused-ignore]  # set above
 
     async def aclose(self) -> None:
         if self._closing:
