@@ -13,8 +13,9 @@ The benchmark server is generated from ``bench/specs/bench.yaml`` into a tempora
 * concurrency 10 and 100 over HTTP (one client, N calls spread over k tasks);
 * for every HTTP row, the CPU each side spent per call: the client is this process
   (``getrusage``), the server its own process (``/proc/PID/stat``); ``--only cpu`` runs just
-  HTTP sequential and concurrency 100, and ``--repeat R`` interleaves R runs of each stack
-  per HTTP row (medians reported; the order alternates between rounds);
+  HTTP sequential and concurrency 100;
+* ``--repeat R`` interleaves R runs of each stack in every row (medians reported; the order
+  rotates between rounds), so a busy machine slows both sides of a ratio alike;
 * a validation-heavy call (``ingest``: 50 orders x 5 lines, ~20 kB of nested JSON);
 * server memory over 100k in-process calls (RSS every 10k calls, after a GC; flat = no leak).
 
@@ -342,7 +343,7 @@ def main() -> None:
                         help="comma-separated parts to run (also: cpu = HTTP sequential and concurrency 100 only, "
                              "with the CPU table)")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="HTTP rows: runs per stack, interleaved with the SDK's (medians are reported)")
+                        help="runs per stack and row, interleaved with the SDK's (medians are reported)")
     args = parser.parse_args()
     calls = args.calls or (300 if args.quick else 2000)
     parts = set(args.only.split(","))
@@ -362,18 +363,32 @@ def main() -> None:
             rows.append([transport, era, "mcp SDK (reference)", *fmt(sdk), ""])
             print(table(["transport", "era", "stack", "calls/s", "p50 ms", "p99 ms", "ratio"], rows[-2:]), flush=True)
 
+        def interleaved(variants: dict[str, Callable[[], Stat]]) -> dict[str, Stat]:
+            """Each variant run ``--repeat`` times, in rotating order; the median of each."""
+            runs: dict[str, list[Stat]] = {k: [] for k in variants}
+            names = list(variants)
+            for r in range(args.repeat):
+                for name in names[r % len(names):] + names[:r % len(names)]:
+                    runs[name].append(variants[name]())
+            return {k: combine(v) for k, v in runs.items()}
+
+        def one(stack: str, transport: str, era: str, **kw: Any) -> Callable[[], Stat]:
+            return lambda: asyncio.run(bench.run(stack, transport, era, **kw))
+
         floor = None
         if "stdio" in parts:
-            floor = asyncio.run(bench.raw_echo())
+            floor = interleaved({"raw": lambda: asyncio.run(bench.raw_echo())})["raw"]
             rows.append(["stdio", "-", "raw newline-JSON echo (floor)", *fmt(floor), ""])
         for transport in ("inproc", "stdio"):
             if transport in parts:
                 for era in ERAS:
-                    ours = asyncio.run(bench.run("ours", transport, era))
-                    sdk = asyncio.run(bench.run("sdk", transport, era))
-                    add_rows(transport, era, ours, sdk, floor if transport == "stdio" else None)
+                    variants = {stack: one(stack, transport, era) for stack in ("ours", "sdk")}
                     if transport == "inproc":  # the SDK has one in-process path: the same reference
-                        add_rows("inproc, zero-copy", era, asyncio.run(bench.run("ours", "inproc-zc", era)), sdk)
+                        variants["zero"] = one("ours", "inproc-zc", era)
+                    got = interleaved(variants)
+                    add_rows(transport, era, got["ours"], got["sdk"], floor if transport == "stdio" else None)
+                    if "zero" in got:
+                        add_rows("inproc, zero-copy", era, got["zero"], got["sdk"])
         http_parts = parts & {"http", "concurrency", "cpu"}
         cpu_rows: list[list[object]] = []
         if http_parts:
@@ -404,12 +419,13 @@ def main() -> None:
         if "heavy" in parts:
             n = max(50, calls // 4)
             for transport in ("inproc", "stdio"):
-                ours = asyncio.run(bench.run("ours", transport, "modern", tool="ingest", n=n))
-                sdk = asyncio.run(bench.run("sdk", transport, "modern", tool="ingest", n=n))
-                add_rows(f"{transport}, ingest 20 kB", "modern", ours, sdk)
+                variants = {stack: one(stack, transport, "modern", tool="ingest", n=n) for stack in ("ours", "sdk")}
                 if transport == "inproc":
-                    zero = asyncio.run(bench.run("ours", "inproc-zc", "modern", tool="ingest", n=n))
-                    add_rows("inproc zero-copy, ingest 20 kB", "modern", zero, sdk)
+                    variants["zero"] = one("ours", "inproc-zc", "modern", tool="ingest", n=n)
+                got = interleaved(variants)
+                add_rows(f"{transport}, ingest 20 kB", "modern", got["ours"], got["sdk"])
+                if "zero" in got:
+                    add_rows("inproc zero-copy, ingest 20 kB", "modern", got["zero"], got["sdk"])
         print("\n## round trips")
         print(table(["transport", "era", "stack", "calls/s", "p50 ms", "p99 ms", "ratio"], rows))
         if cpu_rows:

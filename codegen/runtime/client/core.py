@@ -279,12 +279,8 @@ class ClientCore:
 
     async def _negotiate(self) -> None:
         """Run the handshake, keep its outcome, and tell the transport the era."""
-        agreed = await self._handshake().negotiate(
-            era=self.requested_era,
-            version=self.requested_version,
-            probe_timeout=self.probe_timeout,
-            timeouts=self._timeouts(),
-        )
+        agreed = await self._handshake().negotiate(era=self.requested_era, version=self.requested_version,
+                                                   probe_timeout=self.probe_timeout, timeouts=self._timeouts())
         self._era, self._version = agreed.era, agreed.version
         self._server_capabilities = agreed.capabilities
         self._server_identity = agreed.server_info
@@ -292,6 +288,7 @@ class ClientCore:
         self.transport.set_protocol(agreed.era, agreed.version)
         if agreed.era == "legacy":
             await self._session.notify("notifications/initialized")
+            await self.transport.settle_listening()
 
     def _handshake(self) -> Handshake:
         return Handshake(self._session, self.client_capabilities, self.client_info)

@@ -68,6 +68,8 @@ logger = logging.getLogger("mcp_codegen.client.http")
 #: Connections kept to the server, busy or idle (httpx keeps only 20 idle by default: with more
 #: calls in flight most answers closed their connection and the next call opened a new one).
 MAX_CONNECTIONS = 100
+#: Seconds the legacy handshake waits for the GET stream to open (a server slow to answer it costs this once).
+_SETTLE_S = 2.0
 #: Seconds an SSE response stream is read on after its response, for the server to end it (it
 #: SHOULD; then the connection is reused).  Generous: a busy client may read the end late.
 SSE_DRAIN_SECONDS = 1.0
@@ -195,14 +197,18 @@ class HttpTransport(ClientTransport):
             self.legacy.listening = True
             self.legacy.start_listening()
 
-    async def ensure_listening(self) -> None:
+    async def ensure_listening(self, timeout: float | None = None) -> None:
         """Legacy: open the GET stream (if not yet) and wait until the server answered it."""
         if self.era == "legacy" and self.session_id is not None:
             if not self.legacy.listening:
                 self.legacy.listening = True
                 self.legacy.start_listening()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.legacy.ready.wait(), self.timeout)
+                await asyncio.wait_for(self.legacy.ready.wait(), self.timeout if timeout is None else timeout)
+
+    async def settle_listening(self) -> None:
+        if self.listen:
+            await self.ensure_listening(_SETTLE_S)
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)

@@ -92,9 +92,14 @@ class ClientTransport:
     async def aclose(self) -> None:
         """Close the channel and release every resource (idempotent)."""
 
-    async def ensure_listening(self) -> None:
+    async def ensure_listening(self, timeout: float | None = None) -> None:
         """Make sure messages the server sends unprompted reach the client (legacy HTTP opens
-        its GET stream; stream transports always deliver them)."""
+        its GET stream; stream transports always deliver them); ``timeout`` bounds the wait."""
+
+    async def settle_listening(self) -> None:
+        """After the legacy handshake: if this transport listens, wait (briefly) until its
+        channel for unprompted messages is open, so the first call's server requests (an
+        elicitation sent on the GET stream) find it.  Stream transports have nothing to wait for."""
 
     def set_protocol(self, era: str, version: str) -> None:
         """The negotiated era (``"modern"``/``"legacy"``) and protocol version."""
