@@ -147,9 +147,10 @@ class WriteReport:
     deleted: list[str] = field(default_factory=list)
 
 
-def _safe_target(out: Path, rel: str) -> Path | None:
+def _safe_target(out: Path, rel: str, root: Path | None = None) -> Path | None:
+    """``out / rel`` resolved, or None when it lands outside ``out`` (``root``: ``out`` resolved)."""
     target = (out / rel).resolve()
-    return target if target.is_relative_to(out.resolve()) and not Path(rel).is_absolute() else None
+    return target if target.is_relative_to(root or out.resolve()) and not Path(rel).is_absolute() else None
 
 
 def _through_symlink(out: Path, rel: str) -> bool:
@@ -166,8 +167,9 @@ def plan_writes(files: list[GeneratedFile], out: Path, spec_display: str) -> tup
     """Check every target path; return stale owned files to delete, or diagnostics."""
     diags: list[Diagnostic] = []
     owned = _owned_by_packages(files, out)
+    root = out.resolve()
     for f in files:
-        target = _safe_target(out, f.path)
+        target = _safe_target(out, f.path, root)
         if target is None:
             diags.append(Diagnostic(spec_display, 0, 0, "E040", f"output path {f.path!r} escapes the output folder"))
             continue

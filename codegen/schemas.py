@@ -57,7 +57,7 @@ def _inside(target: Target, file: str, root: str) -> bool:
 
 def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]:
     """The self-contained wire form of the schema at ``root`` (a tool's input/output schema)."""
-    file = str(doc.path.resolve())
+    file = doc.file
     schema = resolver.schema_at(Target(file, root))
     local_defs = set((schema.get("$defs") or {}) if isinstance(schema, dict) else ())
     bundled: dict[Target, str] = {}
@@ -80,7 +80,7 @@ def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]
             target = resolver.resolve(ref, src, at, scope)
             if target is None:
                 return ref
-            if scope and _inside(target, str(src.path.resolve()), scope):
+            if scope and _inside(target, src.file, scope):
                 if ref.startswith("#") or resolver.resolve_by_id(ref, src, at) is not None:
                     return ref  # resolves the same way inside the self-contained schema
                 return "#" + target.pointer[len(scope):]
@@ -187,7 +187,7 @@ class ModelSchemaBuilder:
                 return ""  # unresolvable here: the model view makes it Any
             if target not in self.names:
                 # a tool schema's own $defs entry keeps resolving its refs inside that tool schema
-                inner = scope if scope and _inside(target, str(doc.path.resolve()), scope) else ""
+                inner = scope if scope and _inside(target, doc.file, scope) else ""
                 self.name_target(target, self._default_name(target), "$defs entry", inner)
             return "#/$defs/" + self.names[target]
 
