@@ -14,7 +14,8 @@ written from its own schema and the schemas it references.  This module cuts the
 A unit's classes reference only the unit itself and the shared unit (a class reached from a
 shared class is reached from everything that reaches the shared one).  DCG runs on each
 unit's classes plus the shared classes they reach; of its output only the unit's own
-statements are kept.  ``models.py`` is then the merged imports, the shared unit, the group
+statements are kept, each written closer to black's style (:mod:`codegen.blackstyle`, so
+black has less to do).  ``models.py`` is then the merged imports, the shared unit, the group
 units in spec order, and every ``X.model_rebuild()`` line at the end.
 
 The DCG output of each unit document, cut into statements, is memoised in the process
@@ -35,6 +36,8 @@ import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+from .blackstyle import black_style
 
 _PREFIX = "#/$defs/"
 _MEMO: OrderedDict[str, Any] = OrderedDict()  # unit document and names -> its _split()
@@ -146,7 +149,7 @@ def _split(source: str, others: set[str]) -> tuple[list[tuple[str, str, str | No
         if names is None or getattr(node, "decorator_list", None):
             raise _Fallback(type(node).__name__)
         if not set(names) & others:
-            body.append(text)
+            body.append(black_style(text))
             own.update(names)
         elif not set(names) <= others:
             raise _Fallback(names)
