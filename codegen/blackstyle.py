@@ -25,6 +25,9 @@ import tokenize
 
 #: black's line length for generated code (``codegen.emit.black_mode``)
 LINE = 100
+#: a line as ``ast`` counts lines (``str.splitlines`` also breaks at \x0b, \x1c, \u2028 ...)
+AST_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_READLINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line as io.StringIO.readline (tokenize) reads it
 
 
 def double_quotes(text: str) -> str:
@@ -35,7 +38,7 @@ def double_quotes(text: str) -> str:
     except (tokenize.TokenError, SyntaxError):
         return text
     starts = [0]
-    for line in text.splitlines(keepends=True):
+    for line in _READLINE.findall(text):
         starts.append(starts[-1] + len(line))
     out: list[str] = []
     done = 0
@@ -68,7 +71,7 @@ def class_docstring_gaps(text: str) -> str:
                 after.append(end)
     if not after:
         return text
-    lines = text.splitlines(keepends=True)
+    lines = AST_LINE.findall(text)
     for end in reversed(after):
         lines.insert(end, "\n")
     return "".join(lines)
@@ -96,10 +99,10 @@ def long_fields(text: str) -> str:
     """A field line ``name: T = Field(args)`` over black's line length, split the way black
     splits it: the arguments on one line of their own if they fit there, else one per line
     with a trailing comma (only when ``args`` hold no bracket, so the call is the last one)."""
-    if not any(len(line) > LINE for line in text.splitlines()):
+    if not any(len(line) > LINE for line in AST_LINE.findall(text)):
         return text
     out = []
-    for line in text.splitlines(keepends=True):
+    for line in AST_LINE.findall(text):
         bare = line.rstrip("\n")
         m = _FIELD.match(bare) if len(bare) > LINE else None
         if m is None:

@@ -37,7 +37,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .blackstyle import black_style
+from .blackstyle import AST_LINE, black_style
 
 _PREFIX = "#/$defs/"
 _MEMO: OrderedDict[str, Any] = OrderedDict()  # unit document and names -> its _split()
@@ -127,7 +127,7 @@ def _split(source: str, others: set[str]) -> tuple[list[tuple[str, str, str | No
     in ``others`` (the unit's own classes, nested ones included), their
     ``model_rebuild()`` lines, and the names those statements define."""
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
+    lines = AST_LINE.findall(source)
     imports: list[tuple[str, str, str | None]] = []
     body: list[str] = []
     rebuilds: list[str] = []

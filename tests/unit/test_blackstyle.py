@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codegen import fmtunits
-from codegen.blackstyle import black_style, double_quotes, long_fields
+from codegen.blackstyle import AST_LINE, black_style, double_quotes, long_fields
 from codegen.emit import format_python, format_python_once
 from codegen.models import run_dcg
 from codegen.pipeline import lower_one
@@ -55,7 +55,7 @@ def test_restyled_model_statements_format_as_before(spec: Path) -> None:
     if not low.ir.model_schema.get("$defs"):
         pytest.skip("no models")
     source = run_dcg(low.ir.model_schema)
-    lines = source.splitlines(keepends=True)
+    lines = AST_LINE.findall(source)
     for node in ast.parse(source).body:
         text = "".join(lines[node.lineno - 1:node.end_lineno])
         assert format_python(black_style(text)) == format_python(text)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from codegen import modelunits
-from codegen.blackstyle import black_style
+from codegen.blackstyle import AST_LINE, black_style
 from codegen.ir import ProjectIR
 from codegen.models import run_dcg
 from codegen.pipeline import lower_one
@@ -47,7 +47,7 @@ def _groups(ir: ProjectIR) -> list[tuple[str, ...]]:
 
 def _statements(source: str, restyle: bool = False) -> tuple[dict[str, str], set[tuple[str | None, str, str | None]]]:
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
+    lines = AST_LINE.findall(source)
     out: dict[str, str] = {}
     imports: set[tuple[str | None, str, str | None]] = set()
     for node in tree.body:
@@ -128,3 +128,17 @@ def test_a_ref_outside_the_table_goes_to_dcg_whole() -> None:
     counting = _Counting()
     assert modelunits.models_source(doc, [("A",), ("B",)], counting) == run_dcg(doc)
     assert counting.calls == 1
+
+
+def test_line_breaks_python_does_not_count_stay_inside_their_statement() -> None:
+    # str.splitlines() breaks at \x0b, \x0c, \x1c, \u2028 ...; ast does not
+    odd = "one\u2028two\x0bthree\x1cfour\x0cfive \u2029 six"
+    doc = {"$defs": {
+        "A": {"type": "object", "title": "A", "description": odd,
+              "properties": {"x": {"type": "string", "description": odd, "default": odd}}},
+        "B": {"type": "object", "title": "B", "description": odd, "properties": {"a": {"$ref": "#/$defs/A"}}},
+    }}
+    counting = _Counting()
+    parts = modelunits.models_source(doc, [("A",), ("B",)], counting)
+    assert counting.calls == 2
+    assert _statements(parts) == _statements(run_dcg(doc), restyle=True)
