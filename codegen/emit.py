@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from . import cache as build_cache
 from .atomic import replace_file
 from .diagnostics import Diagnostic
+from .fmtunits import single_pass
 from .options import SHARED_RUNTIME
 from .render import GeneratedFile
 
@@ -58,6 +59,22 @@ def format_python(source: str) -> str:
     import black
 
     return black.format_str(source, mode=black_mode())
+
+
+def format_python_once(source: str) -> str:
+    """One pass of black: ``format_str`` makes a second one when the first changed the text.
+
+    ``_format_str_once`` is black's own (private; black is pinned, and
+    ``tests/unit/test_fmtunits.py`` compares the result with ``format_str`` on the whole
+    file).  Without it, ``format_str`` itself, which is just as correct, only slower.
+    """
+    import black
+
+    once = getattr(black, "_format_str_once", None)
+    return once(source, mode=black_mode()) if once is not None else black.format_str(source, mode=black_mode())
+
+
+single_pass(format_python, format_python_once)
 
 
 @cache
@@ -147,9 +164,10 @@ class WriteReport:
     deleted: list[str] = field(default_factory=list)
 
 
-def _safe_target(out: Path, rel: str) -> Path | None:
+def _safe_target(out: Path, rel: str, root: Path | None = None) -> Path | None:
+    """``out / rel`` resolved, or None when it lands outside ``out`` (``root``: ``out`` resolved)."""
     target = (out / rel).resolve()
-    return target if target.is_relative_to(out.resolve()) and not Path(rel).is_absolute() else None
+    return target if target.is_relative_to(root or out.resolve()) and not Path(rel).is_absolute() else None
 
 
 def _through_symlink(out: Path, rel: str) -> bool:
@@ -166,8 +184,9 @@ def plan_writes(files: list[GeneratedFile], out: Path, spec_display: str) -> tup
     """Check every target path; return stale owned files to delete, or diagnostics."""
     diags: list[Diagnostic] = []
     owned = _owned_by_packages(files, out)
+    root = out.resolve()
     for f in files:
-        target = _safe_target(out, f.path)
+        target = _safe_target(out, f.path, root)
         if target is None:
             diags.append(Diagnostic(spec_display, 0, 0, "E040", f"output path {f.path!r} escapes the output folder"))
             continue

@@ -154,14 +154,19 @@ def join(runs: list[tuple[Run, list[str]]]) -> str:
     return "".join(sep + text for run, texts in runs for sep, text in zip(run.seps, texts, strict=True))
 
 
-def format_run(run: Run, black: Black) -> list[str]:
-    """The formatted units of ``run``, from one black call cut at the same statements.
+#: black -> black's single pass (``format_str`` is one pass, and a second one when the
+#: first changed anything), registered by :func:`single_pass`.
+_ONCE: dict[Black, Black] = {}
 
-    Raises:
-        ValueError: the output could not be cut back (never expected; the caller then
-            formats the whole file).
-    """
-    out = black((WRAPPER if run.method else "") + "".join(run.units))
+
+def single_pass(black: Black, once: Black) -> None:
+    """Tell :func:`format_run` that ``black(text)`` is ``once(text)`` when that returns
+    ``text`` unchanged, else ``once(once(text))`` (what black's ``format_str`` does)."""
+    _ONCE[black] = once
+
+
+def _cut(run: Run, out: str) -> list[str]:
+    """``out`` (black's output for ``run``) cut back into the run's units."""
     body = ast.parse(out).body
     if run.method:
         if not out.startswith(WRAPPER) or len(body) != 1 or not isinstance(body[0], ast.ClassDef):
@@ -176,6 +181,39 @@ def format_run(run: Run, black: Black) -> list[str]:
     if rebuilt != out[len(WRAPPER) if run.method else 0:]:
         raise ValueError("black's output does not cut into the same units")
     return pieces
+
+
+def _black(run: Run, black: Black) -> list[str]:
+    return _cut(run, black((WRAPPER if run.method else "") + "".join(run.units)))
+
+
+def format_run(run: Run, black: Black) -> list[str]:
+    """The formatted units of ``run``, from one black call cut at the same statements.
+
+    With a single pass registered (:func:`single_pass`), the second pass black makes after
+    a first one that changed something is made only on the units the first pass changed:
+    a unit the first pass left as it was is already black's output (generated code that
+    is written in black's style costs black one pass instead of two).
+
+    Raises:
+        ValueError: the output could not be cut back (never expected; the caller then
+            formats the whole file).
+    """
+    once = _ONCE.get(black)
+    if once is None:
+        return _black(run, black)
+    first = _black(run, once)
+    changed = [i for i, unit in enumerate(run.units) if first[i] != unit.rstrip("\n") + "\n"]
+    out = list(first)
+    k = 0
+    while k < len(changed):  # each block of consecutive changed units: one more pass
+        a = b = changed[k]
+        while k < len(changed) and changed[k] == b:
+            k, b = k + 1, b + 1
+        part = run.part(a, b)
+        units = tuple(first[i] + (run.seps[i + 1] if i + 1 < b else "") for i in range(a, b))
+        out[a:b] = _black(Run(run.method, units, part.firsts, part.seps), once)
+    return out
 
 
 #: (formatter, is a method, unformatted unit) -> formatted unit

@@ -56,7 +56,7 @@ def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str, objects_only: bo
     A root that is only a ``$ref`` to an object schema reuses that schema's class (so
     ``outputSchema: {$ref: "#/$defs/Note"}`` returns ``Note``), anything else is its own class.
     """
-    file = str(doc.path.resolve())
+    file = doc.file
     here = Target(file, ptr)
     schema = resolver.schema_at(here)
     if isinstance(schema, dict) and "$ref" in schema and set(schema) <= {"$ref", "description", "title"}:
@@ -160,7 +160,7 @@ class _Lowering:
 
     def _shared_defs(self) -> None:
         """The spec's ``$defs``: one class each, named after its key (first claim wins)."""
-        file = str(self.doc.path.resolve())
+        file = self.doc.file
         for name, _ in sorted(self.spec.defs.items()):
             here = Target(file, join_pointer("/$defs", name))
             target = _class_target(self.resolver, self.doc, here.pointer, objects_only=False)

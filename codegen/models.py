@@ -1,5 +1,8 @@
 """Model generation: the IR's JSON Schema document -> ``models.py`` via datamodel-code-generator.
 
+DCG runs once per unit of the document (a tool's classes, the shared ones), see
+:mod:`codegen.modelunits`.
+
 Only DCG's public ``generate()`` is used, with every option spelled out (its defaults change
 between versions; the version is pinned in pyproject.toml).  Afterwards the source is parsed
 with ``ast`` to check that every class the templates reference exists and to read each input
@@ -17,6 +20,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic
 from .ir import ParamIR, ProjectIR, ToolIR
+from .modelunits import models_source
 from .naming import argument_names, method_body_names
 from .runtime.schema.nulls import allows_null
 
@@ -175,8 +179,11 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     spec = ir.server.spec_display
     if not ir.model_schema.get("$defs"):  # no schemas at all (e.g. a server without tools): an empty module
         return ModelsModule(source="from __future__ import annotations\n", classes=frozenset(), fields={}, imports={}), []
+    groups = [(t.input_class, *([t.output_class] if t.output_class else []),
+               *(i.answer_class for i in t.inputs if i.answer_class)) for t in ir.tools]
+    groups += [(t.variables_class,) for t in ir.templates] + [(pr.arguments_class,) for pr in ir.prompts]
     try:
-        source = run_dcg(ir.model_schema)
+        source = models_source(ir.model_schema, groups, run_dcg)
         tree = ast.parse(source)
     except Exception as exc:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation failed: {type(exc).__name__}: {exc}",

@@ -19,6 +19,7 @@ from typing import Any
 
 import jinja2
 
+from . import pylayout
 from .ir import ProjectIR
 from .models import ModelsModule
 from .naming import RUNTIME_ERROR_NAMES
@@ -113,7 +114,22 @@ def render_runtime(root: str, target: str) -> list[GeneratedFile]:
 
 
 def pyrepr(value: Any) -> str:
-    """A Python literal for JSON-like data (strings escaped by ``repr``)."""
+    """A Python literal for JSON-like data (strings escaped by ``repr``), in black's style.
+
+    A string without quote characters gets double quotes, as black writes it (same escapes:
+    ``repr`` escapes only the quote it uses), so black has nothing to change; anything else is
+    ``repr``'s text, which black may re-quote.  Lists, tuples and dicts are spelled as
+    ``repr`` spells them, with their items through this function.
+    """
+    if isinstance(value, str):
+        text = repr(value)
+        return f'"{text[1:-1]}"' if "'" not in value and '"' not in value else text
+    if isinstance(value, list):
+        return "[" + ", ".join(map(pyrepr, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(pyrepr, value)) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
     return repr(value)
 
 
@@ -186,6 +202,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     )
     env.filters.update(pyrepr=pyrepr, jsonliteral=jsonliteral, docstring=docstring, docline=docline, comment=comment,
                        toml=toml_string, pep440=pep440)
+    env.globals.update(layout=pylayout, pyrepr=pyrepr)  # statements laid out as black keeps them
     return env
 
 

@@ -3,10 +3,11 @@
 * :func:`bundle_wire` makes a tool schema self-contained for ``tools/list``: every schema it
   references outside itself is copied into its ``$defs`` (names kept where possible) and the
   ``$ref`` rewritten.  The JSON the client sees is the spec's JSON, nothing else changes.
-* :class:`ModelSchemaBuilder` builds the ONE JSON Schema document handed to
-  datamodel-code-generator: ``$defs`` keyed by the class names the lowering step chose, refs
-  rewritten to them, user titles removed and our titles set on every schema that becomes a
-  class, so no class name is ever invented by the model generator.
+* :class:`ModelSchemaBuilder` builds the ONE JSON Schema document of the models
+  (datamodel-code-generator runs on it unit by unit, :mod:`codegen.modelunits`): ``$defs``
+  keyed by the class names the lowering step chose, refs rewritten to them, user titles
+  removed and our titles set on every schema that becomes a class, so no class name is ever
+  invented by the model generator.
 * what the models express exactly, and their looser view of the rest: :mod:`codegen.exactness`.
 """
 
@@ -57,7 +58,7 @@ def _inside(target: Target, file: str, root: str) -> bool:
 
 def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]:
     """The self-contained wire form of the schema at ``root`` (a tool's input/output schema)."""
-    file = str(doc.path.resolve())
+    file = doc.file
     schema = resolver.schema_at(Target(file, root))
     local_defs = set((schema.get("$defs") or {}) if isinstance(schema, dict) else ())
     bundled: dict[Target, str] = {}
@@ -80,7 +81,7 @@ def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]
             target = resolver.resolve(ref, src, at, scope)
             if target is None:
                 return ref
-            if scope and _inside(target, str(src.path.resolve()), scope):
+            if scope and _inside(target, src.file, scope):
                 if ref.startswith("#") or resolver.resolve_by_id(ref, src, at) is not None:
                     return ref  # resolves the same way inside the self-contained schema
                 return "#" + target.pointer[len(scope):]
@@ -187,7 +188,7 @@ class ModelSchemaBuilder:
                 return ""  # unresolvable here: the model view makes it Any
             if target not in self.names:
                 # a tool schema's own $defs entry keeps resolving its refs inside that tool schema
-                inner = scope if scope and _inside(target, str(doc.path.resolve()), scope) else ""
+                inner = scope if scope and _inside(target, doc.file, scope) else ""
                 self.name_target(target, self._default_name(target), "$defs entry", inner)
             return "#/$defs/" + self.names[target]
 

@@ -13,6 +13,7 @@ Ctrl-C (SIGINT) or SIGTERM stops the loop between builds, never in the middle of
 
 from __future__ import annotations
 
+import gc
 import signal
 import threading
 import time
@@ -96,6 +97,20 @@ class Watcher:
         self.on_event(event)
         return event
 
+    @staticmethod
+    def freeze_heap() -> None:
+        """Move what the process holds after the initial build out of the garbage collector's view.
+
+        The generator's imports (black, datamodel-code-generator, jsonschema, pydantic) leave
+        some 200,000 tracked objects; every full collection walks them all, which took 0.1 to
+        0.2 s of CPU in one rebuild out of four or so.  After a collection, ``gc.freeze()``
+        moves the survivors to a generation that is never scanned.  They are still freed by
+        reference counting; only a cycle among them would stay (none is made after this).
+        :meth:`run` calls it once, after the initial build.
+        """
+        gc.collect()
+        gc.freeze()
+
     def affected(self, changed: set[Path], specs: dict[Path, str]) -> list[Path]:
         """Specs to rebuild: new specs, specs whose own file or a dependency changed, and
         specs whose last build failed (a fix elsewhere may be what they waited for)."""
@@ -151,6 +166,7 @@ class Watcher:
                 previous[sig] = signal.signal(sig, self._handle_signal)
         try:
             self.initial_build()
+            self.freeze_heap()
             while not self.stop.wait(interval):
                 self.poll(settle=min(interval, 0.2))
         finally:

@@ -7,6 +7,7 @@ duplicate keys are errors, and only JSON-compatible values come out.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -44,6 +45,11 @@ class SourceDoc:
     data: Any
     positions: dict[str, tuple[int, int]] = field(default_factory=dict)
     sha: str = ""  # sha256 of the bytes this document was parsed from (build stamps, caches)
+
+    @functools.cached_property
+    def file(self) -> str:
+        """The resolved path as text (what refs and targets name the file by), resolved once."""
+        return str(self.path.resolve())
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """(line, col) of ``pointer`` or of its nearest located ancestor (1-based)."""

@@ -84,7 +84,7 @@ class Resolver:
     def __init__(self, main: SourceDoc) -> None:
         self.main = main
         self.root_dir = main.path.resolve().parent
-        self.docs: dict[str, SourceDoc] = {str(main.path.resolve()): main}
+        self.docs: dict[str, SourceDoc] = {main.file: main}
         self.diagnostics: list[Diagnostic] = []
         self._indexes: dict[str, dict[str, str]] = {}
 
@@ -125,9 +125,9 @@ class Resolver:
             doc = self._load_relative(path_part, origin, at)
             if doc is None:
                 return None
-            target = Target(str(doc.path.resolve()), fragment)
+            target = Target(doc.file, fragment)
             return self._check(target, ref, origin, at)
-        file = str(origin.path.resolve())
+        file = origin.file
         if scope and resolve_pointer(origin.data, scope + fragment)[0]:
             return Target(file, scope + fragment)
         return self._check(Target(file, fragment), ref, origin, at)
@@ -161,16 +161,16 @@ class Resolver:
             return None  # a plain pointer into the document: the usual rules apply
         if fragment and not fragment.startswith("/"):
             pointer = index.get(uri + "#" + fragment)
-            return Target(str(origin.path.resolve()), pointer) if pointer is not None else None
+            return Target(origin.file, pointer) if pointer is not None else None
         pointer = index.get(uri)
         if pointer is None:
             return None
-        target = Target(str(origin.path.resolve()), pointer + fragment)
+        target = Target(origin.file, pointer + fragment)
         return target if resolve_pointer(origin.data, target.pointer)[0] else None
 
     def _index(self, doc: SourceDoc) -> dict[str, str]:
         """URI -> pointer of every ``$id`` resource and anchor in ``doc`` (cached)."""
-        key = str(doc.path.resolve())
+        key = doc.file
         if key not in self._indexes:
             index: dict[str, str] = {}
             stack: list[tuple[Any, str, str]] = [(doc.data, "", _BASE)]
