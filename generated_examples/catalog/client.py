@@ -93,7 +93,9 @@ class CatalogClient(ClientBase):
             UnknownSkuError: A product line names an unknown SKU.
         """
         return await self._call_structured(
-            QUOTE_TOOL, wire_arguments(QUOTE_TOOL, {"lines": lines, "coupon": coupon}), QuoteOutput
+            QUOTE_TOOL,
+            wire_arguments(QUOTE_TOOL, {"lines": lines, "coupon": coupon}),
+            QuoteOutput,
         )
 
     async def category_tree(self) -> Category:
@@ -103,7 +105,9 @@ class CatalogClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_structured(
-            CATEGORY_TREE_TOOL, wire_arguments(CATEGORY_TREE_TOOL, {}), Category
+            CATEGORY_TREE_TOOL,
+            wire_arguments(CATEGORY_TREE_TOOL, {}),
+            Category,
         )
 
     async def set_price(
@@ -163,8 +167,12 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         """
         return self._run(
             self.client.search_products(
-                query=query, status=status, max_price=max_price, sort=sort, page=page
-            )
+                query=query,
+                status=status,
+                max_price=max_price,
+                sort=sort,
+                page=page,
+            ),
         )
 
     def quote(

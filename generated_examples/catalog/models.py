@@ -7,26 +7,6 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 
-class Category(BaseModel):
-    """
-    A node of the category tree.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    name: str
-    children: list[Category] | None = None
-
-
-class CategoryTreeInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
 class Dimensions(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -87,6 +67,41 @@ class Product(BaseModel):
     variants: list[ProductVariantsItem] | None = None
 
 
+class SearchProductsInputStatusItem(StrEnum):
+    active = "active"
+    discontinued = "discontinued"
+    draft = "draft"
+
+
+class SearchProductsInputSort(StrEnum):
+    relevance = "relevance"
+    price_asc = "price_asc"
+    price_desc = "price_desc"
+
+
+class SearchProductsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    query: str = Field(..., max_length=200, min_length=1)
+    status: list[SearchProductsInputStatusItem] | None = None
+    max_price: Money | None = None
+    sort: SearchProductsInputSort | None = Field(
+        default=SearchProductsInputSort.relevance, title="SearchProductsInputSort"
+    )
+    page: int | None = Field(default=1, ge=1)
+
+
+class SearchProductsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    items: list[Product]
+    next_page: int | None
+
+
 class QuoteInputLinesItemOption1(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -129,39 +144,24 @@ class QuoteOutput(BaseModel):
     lines: list[Money]
 
 
-class SearchProductsInputStatusItem(StrEnum):
-    active = "active"
-    discontinued = "discontinued"
-    draft = "draft"
+class Category(BaseModel):
+    """
+    A node of the category tree.
+    """
 
-
-class SearchProductsInputSort(StrEnum):
-    relevance = "relevance"
-    price_asc = "price_asc"
-    price_desc = "price_desc"
-
-
-class SearchProductsInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
-    query: str = Field(..., max_length=200, min_length=1)
-    status: list[SearchProductsInputStatusItem] | None = None
-    max_price: Money | None = None
-    sort: SearchProductsInputSort | None = Field(
-        default=SearchProductsInputSort.relevance, title="SearchProductsInputSort"
-    )
-    page: int | None = Field(default=1, ge=1)
+    name: str
+    children: list[Category] | None = None
 
 
-class SearchProductsOutput(BaseModel):
+class CategoryTreeInput(BaseModel):
     model_config = ConfigDict(
-        extra="allow",
+        extra="forbid",
         populate_by_name=True,
     )
-    items: list[Product]
-    next_page: int | None
 
 
 class SetPriceInput(BaseModel):

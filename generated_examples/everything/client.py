@@ -65,7 +65,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_SIMPLE_TEXT_TOOL, wire_arguments(TEST_SIMPLE_TEXT_TOOL, {})
+            TEST_SIMPLE_TEXT_TOOL,
+            wire_arguments(TEST_SIMPLE_TEXT_TOOL, {}),
         )
 
     async def test_image_content(self) -> ToolResult:
@@ -75,7 +76,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_IMAGE_CONTENT_TOOL, wire_arguments(TEST_IMAGE_CONTENT_TOOL, {})
+            TEST_IMAGE_CONTENT_TOOL,
+            wire_arguments(TEST_IMAGE_CONTENT_TOOL, {}),
         )
 
     async def test_audio_content(self) -> ToolResult:
@@ -85,7 +87,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_AUDIO_CONTENT_TOOL, wire_arguments(TEST_AUDIO_CONTENT_TOOL, {})
+            TEST_AUDIO_CONTENT_TOOL,
+            wire_arguments(TEST_AUDIO_CONTENT_TOOL, {}),
         )
 
     async def test_embedded_resource(self) -> ToolResult:
@@ -95,7 +98,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_EMBEDDED_RESOURCE_TOOL, wire_arguments(TEST_EMBEDDED_RESOURCE_TOOL, {})
+            TEST_EMBEDDED_RESOURCE_TOOL,
+            wire_arguments(TEST_EMBEDDED_RESOURCE_TOOL, {}),
         )
 
     async def test_multiple_content_types(self) -> ToolResult:
@@ -105,7 +109,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_MULTIPLE_CONTENT_TYPES_TOOL, wire_arguments(TEST_MULTIPLE_CONTENT_TYPES_TOOL, {})
+            TEST_MULTIPLE_CONTENT_TYPES_TOOL,
+            wire_arguments(TEST_MULTIPLE_CONTENT_TYPES_TOOL, {}),
         )
 
     async def test_error_handling(self) -> ToolResult:
@@ -116,7 +121,8 @@ class EverythingClient(ClientBase):
             IntentionalError: The tool always fails, on purpose.
         """
         return await self._call_content(
-            TEST_ERROR_HANDLING_TOOL, wire_arguments(TEST_ERROR_HANDLING_TOOL, {})
+            TEST_ERROR_HANDLING_TOOL,
+            wire_arguments(TEST_ERROR_HANDLING_TOOL, {}),
         )
 
     async def test_tool_with_logging(self) -> ToolResult:
@@ -126,7 +132,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_TOOL_WITH_LOGGING_TOOL, wire_arguments(TEST_TOOL_WITH_LOGGING_TOOL, {})
+            TEST_TOOL_WITH_LOGGING_TOOL,
+            wire_arguments(TEST_TOOL_WITH_LOGGING_TOOL, {}),
         )
 
     async def test_logging_tool(self) -> ToolResult:
@@ -136,7 +143,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_LOGGING_TOOL_TOOL, wire_arguments(TEST_LOGGING_TOOL_TOOL, {})
+            TEST_LOGGING_TOOL_TOOL,
+            wire_arguments(TEST_LOGGING_TOOL_TOOL, {}),
         )
 
     async def test_tool_with_progress(self) -> ToolResult:
@@ -146,7 +154,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_TOOL_WITH_PROGRESS_TOOL, wire_arguments(TEST_TOOL_WITH_PROGRESS_TOOL, {})
+            TEST_TOOL_WITH_PROGRESS_TOOL,
+            wire_arguments(TEST_TOOL_WITH_PROGRESS_TOOL, {}),
         )
 
     async def test_sampling(self, *, prompt: str) -> ToolResult:
@@ -159,7 +168,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_SAMPLING_TOOL, wire_arguments(TEST_SAMPLING_TOOL, {"prompt": prompt})
+            TEST_SAMPLING_TOOL,
+            wire_arguments(TEST_SAMPLING_TOOL, {"prompt": prompt}),
         )
 
     async def test_elicitation(self, *, message: str) -> ToolResult:
@@ -172,7 +182,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_ELICITATION_TOOL, wire_arguments(TEST_ELICITATION_TOOL, {"message": message})
+            TEST_ELICITATION_TOOL,
+            wire_arguments(TEST_ELICITATION_TOOL, {"message": message}),
         )
 
     async def test_elicitation_sep1034_defaults(self) -> ToolResult:
@@ -204,7 +215,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_MISSING_CAPABILITY_TOOL, wire_arguments(TEST_MISSING_CAPABILITY_TOOL, {})
+            TEST_MISSING_CAPABILITY_TOOL,
+            wire_arguments(TEST_MISSING_CAPABILITY_TOOL, {}),
         )
 
     async def test_streaming_elicitation(self) -> ToolResult:
@@ -214,7 +226,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_STREAMING_ELICITATION_TOOL, wire_arguments(TEST_STREAMING_ELICITATION_TOOL, {})
+            TEST_STREAMING_ELICITATION_TOOL,
+            wire_arguments(TEST_STREAMING_ELICITATION_TOOL, {}),
         )
 
     async def test_input_required_result_elicitation(self) -> ToolResult:
@@ -352,7 +365,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_X_MCP_HEADER_TOOL, wire_arguments(TEST_X_MCP_HEADER_TOOL, {"region": region})
+            TEST_X_MCP_HEADER_TOOL,
+            wire_arguments(TEST_X_MCP_HEADER_TOOL, {"region": region}),
         )
 
     async def test_reconnection(self) -> ToolResult:
@@ -362,7 +376,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_RECONNECTION_TOOL, wire_arguments(TEST_RECONNECTION_TOOL, {})
+            TEST_RECONNECTION_TOOL,
+            wire_arguments(TEST_RECONNECTION_TOOL, {}),
         )
 
     async def test_trigger_tool_change(self) -> ToolResult:
@@ -372,7 +387,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_TRIGGER_TOOL_CHANGE_TOOL, wire_arguments(TEST_TRIGGER_TOOL_CHANGE_TOOL, {})
+            TEST_TRIGGER_TOOL_CHANGE_TOOL,
+            wire_arguments(TEST_TRIGGER_TOOL_CHANGE_TOOL, {}),
         )
 
     async def test_changing_tool(self) -> ToolResult:
@@ -382,7 +398,8 @@ class EverythingClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            TEST_CHANGING_TOOL_TOOL, wire_arguments(TEST_CHANGING_TOOL_TOOL, {})
+            TEST_CHANGING_TOOL_TOOL,
+            wire_arguments(TEST_CHANGING_TOOL_TOOL, {}),
         )
 
     async def read_static_text(self) -> list[ResourceContents]:
@@ -655,8 +672,12 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         """
         return self._run(
             self.client.json_schema_2020_12_tool(
-                name=name, address=address, contactMethod=contactMethod, phone=phone, email=email
-            )
+                name=name,
+                address=address,
+                contactMethod=contactMethod,
+                phone=phone,
+                email=email,
+            ),
         )
 
     def test_x_mcp_header(self, *, region: str) -> ToolResult:

@@ -6,40 +6,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
 
 
-class Address(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    street: str | None = None
-    city: str | None = None
-
-
-class JsonSchema202012ToolInputContactMethod(StrEnum):
-    phone = "phone"
-    email = "email"
-
-
-class JsonSchema202012ToolInput(BaseModel):
+class TestSimpleTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
-    name: str | None = None
-    address: Address | None = None
-    contactMethod: JsonSchema202012ToolInputContactMethod | None = Field(
-        default=None, title="JsonSchema202012ToolInputContactMethod"
-    )
-    phone: str | None = None
-    email: str | None = None
 
 
-class TemplateDataVariables(BaseModel):
+class TestImageContentInput(BaseModel):
     model_config = ConfigDict(
-        extra="allow",
+        extra="forbid",
         populate_by_name=True,
     )
-    id: str
 
 
 class TestAudioContentInput(BaseModel):
@@ -49,11 +27,57 @@ class TestAudioContentInput(BaseModel):
     )
 
 
-class TestChangingToolInput(BaseModel):
+class TestEmbeddedResourceInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
+
+
+class TestMultipleContentTypesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestErrorHandlingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestToolWithLoggingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestLoggingToolInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestToolWithProgressInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestSamplingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    prompt: str
+    """
+    The prompt to send to the LLM.
+    """
 
 
 class TestElicitationInput(BaseModel):
@@ -121,28 +145,14 @@ class TestElicitationSep1330EnumsInput(BaseModel):
     )
 
 
-class TestEmbeddedResourceInput(BaseModel):
+class TestMissingCapabilityInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
 
 
-class TestErrorHandlingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestImageContentInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestInputRequiredResultCapabilitiesInput(BaseModel):
+class TestStreamingElicitationInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
@@ -164,11 +174,48 @@ class TestInputRequiredResultElicitationUserNameAnswer(BaseModel):
     name: str
 
 
+class TestInputRequiredResultSamplingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
 class TestInputRequiredResultListRootsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
+
+
+class TestInputRequiredResultRequestStateConfirmAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    ok: bool
+
+
+class TestInputRequiredResultRequestStateInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestInputRequiredResultMultipleInputsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestInputRequiredResultMultipleInputsUserNameAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    name: str
 
 
 class TestInputRequiredResultMultiRoundInput(BaseModel):
@@ -194,50 +241,6 @@ class TestInputRequiredResultMultiRoundStep2Answer(BaseModel):
     color: str
 
 
-class TestInputRequiredResultMultipleInputsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestInputRequiredResultMultipleInputsUserNameAnswer(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    name: str
-
-
-class TestInputRequiredResultPromptArguments(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-
-
-class TestInputRequiredResultRequestStateConfirmAnswer(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    ok: bool
-
-
-class TestInputRequiredResultRequestStateInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestInputRequiredResultSamplingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
 class TestInputRequiredResultTamperedStateConfirmAnswer(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -253,23 +256,84 @@ class TestInputRequiredResultTamperedStateInput(BaseModel):
     )
 
 
-class TestLoggingToolInput(BaseModel):
+class TestInputRequiredResultCapabilitiesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
 
 
-class TestMissingCapabilityInput(BaseModel):
+class Address(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    street: str | None = None
+    city: str | None = None
+
+
+class JsonSchema202012ToolInputContactMethod(StrEnum):
+    phone = "phone"
+    email = "email"
+
+
+class JsonSchema202012ToolInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    name: str | None = None
+    address: Address | None = None
+    contactMethod: JsonSchema202012ToolInputContactMethod | None = Field(
+        default=None, title="JsonSchema202012ToolInputContactMethod"
+    )
+    phone: str | None = None
+    email: str | None = None
+
+
+class TestXMcpHeaderInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    region: str
+    """
+    A region name, sent as the Mcp-Param-Region header too.
+    """
+
+
+class TestReconnectionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         populate_by_name=True,
     )
 
 
-class TestMultipleContentTypesInput(BaseModel):
+class TestTriggerToolChangeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestChangingToolInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TemplateDataVariables(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    id: str
+
+
+class TestSimplePromptArguments(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
@@ -307,72 +371,8 @@ class TestPromptWithImageArguments(BaseModel):
     )
 
 
-class TestReconnectionInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestSamplingInput(BaseModel):
+class TestInputRequiredResultPromptArguments(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
-    prompt: str
-    """
-    The prompt to send to the LLM.
-    """
-
-
-class TestSimplePromptArguments(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-
-
-class TestSimpleTextInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestStreamingElicitationInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestToolWithLoggingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestToolWithProgressInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestTriggerToolChangeInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-    )
-
-
-class TestXMcpHeaderInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    region: str
-    """
-    A region name, sent as the Mcp-Param-Region header too.
-    """

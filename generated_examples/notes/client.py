@@ -28,7 +28,10 @@ class NotesClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def list_notes(
-        self, *, tag: str | Unset = UNSET, limit: int | Unset = UNSET
+        self,
+        *,
+        tag: str | Unset = UNSET,
+        limit: int | Unset = UNSET,
     ) -> ListNotesOutput:
         """List notes, optionally only those with a tag.
 
@@ -56,17 +59,23 @@ class NotesClient(ClientBase):
             NotFoundError: There is no note with this id.
         """
         return await self._call_structured(
-            GET_NOTE_TOOL, wire_arguments(GET_NOTE_TOOL, {"id": id}), Note
+            GET_NOTE_TOOL,
+            wire_arguments(GET_NOTE_TOOL, {"id": id}),
+            Note,
         )
 
     async def create_note(
-        self, *, title: str, body: str | Unset = UNSET, tags: list[str] | Unset = UNSET
+        self,
+        *,
+        title: str,
+        body: str | Unset = UNSET,
+        tags: list[str] | Unset = UNSET,
     ) -> Note:
         """Store a new note and return it.
 
         Args:
             title: (required)
-            body: (optional; the schema's default is '')
+            body: (optional; the schema's default is "\")
             tags: (optional)
 
         Raises:
@@ -121,7 +130,8 @@ class NotesClient(ClientBase):
             NotFoundError: There is no note with this id.
         """
         return await self._call_content(
-            DELETE_NOTE_TOOL, wire_arguments(DELETE_NOTE_TOOL, {"id": id})
+            DELETE_NOTE_TOOL,
+            wire_arguments(DELETE_NOTE_TOOL, {"id": id}),
         )
 
 
@@ -131,7 +141,10 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
     client_class: ClassVar[type[NotesClient]] = NotesClient
 
     def list_notes(
-        self, *, tag: str | Unset = UNSET, limit: int | Unset = UNSET
+        self,
+        *,
+        tag: str | Unset = UNSET,
+        limit: int | Unset = UNSET,
     ) -> ListNotesOutput:
         """List notes, optionally only those with a tag.
 
@@ -157,13 +170,17 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         return self._run(self.client.get_note(id=id))
 
     def create_note(
-        self, *, title: str, body: str | Unset = UNSET, tags: list[str] | Unset = UNSET
+        self,
+        *,
+        title: str,
+        body: str | Unset = UNSET,
+        tags: list[str] | Unset = UNSET,
     ) -> Note:
         """Store a new note and return it.
 
         Args:
             title: (required)
-            body: (optional; the schema's default is '')
+            body: (optional; the schema's default is "\")
             tags: (optional)
 
         Raises:
@@ -194,7 +211,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
             NotFoundError: There is no note with this id.
         """
         return self._run(
-            self.client.update_note(id=id, title=title, body=body, tags=tags, pinned=pinned)
+            self.client.update_note(id=id, title=title, body=body, tags=tags, pinned=pinned),
         )
 
     def delete_note(self, *, id: str) -> ToolResult:

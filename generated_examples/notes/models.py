@@ -5,29 +5,19 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class CreateNoteInputTagsItem(RootModel[str]):
-    root: str = Field(..., min_length=1, title="CreateNoteInputTagsItem")
-
-
-class CreateNoteInput(BaseModel):
+class Note(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
+    id: str = Field(..., title="NoteId")
+    """
+    Note identifier, e.g. n1.
+    """
     title: str = Field(..., max_length=200, min_length=1)
-    body: str | None = ""
-    tags: list[CreateNoteInputTagsItem] | None = Field(default=None, max_length=10)
-
-
-class DeleteNoteConfirmAnswer(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    confirm: bool
-    """
-    Delete it.
-    """
+    body: str
+    tags: list[str] | None = []
+    pinned: bool | None = False
 
 
 class ListNotesInput(BaseModel):
@@ -40,6 +30,40 @@ class ListNotesInput(BaseModel):
     Only notes with this tag.
     """
     limit: int | None = Field(default=20, ge=1, le=100)
+
+
+class ListNotesOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    notes: list[Note]
+    total: int = Field(..., ge=0)
+
+
+class GetNoteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    id: str = Field(..., title="NoteId")
+    """
+    Note identifier, e.g. n1.
+    """
+
+
+class CreateNoteInputTagsItem(RootModel[str]):
+    root: str = Field(..., min_length=1, title="CreateNoteInputTagsItem")
+
+
+class CreateNoteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    title: str = Field(..., max_length=200, min_length=1)
+    body: str | None = ""
+    tags: list[CreateNoteInputTagsItem] | None = Field(default=None, max_length=10)
 
 
 class UpdateNoteInput(BaseModel):
@@ -57,6 +81,17 @@ class UpdateNoteInput(BaseModel):
     pinned: bool | None = None
 
 
+class DeleteNoteConfirmAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    confirm: bool
+    """
+    Delete it.
+    """
+
+
 class DeleteNoteInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -66,38 +101,3 @@ class DeleteNoteInput(BaseModel):
     """
     Note identifier, e.g. n1.
     """
-
-
-class GetNoteInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    id: str = Field(..., title="NoteId")
-    """
-    Note identifier, e.g. n1.
-    """
-
-
-class Note(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    id: str = Field(..., title="NoteId")
-    """
-    Note identifier, e.g. n1.
-    """
-    title: str = Field(..., max_length=200, min_length=1)
-    body: str
-    tags: list[str] | None = []
-    pinned: bool | None = False
-
-
-class ListNotesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    notes: list[Note]
-    total: int = Field(..., ge=0)

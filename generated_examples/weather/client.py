@@ -20,7 +20,10 @@ class WeatherClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def get_weather(
-        self, *, location: str, unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET
+        self,
+        *,
+        location: str,
+        unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET,
     ) -> GetWeatherOutput:
         """Current weather for a location.
 
@@ -61,7 +64,10 @@ class WeatherSyncClient(SyncClientBase[WeatherClient]):
     client_class: ClassVar[type[WeatherClient]] = WeatherClient
 
     def get_weather(
-        self, *, location: str, unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET
+        self,
+        *,
+        location: str,
+        unit: Unit | Literal["celsius", "fahrenheit"] | Unset = UNSET,
     ) -> GetWeatherOutput:
         """Current weather for a location.
 

@@ -2,17 +2,8 @@
 """Pydantic models of the weather server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
-
-
-class GetForecastInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    location: str = Field(..., min_length=1)
-    days: int | None = Field(default=3, ge=1, le=7)
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class GetWeatherUnitAnswerUnit(StrEnum):
@@ -57,3 +48,12 @@ class GetWeatherOutput(BaseModel):
     temperature: float
     conditions: str
     unit: Unit
+
+
+class GetForecastInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    location: str = Field(..., min_length=1)
+    days: int | None = Field(default=3, ge=1, le=7)

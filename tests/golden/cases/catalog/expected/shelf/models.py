@@ -2,8 +2,24 @@
 """Pydantic models of the shelf server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
+from enum import StrEnum
+
+
+class PingToolInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
+class ItemVariables(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    id: int = Field(..., ge=1)
+    fields: str | None = None
 
 
 class GreetArgumentsTone(StrEnum):
@@ -18,19 +34,3 @@ class GreetArguments(BaseModel):
     )
     who: str
     tone: GreetArgumentsTone | None = Field(default=None, title="GreetArgumentsTone")
-
-
-class ItemVariables(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    id: int = Field(..., ge=1)
-    fields: str | None = None
-
-
-class PingToolInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )

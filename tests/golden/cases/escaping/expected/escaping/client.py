@@ -36,9 +36,11 @@ class EscapingClient(ClientBase):
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
             WeirdErrorError: Desc with \"\"\" and \\ and {{x}}
-"""
+        """
         return await self._call_structured(
-            TRICKY_TOOL, wire_arguments(TRICKY_TOOL, {"text": text, "mode": mode}), TrickyOutput
+            TRICKY_TOOL,
+            wire_arguments(TRICKY_TOOL, {"text": text, "mode": mode}),
+            TrickyOutput,
         )
 
 
@@ -64,5 +66,5 @@ class EscapingSyncClient(SyncClientBase[EscapingClient]):
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
             WeirdErrorError: Desc with \"\"\" and \\ and {{x}}
-"""
+        """
         return self._run(self.client.tricky(text=text, mode=mode))

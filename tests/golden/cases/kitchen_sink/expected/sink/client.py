@@ -20,7 +20,10 @@ class SinkClient(ClientBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
 
     async def list_items(
-        self, *, page: Page | Mapping[str, Any] | Unset = UNSET, tag: str | Unset = UNSET
+        self,
+        *,
+        page: Page | Mapping[str, Any] | Unset = UNSET,
+        tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.
 
@@ -38,7 +41,11 @@ class SinkClient(ClientBase):
         )
 
     async def purge(
-        self, *, before: str, dry_run: bool | Unset = UNSET, reason: str | Unset = UNSET
+        self,
+        *,
+        before: str,
+        dry_run: bool | Unset = UNSET,
+        reason: str | Unset = UNSET,
     ) -> ToolResult:
         """Delete everything older than a date.
 
@@ -67,7 +74,9 @@ class SinkClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_structured(
-            NUMBERS_TOOL, wire_arguments(NUMBERS_TOOL, {"n": n}), NumbersOutput
+            NUMBERS_TOOL,
+            wire_arguments(NUMBERS_TOOL, {"n": n}),
+            NumbersOutput,
         )
 
 
@@ -77,7 +86,10 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
     client_class: ClassVar[type[SinkClient]] = SinkClient
 
     def list_items(
-        self, *, page: Page | Mapping[str, Any] | Unset = UNSET, tag: str | Unset = UNSET
+        self,
+        *,
+        page: Page | Mapping[str, Any] | Unset = UNSET,
+        tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.
 
@@ -91,7 +103,11 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         return self._run(self.client.list_items(page=page, tag=tag))
 
     def purge(
-        self, *, before: str, dry_run: bool | Unset = UNSET, reason: str | Unset = UNSET
+        self,
+        *,
+        before: str,
+        dry_run: bool | Unset = UNSET,
+        reason: str | Unset = UNSET,
     ) -> ToolResult:
         """Delete everything older than a date.
 

@@ -5,18 +5,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class NumbersInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    n: int = Field(..., ge=0, le=100)
-
-
-class NumbersOutput(RootModel[list[int]]):
-    root: list[int] = Field(..., title="NumbersOutput")
-
-
 class Page(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -24,24 +12,6 @@ class Page(BaseModel):
     )
     cursor: str | None = None
     size: int | None = Field(default=10, ge=1, le=100)
-
-
-class PurgeConfirmAnswer(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    ok: bool
-
-
-class PurgeInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    before: str
-    dry_run: bool | None = True
-    reason: str | None = None
 
 
 class Tag(RootModel[str]):
@@ -75,3 +45,33 @@ class ListItemsOutput(BaseModel):
     )
     items: list[Item]
     next: str | None = None
+
+
+class PurgeConfirmAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    ok: bool
+
+
+class PurgeInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    before: str
+    dry_run: bool | None = True
+    reason: str | None = None
+
+
+class NumbersInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    n: int = Field(..., ge=0, le=100)
+
+
+class NumbersOutput(RootModel[list[int]]):
+    root: list[int] = Field(..., title="NumbersOutput")

@@ -28,7 +28,8 @@ class MinimalClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            PING_HOST_TOOL, wire_arguments(PING_HOST_TOOL, {"host": host})
+            PING_HOST_TOOL,
+            wire_arguments(PING_HOST_TOOL, {"host": host}),
         )
 
 

@@ -89,7 +89,8 @@ class NameTricksClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            FETCH_DATA_V2_TOOL, wire_arguments(FETCH_DATA_V2_TOOL, {"x": x})
+            FETCH_DATA_V2_TOOL,
+            wire_arguments(FETCH_DATA_V2_TOOL, {"x": x}),
         )
 
     async def user_profile(self, *, userId: str | Unset = UNSET) -> ToolResult:
@@ -102,7 +103,8 @@ class NameTricksClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            USER_PROFILE_TOOL, wire_arguments(USER_PROFILE_TOOL, {"userId": userId})
+            USER_PROFILE_TOOL,
+            wire_arguments(USER_PROFILE_TOOL, {"userId": userId}),
         )
 
     async def set(self) -> ToolResult:
@@ -155,7 +157,7 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
                 list_=list_,
                 with_space=with_space,
                 field_1st=field_1st,
-            )
+            ),
         )
 
     def list_(self) -> ToolResult:

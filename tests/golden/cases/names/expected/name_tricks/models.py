@@ -5,13 +5,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class CallRawInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-
-
 class ClassInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -24,7 +17,14 @@ class ClassInput(BaseModel):
     field_1st: str | None = Field(default=None, alias="1st")
 
 
-class DictInput(BaseModel):
+class ListInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
+class CallRawInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
@@ -39,11 +39,12 @@ class FetchDataV2Input(BaseModel):
     x: float | None = None
 
 
-class ListInput(BaseModel):
+class UserProfileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
+    userId: str | None = None
 
 
 class SetInput(BaseModel):
@@ -53,9 +54,8 @@ class SetInput(BaseModel):
     )
 
 
-class UserProfileInput(BaseModel):
+class DictInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
-    userId: str | None = None

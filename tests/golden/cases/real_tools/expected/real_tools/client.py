@@ -44,7 +44,7 @@ class RealToolsClient(ClientBase):
             wire_arguments_: Named like the helper the client method calls. (optional)
             self_: (optional)
             mode: (optional)
-            homepage: (optional; the schema's default is 'https://example.com')
+            homepage: (optional; the schema's default is "https://example.com\")
             nullable_note: (optional)
 
         Raises:
@@ -86,11 +86,16 @@ class RealToolsClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_structured(
-            SECOND_TOOL, wire_arguments(SECOND_TOOL, {"item": item}), SecondOutput
+            SECOND_TOOL,
+            wire_arguments(SECOND_TOOL, {"item": item}),
+            SecondOutput,
         )
 
     async def third(
-        self, *, item: ThirdItem | Mapping[str, Any] | Unset = UNSET, entry: str | Unset = UNSET
+        self,
+        *,
+        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
@@ -102,7 +107,8 @@ class RealToolsClient(ClientBase):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(
-            THIRD_TOOL, wire_arguments(THIRD_TOOL, {"item": item, "entry": entry})
+            THIRD_TOOL,
+            wire_arguments(THIRD_TOOL, {"item": item, "entry": entry}),
         )
 
     async def semantics(
@@ -178,7 +184,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
             wire_arguments_: Named like the helper the client method calls. (optional)
             self_: (optional)
             mode: (optional)
-            homepage: (optional; the schema's default is 'https://example.com')
+            homepage: (optional; the schema's default is "https://example.com\")
             nullable_note: (optional)
 
         Raises:
@@ -192,7 +198,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
                 mode=mode,
                 homepage=homepage,
                 nullable_note=nullable_note,
-            )
+            ),
         )
 
     def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
@@ -218,7 +224,10 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         return self._run(self.client.second(item=item))
 
     def third(
-        self, *, item: ThirdItem | Mapping[str, Any] | Unset = UNSET, entry: str | Unset = UNSET
+        self,
+        *,
+        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
@@ -274,5 +283,5 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
                 flags=flags,
                 exact_one=exact_one,
                 tree=tree,
-            )
+            ),
         )

@@ -7,14 +7,6 @@ from enum import StrEnum
 from typing import Any
 
 
-class Entry(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    name: str | None = None
-
-
 class Item(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -50,12 +42,20 @@ class LintInput(BaseModel):
     nullable_note: str | None = None
 
 
-class Node(BaseModel):
+class FirstInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
-    kids: list[Node] | None = None
+    item: Item | None = None
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    name: str | None = None
 
 
 class SecondInput(BaseModel):
@@ -74,6 +74,31 @@ class SecondOutput(BaseModel):
     entry: Entry | None = None
 
 
+class ThirdItem(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    id: str | None = None
+
+
+class ThirdInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    item: ThirdItem | None = None
+    entry: str | None = Field(default=None, title="ThirdEntry")
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    kids: list[Node] | None = None
+
+
 class SemanticsInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -89,31 +114,6 @@ class SemanticsInput(BaseModel):
     flags: Any | None = None
     exact_one: Any | None = None
     tree: Node | None = None
-
-
-class ThirdItem(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    id: str | None = None
-
-
-class FirstInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    item: Item | None = None
-
-
-class ThirdInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    item: ThirdItem | None = None
-    entry: str | None = Field(default=None, title="ThirdEntry")
 
 
 Node.model_rebuild()

@@ -41,7 +41,8 @@ class ShapesClient(ClientBase):
         return await self._call_structured(
             AREA_TOOL,
             wire_arguments(
-                AREA_TOOL, {"group": group, "unit": unit, "scale": scale, "labels": labels}
+                AREA_TOOL,
+                {"group": group, "unit": unit, "scale": scale, "labels": labels},
             ),
             AreaOutput,
         )
