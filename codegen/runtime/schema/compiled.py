@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from .patterns import PatternError, compile_pattern
+from .residual import local_target
 
 Check = Callable[[Any], bool]
 
@@ -32,6 +33,12 @@ _KNOWN = frozenset({"type", "enum", "const", "properties", "patternProperties", 
                     "items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
                     "uniqueItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",
                     "exclusiveMaximum", "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref"})
+
+
+#: Size keywords: the type they apply to, and whether they are an upper bound.
+_SIZES: dict[str, tuple[type[dict[Any, Any]] | type[list[Any]] | type[str], bool]] = {"minProperties": (dict, False), "maxProperties": (dict, True),
+                                        "minItems": (list, False), "maxItems": (list, True),
+                                        "minLength": (str, False), "maxLength": (str, True)}
 
 
 class _Unsupported(Exception):
@@ -155,18 +162,13 @@ class _Compiler:
         return [self.compile(n) for n in node]
 
     def _ref(self, ref: Any) -> Check:
-        if not isinstance(ref, str) or not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
+        if not isinstance(ref, str):
             raise _Unsupported("$ref")
         if ref not in self.refs:
-            target: Any = self.root
-            for token in ref[2:].split("/") if len(ref) > 1 else []:
-                token = token.replace("~1", "/").replace("~0", "~")
-                if isinstance(target, list) and token.isdigit() and int(token) < len(target):
-                    target = target[int(token)]
-                elif isinstance(target, Mapping) and token in target:
-                    target = target[token]
-                else:
-                    raise _Unsupported(ref)
+            try:
+                target = local_target(self.root, ref)
+            except LookupError:
+                raise _Unsupported(ref) from None
             compiled: list[Check] = []
             self.refs[ref] = lambda v: compiled[0](v)  # recursive schemas reach it while compiling
             compiled.append(self.compile(target))
@@ -218,11 +220,12 @@ class _Compiler:
         if key == "propertyNames":
             sub = self.compile(value)
             return lambda v: not isinstance(v, dict) or all(sub(k) for k in v)
-        if key in ("minProperties", "maxProperties"):
+        if key in _SIZES:
+            kind, upper = _SIZES[key]
             n = _int(node, key)
-            if key == "minProperties":
-                return lambda v: not isinstance(v, dict) or len(v) >= n
-            return lambda v: not isinstance(v, dict) or len(v) <= n
+            if upper:
+                return lambda v: not isinstance(v, kind) or len(v) <= n
+            return lambda v: not isinstance(v, kind) or len(v) >= n
         if key == "dependentRequired":
             if not isinstance(value, Mapping) or not all(isinstance(r, list) for r in value.values()):
                 raise _Unsupported(key)
@@ -248,20 +251,10 @@ class _Compiler:
             return contains
         if key in ("minContains", "maxContains"):
             return None  # with ``contains``
-        if key in ("minItems", "maxItems"):
-            n = _int(node, key)
-            if key == "minItems":
-                return lambda v: not isinstance(v, list) or len(v) >= n
-            return lambda v: not isinstance(v, list) or len(v) <= n
         if key == "uniqueItems":
             if not isinstance(value, bool):
                 raise _Unsupported(key)
             return (lambda v: not isinstance(v, list) or _unique(v)) if value else None
-        if key in ("minLength", "maxLength"):
-            n = _int(node, key)
-            if key == "minLength":
-                return lambda v: not isinstance(v, str) or len(v) >= n
-            return lambda v: not isinstance(v, str) or len(v) <= n
         if key == "pattern":
             if not isinstance(value, str):
                 raise _Unsupported(key)

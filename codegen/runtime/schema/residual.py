@@ -48,9 +48,14 @@ class _Unsupported(Exception):
     pass
 
 
-def _pointer(root: Any, ref: str) -> Any:
+def local_target(root: Any, ref: str) -> Any:
+    """The subschema a same-document ``$ref`` (``#`` or ``#/a/b``) names in ``root``.
+
+    Raises:
+        LookupError: another document, an anchor, or a pointer to nothing.
+    """
     if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
-        raise _Unsupported(ref)
+        raise LookupError(ref)
     node = root
     for token in ref[2:].split("/") if len(ref) > 1 else []:
         token = token.replace("~1", "/").replace("~0", "~")
@@ -59,7 +64,7 @@ def _pointer(root: Any, ref: str) -> Any:
         elif isinstance(node, Mapping) and token in node:
             node = node[token]
         else:
-            raise _Unsupported(ref)
+            raise LookupError(ref)
     return node
 
 
@@ -72,7 +77,7 @@ def pattern_checks(schema: Any) -> tuple[PatternCheck, ...] | None:
         if isinstance(draft, str) and not any(d in draft for d in _RECENT_DRAFTS) and _has_pattern(schema, schema, set()):
             return None  # older drafts ignore the siblings of $ref: leave it to the full check
         _visit(schema, schema, (), [], found)
-    except (_Unsupported, PatternError, RecursionError):
+    except (_Unsupported, LookupError, PatternError, RecursionError):
         return None
     return tuple(found)
 
@@ -96,7 +101,7 @@ def _visit(node: Any, root: Any, steps: tuple[Step, ...] | None, path: list[int]
             found.append(PatternCheck(steps, node["pattern"], compile_pattern(node["pattern"])))
         ref = node.get("$ref")
         if isinstance(ref, str):
-            _visit(_pointer(root, ref), root, steps, path, found)
+            _visit(local_target(root, ref), root, steps, path, found)
         props = node.get("properties")
         if isinstance(props, Mapping):
             for name, sub in props.items():
@@ -141,9 +146,9 @@ def _has_pattern(node: Any, root: Any, seen: set[int]) -> bool:
     ref = node.get("$ref")
     if isinstance(ref, str):
         try:
-            if _has_pattern(_pointer(root, ref), root, seen):
+            if _has_pattern(local_target(root, ref), root, seen):
                 return True
-        except _Unsupported:
+        except LookupError:
             return True  # cannot tell: assume the worst
     return any(_has_pattern(v, root, seen) for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
 
