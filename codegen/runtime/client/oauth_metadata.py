@@ -27,6 +27,8 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..wire.urls import comparable_url
+
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
 
@@ -68,10 +70,8 @@ def origin(url: str) -> str:
 
 def canonical_resource(url: str) -> str:
     """The canonical URI of an MCP server (RFC 8707): lower-case scheme and host, no
-    fragment, no query, no trailing slash (unless the path is only ``/``)."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+    fragment, no query, no trailing slash."""
+    return comparable_url(url, query=False)
 
 
 def check_resource(resource: str, server_url: str) -> None:

@@ -32,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ...wire.urls import comparable_url
 from ..principal import Principal, principal_from_claims
 
 #: Largest metadata / JWKS / introspection answer read (bytes).
@@ -125,17 +126,9 @@ async def fetch_json(url: str, *, form: Mapping[str, str] | None = None, headers
 def audience_matches(aud: Any, accepted: Sequence[str]) -> bool:
     """Whether a token's ``aud`` (a string or a list) names one of ``accepted`` (URLs compare
     with scheme and host lower-cased and without a trailing ``/``)."""
-    wanted = {normalize_url(a) for a in accepted}
+    wanted = {comparable_url(a) for a in accepted}
     values = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
-    return any(isinstance(v, str) and normalize_url(v) in wanted for v in values)
-
-
-def normalize_url(url: str) -> str:
-    """``url`` with its scheme and host lower-cased and no trailing ``/`` (for comparisons)."""
-    parts = urllib.parse.urlsplit(url)
-    if not parts.scheme or not parts.netloc:
-        return url
-    return urllib.parse.urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, ""))
+    return any(isinstance(v, str) and comparable_url(v) in wanted for v in values)
 
 
 def check_times(claims: Mapping[str, Any], skew: float, now: float | None = None, *, require_exp: bool = True) -> None:
