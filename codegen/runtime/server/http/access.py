@@ -165,16 +165,11 @@ class AccessPolicy:
             return None
         s = self.settings
         rs = self.resource
-        challenge = f'Bearer realm="{s.auth_realm}"'
-        if s.resource_metadata:
-            challenge += f', resource_metadata="{s.resource_metadata}"'
         auth = req.get("authorization") or ""
         scheme, _, token = auth.strip(" \t").partition(" ")
         token = token.strip(" \t")  # HTTP whitespace only: str.strip() also eats NBSP and NEL
         if scheme.lower() != "bearer" or not token:
-            if rs is not None:
-                raise rs.refuse(401, "Unauthorized: bearer token required")
-            raise HttpError(401, p.INVALID_REQUEST, "Unauthorized: bearer token required", headers=[("www-authenticate", challenge)])
+            raise self._refuse("Unauthorized: bearer token required", None)
         principal: Any = None
         for known, who in self.tokens.items():
             if secrets.compare_digest(known.encode(), token.encode()):
@@ -187,15 +182,20 @@ class AccessPolicy:
         if principal is None and rs is not None:
             principal = await self._verify(rs, token)
         if principal is None:
-            if rs is not None:
-                raise rs.refuse(401, "Unauthorized: invalid bearer token", "invalid_token")
-            raise HttpError(
-                401,
-                p.INVALID_REQUEST,
-                "Unauthorized: invalid bearer token",
-                headers=[("www-authenticate", challenge + ', error="invalid_token"')],
-            )
+            raise self._refuse("Unauthorized: invalid bearer token", "invalid_token")
         return principal
+
+    def _refuse(self, message: str, error: str | None) -> HttpError:
+        """401 with the challenge: the OAuth resource's (metadata, scopes), else a static one."""
+        if self.resource is not None:
+            return self.resource.refuse(401, message, error)
+        s = self.settings
+        challenge = f'Bearer realm="{s.auth_realm}"'
+        if s.resource_metadata:
+            challenge += f', resource_metadata="{s.resource_metadata}"'
+        if error:
+            challenge += f', error="{error}"'
+        return HttpError(401, p.INVALID_REQUEST, message, headers=[("www-authenticate", challenge)])
 
     @staticmethod
     async def _verify(rs: ResourceServer, token: str) -> Any:
