@@ -133,10 +133,16 @@ def _format_checker(jsonschema: Any) -> Any:
 
 
 def _schema_validator(schema: Mapping[str, Any], formats: bool = False) -> Any:
+    return _checkers(schema, formats)[0]
+
+
+def _checkers(schema: Mapping[str, Any], formats: bool) -> tuple[Any, Check | None]:
+    """jsonschema's validator of ``schema`` and its compiled check (:mod:`schema.compiled`,
+    None where it declines), built once per schema."""
     key = (id(schema), formats)
     cached = _VALIDATORS.get(key)
     if cached is not None and cached[0] is schema:
-        return cached[1]
+        return cached[1], cached[2]
     # Lazy (only schema-checked tools need it) and untyped on purpose (no stubs needed).
     try:
         jsonschema: Any = importlib.import_module("jsonschema")
@@ -152,8 +158,9 @@ def _schema_validator(schema: Mapping[str, Any], formats: bool = False) -> Any:
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     checker = _format_checker(jsonschema) if formats else None
     validator = cls(python_patterns(dict(schema)), registry=Registry(retrieve=_no_retrieve), format_checker=checker)
-    _VALIDATORS[key] = (schema, validator)
-    return validator
+    check = compile_check(schema, formats)
+    _VALIDATORS[key] = (schema, validator, check)
+    return validator, check
 
 
 def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) -> list[dict[str, str]]:
@@ -162,8 +169,7 @@ def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) 
     The compiled check (:mod:`schema.compiled`) answers "valid" for the schemas it covers;
     jsonschema walks the rest, and every value found invalid, to name the violations.
     """
-    validator = _schema_validator(schema, formats)
-    check = _compiled_check(schema, formats)
+    validator, check = _checkers(schema, formats)
     if check is not None:
         try:
             if check(value):
@@ -175,19 +181,6 @@ def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) 
     except LookupError as exc:  # a $ref the schema does not contain
         return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
     return [{"path": _path(list(e.absolute_path)), "message": _spec_patterns(e.message)} for e in errors[:10]]
-
-
-_CHECKS: dict[tuple[int, bool], tuple[Any, Check | None]] = {}
-
-
-def _compiled_check(schema: Mapping[str, Any], formats: bool) -> Check | None:
-    key = (id(schema), formats)
-    cached = _CHECKS.get(key)
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    check = compile_check(schema, formats)
-    _CHECKS[key] = (schema, check)
-    return check
 
 
 def _spec_patterns(message: str) -> str:

@@ -247,32 +247,28 @@ def _within_limits(item: Any, max_string: int, depth_left: int) -> bool:
     """
     if depth_left < 0:
         return False
-    if type(item) is dict:
-        if depth_left == 0 and item:
-            return False  # its children would be one level too deep
-        for k, v in item.items():
-            if len(k) > max_string:
-                return False
-            t = type(v)
-            if t is str:
-                if len(v) > max_string:
-                    return False
-            elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
-                return False
-    elif type(item) is list:
-        if depth_left == 0 and item:
+    t = type(item)
+    if t is dict:
+        if item and (depth_left == 0 or max(map(len, item)) > max_string):
+            return False  # children one level too deep, or a key too long
+        children: Any = item.values()
+    elif t is list:
+        if item and depth_left == 0:
             return False
-        for v in item:
-            t = type(v)
-            if t is str:
-                if len(v) > max_string:
-                    return False
-            elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
-                return False
+        children = item
     elif isinstance(item, str):
         return len(item) <= max_string
     elif isinstance(item, (dict, list)):  # subclasses: the general walk
         return _within_limits(dict(item) if isinstance(item, dict) else list(item), max_string, depth_left)
+    else:
+        return True
+    for v in children:
+        t = type(v)
+        if t is str:
+            if len(v) > max_string:
+                return False
+        elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
+            return False
     return True
 
 

@@ -33,7 +33,7 @@ from ..wire.errors import McpError
 
 TRACED_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _NAME_ATTRIBUTE = {"tools/call": "mcp.tool.name", "prompts/get": "mcp.prompt.name"}
-_instruments: list[Any] = []  # [] not tried yet; [None] not installed; [(tracer, counter, histogram, trace, metrics)]
+_instruments: list[Any] = []  # [] not tried yet; [None] not installed; [(tracer, counter, histogram, trace, configured)]
 
 
 def _load() -> Any:
@@ -49,27 +49,17 @@ def _load() -> Any:
                 meter.create_counter("mcp.server.calls", unit="{call}", description="MCP requests served"),
                 meter.create_histogram("mcp.server.call.duration", unit="s", description="Duration of MCP requests"),
                 trace,
-                metrics,
+                _probe(trace, metrics),
             ))
     return _instruments[0]
 
 
-def _configured(trace: Any, metrics: Any) -> bool:
-    """Whether the application installed a tracer or meter provider (checked per call: it
-    may do so after the first request).  The API's own placeholders record nothing, and
-    spans through them cost a tenth of a small call."""
-    probe = _PROBE.get(id(trace))
-    if probe is None:
-        probe = _PROBE[id(trace)] = _probe(trace, metrics)
-    return probe()
-
-
-_PROBE: dict[int, Callable[[], bool]] = {}
-
-
 def _probe(trace: Any, metrics: Any) -> Callable[[], bool]:
-    """The cheapest exact test: the API's globals when this version has them (the public
-    getters read the environment on every call), else the public getters."""
+    """"Has the application installed a tracer or meter provider?", asked per call (it may do
+    so after the first request): the API's own placeholders record nothing, and spans through
+    them cost a tenth of a small call.  The cheapest exact test: the API's globals when this
+    version has them (the public getters read the environment on every call), else the
+    public getters."""
     internal: Any = sys.modules.get("opentelemetry.metrics._internal")
     from_env = any(k in os.environ for k in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER"))
     if not from_env and hasattr(trace, "_TRACER_PROVIDER") and hasattr(internal, "_METER_PROVIDER"):
@@ -95,7 +85,7 @@ async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any
         What ``run()`` returns (its exceptions propagate).
     """
     loaded = _load() if method in TRACED_METHODS else None
-    if loaded is None or not _configured(loaded[3], loaded[4]):
+    if loaded is None or not loaded[4]():
         return await run()
     tracer, counter, histogram, trace, _ = loaded
     attributes: dict[str, Any] = {"mcp.method": method}
