@@ -26,13 +26,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_json
 
 from ..wire.tools import ToolDef
 from .compiled import Check, compile_check
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
+from .strictpy import validate_strict
 
 _log = logging.getLogger(__name__)
 _VALIDATORS: dict[tuple[int, bool], Any] = {}
@@ -256,47 +256,6 @@ def json_integers(value: Any) -> tuple[Any, bool]:
     return (_as_int(value) if has_integral else value), has_null
 
 
-#: Core-schema node types whose strict validation of JSON data given as Python objects
-#: (dicts, lists, str, int, float, bool, None) answers exactly as strict JSON validation.
-#: Not in it: enums, dates, UUIDs, tuples, sets, bytes (strict Python wants instances of
-#: them), and any function validator.
-_JSON_NATIVE = frozenset({"model", "model-fields", "model-field", "typed-dict", "typed-dict-field", "str", "int",
-                          "float", "bool", "list", "dict", "nullable", "default", "union", "tagged-union",
-                          "literal", "none", "any", "definitions", "definition-ref"})
-_SUBSCHEMAS = ("schema", "items_schema", "keys_schema", "values_schema", "extras_schema")
-_NATIVE: dict[type[BaseModel], bool] = {}
-
-
-def _json_native(node: Any) -> bool:
-    if not isinstance(node, dict) or node.get("type") not in _JSON_NATIVE:
-        return False
-    if node["type"] == "model" and (node.get("custom_init") or node.get("post_init") or node.get("root_model")):
-        return False
-    if node["type"] == "literal" and not all(isinstance(v, str) for v in node.get("expected", ())):
-        return False
-    subs = [node[key] for key in _SUBSCHEMAS if key in node]
-    if node["type"] in ("model-fields", "typed-dict"):
-        subs.extend(node.get("fields", {}).values())
-    elif node["type"] == "union":
-        subs.extend(c[0] if isinstance(c, tuple) else c for c in node.get("choices", ()))
-    elif node["type"] == "tagged-union":
-        subs.extend(node.get("choices", {}).values())
-    elif node["type"] == "definitions":
-        subs.extend(node.get("definitions", ()))
-    return all(_json_native(sub) for sub in subs)
-
-
-def _validate(model: type[BaseModel], data: Any) -> BaseModel:
-    """``model`` validated strictly from JSON data: as Python objects when that gives the same
-    answers (no second JSON parse), else through pydantic's JSON parser."""
-    native = _NATIVE.get(model)
-    if native is None:
-        native = _NATIVE[model] = _json_native(getattr(model, "__pydantic_core_schema__", None))
-    if native:
-        return model.model_validate(data, strict=True)
-    return model.model_validate_json(to_json(data), strict=True)
-
-
 _PATTERNS: dict[int, tuple[Any, tuple[PatternCheck, ...] | None]] = {}
 
 
@@ -349,7 +308,7 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
     try:
-        model = _validate(tool.input_model, data)
+        model = validate_strict(tool.input_model, data)
     except ValidationError as exc:
         if patterns is not None:
             raise ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data))) from None
@@ -389,7 +348,7 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
             data = json.loads(json.dumps(value, allow_nan=False))
         data, has_null = json_integers(data)
         if patterns is not None:
-            data = _validate(model, data).model_dump(mode="json", by_alias=True, exclude_unset=True)
+            data = validate_strict(model, data).model_dump(mode="json", by_alias=True, exclude_unset=True)
         if "outputSchema" in tool.wire and has_null:
             data = drop_invalid_nulls(tool.wire["outputSchema"], data)
     except (ValidationError, ValueError, TypeError) as exc:
