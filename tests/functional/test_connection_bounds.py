@@ -210,3 +210,25 @@ def test_busy_sessions_at_the_cap_refuse_a_new_one() -> None:
             await gets[0].close()
 
     _serve(["--max-sessions", "2"], t)
+
+
+def test_a_session_listening_on_its_get_stream_does_not_expire() -> None:
+    """``--session-timeout``: an idle session expires (found at the next initialize), one
+    whose GET stream is open does not; once the stream ends, its idle time starts."""
+    async def t(server: ServerProcess) -> None:
+        async with httpx.AsyncClient(timeout=10) as client:
+            listening, idle = [(await _session(client, server.url)).headers["mcp-session-id"] for _ in range(2)]
+            get = await RawStream.open(server.port, "GET", _session_headers(listening))
+            assert get.status == 200, get.head
+            await asyncio.sleep(1.0)  # both past the 0.4 s timeout
+            assert (await _session(client, server.url)).status_code == 200  # prunes
+            assert await _ping(client, server.url, idle) == 404
+            assert await _ping(client, server.url, listening) == 200
+            await get.close()
+            deadline = time.monotonic() + 10
+            while await _ping(client, server.url, listening) == 200:  # each ping is a use: stop pinging
+                assert time.monotonic() < deadline, "the session outlived its closed GET stream"
+                await asyncio.sleep(1.0)
+                assert (await _session(client, server.url)).status_code == 200
+
+    _serve(["--session-timeout", "0.4"], t)

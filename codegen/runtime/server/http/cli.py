@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--body-timeout", type=float, default=HttpSettings.body_timeout,
                        help="seconds a client may take to send its request body")
     group.add_argument("--session-timeout", type=float, default=HttpSettings.session_idle_timeout,
-                       help="idle lifetime of legacy sessions (seconds)")
+                       help="idle lifetime of legacy sessions (seconds; an open GET stream is not idle)")
     group.add_argument("--max-sessions", type=int, default=HttpSettings.max_sessions,
                        help=f"legacy sessions kept at once; the longest idle one makes room, 503 when none is idle "
                             f"(default {HttpSettings.max_sessions})")

@@ -6,7 +6,8 @@
   ``secrets.token_urlsafe``, 192 bits; all visible ASCII).  Later requests must carry it (missing: 400; unknown, expired or
   another principal's: 404); a request may carry another token of the same caller
   (refreshed, stepped up), and what it runs sees that token's principal (scopes, expiry;
-  ``StreamConnection.principal``).  Idle sessions expire after ``session_idle_timeout``; at
+  ``StreamConnection.principal``).  Idle sessions (no request running, no GET stream open) expire
+  ``session_idle_timeout`` after their last use; at
   ``max_sessions`` the longest-idle one is dropped (503 when every session is busy).
 * POST: a request is answered with SSE when the client accepts it (a priming event with
   an id and ``retry`` first, then the request's notifications and server->client
@@ -189,7 +190,7 @@ class LegacyHandler:
     def _prune(self) -> None:
         now = time.monotonic()
         for session in list(self.sessions.values()):
-            if not session.tasks and now - session.last_seen > self.settings.session_idle_timeout:
+            if session.idle and now - session.last_seen > self.settings.session_idle_timeout:
                 self._drop(session)
             else:
                 session.trim()
@@ -333,12 +334,18 @@ class LegacyHandler:
             stream = session.find(number) if number is not None else None
             if stream is None or seq is None:
                 raise HttpError(404, p.INVALID_REQUEST, "Unknown Last-Event-ID")
-            await pump(receive, send, stream, self.settings, legacy=True, sse_ok=True, resume_from=seq)
+            try:
+                await pump(receive, send, stream, self.settings, legacy=True, sse_ok=True, resume_from=seq)
+            finally:
+                session.last_seen = time.monotonic()
             return
         if session.standalone.attached:
             raise HttpError(409, p.INVALID_REQUEST, "Conflict: a GET stream is already open for this session")
         standalone = session.standalone
-        await pump(receive, send, standalone, self.settings, legacy=True, sse_ok=True, resume_from=standalone.cursor)
+        try:
+            await pump(receive, send, standalone, self.settings, legacy=True, sse_ok=True, resume_from=standalone.cursor)
+        finally:
+            session.last_seen = time.monotonic()  # an open stream is use: idle time starts when it ends
 
     async def delete(self, req: Request, send: Send, principal: Any) -> None:
         """End the session the request names.

@@ -91,7 +91,8 @@ class HttpSettings:
     sse_retry_ms: int = 1000
     #: Seconds between keep-alive comments on idle SSE streams.
     keepalive: float = 15.0
-    #: Legacy sessions: idle lifetime (seconds) and maximum number.
+    #: Legacy sessions: idle lifetime (seconds; a session is idle while no request runs and no
+    #: GET stream is open) and maximum number.
     session_idle_timeout: float = 3600.0
     max_sessions: int = 1000
     #: Events kept per SSE stream for replay (legacy) and queued per request (2026).
