@@ -232,3 +232,25 @@ def test_a_session_listening_on_its_get_stream_does_not_expire() -> None:
                 assert (await _session(client, server.url)).status_code == 200
 
     _serve(["--session-timeout", "0.4"], t)
+
+
+def test_a_list_change_reaches_every_legacy_session_as_one_message() -> None:
+    """Every initialized legacy connection gets the change; they share one message object
+    (a session's stream keeps up to 1,000 events: one copy per session cost ~270 B each)."""
+    srv = DemoServer()
+
+    async def main() -> None:
+        peers = [srv.connect_in_process(copy=False) for _ in range(3)]
+        for k, peer in enumerate(peers):
+            await peer.send(req(k, "initialize", {"protocolVersion": LEGACY, "capabilities": {},
+                                                  "clientInfo": {"name": "t", "version": "1"}}))
+            assert "result" in await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        srv.disable_tool("slow")
+        notes = [await asyncio.wait_for(peer.receive(), 5) for peer in peers]
+        assert all(n == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"} for n in notes), notes
+        assert notes[0] is notes[1] is notes[2]
+        for peer in peers:
+            await peer.aclose()
+
+    asyncio.run(main())

@@ -72,10 +72,16 @@ class Connection:
         self, method: str, params: jsonrpc.JsonObject | None = None, *, related_to: jsonrpc.RequestId | None = None
     ) -> None:
         """Send a notification (errors of a closing transport are swallowed)."""
+        await self.send_notification(jsonrpc.notification(method, params), related_to=related_to)
+
+    async def send_notification(self, message: jsonrpc.JsonObject, *,
+                                related_to: jsonrpc.RequestId | None = None) -> None:
+        """Send a notification built once for many connections (never changed afterwards:
+        streams keep it for replay)."""
         if self.closed:
             return
         try:
-            await self.deliver(jsonrpc.notification(method, params), related_to)
+            await self.deliver(message, related_to)
         except (OSError, RuntimeError, TransportClosedError):
             pass
 

@@ -187,11 +187,12 @@ class Notifications:
             method, params = "notifications/resources/updated", {"uri": change.uri}
         else:
             method, params = LIST_CHANGED[change.kind], {}
+        shared = jsonrpc.notification(method, params or None)  # one message object for every session
         for conn in list(self._connections):
             if conn.closed or conn.legacy_version is None or not conn.initialized:
                 continue
             if change.kind != "updated" or change.uri in conn.resource_subscriptions:
-                await conn.notify(method, params or None)
+                await conn.send_notification(shared)
         for (conn, rid), listener in list(self._listeners.items()):
             wanted = change.uri in listener.uris if change.kind == "updated" else change.kind in listener.lists
             if wanted and not conn.closed:
