@@ -109,13 +109,13 @@ def long_fields(text: str) -> str:
             out.append(line)
             continue
         pad, head, args = m.group(1), m.group(2), m.group(3)
-        inner = pad + "    "
+        inner, end = pad + "    ", line[len(bare):]  # the line's own ending (none on a text's last line)
         if len(pad + head + "Field(") > LINE or not args.strip() or args.rstrip().endswith(","):
             out.append(line)
         elif len(inner + args) <= LINE:
-            out.append(f"{pad}{head}Field(\n{inner}{args}\n{pad})\n")
+            out.append(f"{pad}{head}Field(\n{inner}{args}\n{pad}){end}")
         elif (parts := _comma_split(args)) is not None and all(len(inner + p) < LINE for p in parts):
-            out.append(f"{pad}{head}Field(\n" + "".join(f"{inner}{p},\n" for p in parts) + f"{pad})\n")
+            out.append(f"{pad}{head}Field(\n" + "".join(f"{inner}{p},\n" for p in parts) + f"{pad}){end}")
         else:
             out.append(line)
     return "".join(out)

@@ -14,8 +14,10 @@ rebuild after editing one tool re-formats that tool's units only).  A method is 
 inside a one-line wrapper class (``class _:``), so its depth, and with it every
 line-length decision black makes, is unchanged.  Consecutive units of one kind form a
 *run*; black formats a run in one call (black costs about a millisecond per call besides
-the text) and the result is cut back into units at the same statements, so a cold build
-pays no more than black on the whole file, and can spread the runs over processes.
+the text) and the result is cut back into units at the same statements (parsed with
+``ast``; when black left the run's text exactly as it was, each unit is its own output and
+nothing is parsed), so a cold build pays little more than black on the whole file, and can
+spread the runs over processes.
 
 Black decides the blank lines before a ``def``/``class``/decorator line from the line
 before it (``EmptyLineTracker`` in black's ``lines.py``).  The count is fixed unless that
@@ -184,7 +186,13 @@ def _cut(run: Run, out: str) -> list[str]:
 
 
 def _black(run: Run, black: Black) -> list[str]:
-    return _cut(run, black((WRAPPER if run.method else "") + "".join(run.units)))
+    text = (WRAPPER if run.method else "") + "".join(run.units)
+    out = black(text)
+    if out == text:  # nothing to change: each unit is its own output (when they join back the same way)
+        pieces = [unit.rstrip("\n") + "\n" for unit in run.units]
+        if pieces[0] + "".join(sep + piece for sep, piece in zip(run.seps[1:], pieces[1:], strict=True)) == "".join(run.units):
+            return pieces
+    return _cut(run, out)
 
 
 def format_run(run: Run, black: Black) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codegen import fmtunits
-from codegen.emit import format_python
+from codegen.emit import format_python, format_python_once
 from codegen.pipeline import lower_one
 from codegen.render import environment, render_package
 
@@ -44,6 +44,19 @@ def test_generated_modules_format_identically(spec: Path) -> None:
             assert fmtunits.format_units(raw, format_python) == whole, path
         finally:
             fmtunits.WHOLE_RUN_SHARE = old
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_run_black_leaves_unchanged_is_its_own_units(spec: Path) -> None:
+    # fmtunits._black skips parsing black's output when it equals the input: the same pieces as the cut
+    unchanged = 0
+    for path, raw in _raw_modules(spec).items():
+        for run in fmtunits.split(raw) or []:
+            text = (fmtunits.WRAPPER if run.method else "") + "".join(run.units)
+            out = format_python_once(text)
+            assert fmtunits._black(run, format_python_once) == fmtunits._cut(run, out), path
+            unchanged += out == text
+    assert unchanged  # the shortcut was taken at least once
 
 
 def test_client_is_cut_into_methods() -> None:
