@@ -4,6 +4,7 @@ cross-spec checks (one package per name, one copy of a shared runtime)."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Callable
@@ -83,10 +84,16 @@ def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] 
         from . import emit, lockfile, lower, render  # noqa: F401  (the same: loaded before the fork)
         from .spec import validate  # noqa: F401  (the same)
 
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            work = [specs[i] for i in misses]
-            for i, one in zip(misses, pool.map(_generate_and_store, work, [options] * len(work)), strict=True):
-                results[i] = one
+        lower.runtime_member_names()  # imports the runtime client and server once, for every worker
+
+        gc.freeze()  # the workers' collections skip what they inherit (fewer copy-on-write copies)
+        try:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                work = [specs[i] for i in misses]
+                for i, one in zip(misses, pool.map(_generate_and_store, work, [options] * len(work)), strict=True):
+                    results[i] = one
+        finally:
+            gc.unfreeze()
     else:
         for i in misses:
             results[i] = _generate_and_store(specs[i], options)

@@ -1,0 +1,39 @@
+"""Formatting in worker processes (codegen/fmtpool.py) gives the bytes of formatting in one.
+
+The runs of the generated example modules are spread over this process and forked workers
+(the size threshold lowered so that small modules are spread too), and the result is
+compared with black on the whole file; the garbage collector is unfrozen afterwards.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+from codegen import fmtpool, fmtunits
+from codegen.emit import format_python
+from codegen.pipeline import lower_one
+from codegen.render import environment, render_package
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_formatting_gives_blacks_bytes(jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fmtpool, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv(fmtpool.JOBS_ENV, str(jobs))
+    assert fmtpool.available_jobs(100) == jobs  # the workers really run (no other thread, fork available)
+    low = lower_one(ROOT / "specs" / "everything.yaml", "everything.yaml")
+    assert low.ir is not None and low.models is not None
+    modules = [f for f in render_package(low.ir, low.models, environment()) if f.path.endswith(".py") and not f.verbatim]
+    spread = 0
+    for f in modules:
+        fmtunits._MEMO.clear()
+        runs = fmtunits.split(f.content)
+        spread += bool(runs) and sum(len(r.units) for r in runs) > 1
+        assert fmtunits.format_units(f.content, format_python, fmtpool.runs_in_parallel(format_python)) == \
+            format_python(f.content), f.path
+        assert gc.get_freeze_count() == 0
+    assert spread
