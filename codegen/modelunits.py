@@ -232,7 +232,6 @@ def _import_lines(imports: list[tuple[str, str, str | None]]) -> list[str]:
     return out
 
 
-
 def _remember(text: str, others: set[str], result: _Split) -> None:
     _MEMO[text] = (",".join(sorted(others)), result)
     _MEMO.move_to_end(text)
@@ -423,8 +422,8 @@ def _seed(defs: dict[str, Any], edges: dict[str, tuple[str, ...]], plan: list[_U
     try:
         for unit, others, result in _cut(source, plan, cold, defs, edges, _titles(doc, set(wanted)), run):
             _remember(unit.text, others, result)
-    except (_Fallback, SyntaxError):
-        pass  # each unit runs on its own
+    except Exception:  # _Fallback, or anything unforeseen: the units' own runs decide
+        pass
     return source
 
 
