@@ -1,7 +1,8 @@
 """Model generation: the IR's JSON Schema document -> ``models.py`` via datamodel-code-generator.
 
-DCG runs once per unit of the document (a tool's classes, the shared ones), see
-:mod:`codegen.modelunits`.
+DCG's output is memoised per unit of the document (a tool's classes, the shared ones): a
+cold build runs it once on the whole document and cuts the output into the units, an edit
+reruns it on the edited unit only, see :mod:`codegen.modelunits`.
 
 Only DCG's public ``generate()`` is used, with every option spelled out (its defaults change
 between versions; the version is pinned in pyproject.toml).  Afterwards the source is parsed

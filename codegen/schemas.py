@@ -4,7 +4,7 @@
   references outside itself is copied into its ``$defs`` (names kept where possible) and the
   ``$ref`` rewritten.  The JSON the client sees is the spec's JSON, nothing else changes.
 * :class:`ModelSchemaBuilder` builds the ONE JSON Schema document of the models
-  (datamodel-code-generator runs on it unit by unit, :mod:`codegen.modelunits`): ``$defs``
+  (datamodel-code-generator runs on it whole or unit by unit, :mod:`codegen.modelunits`): ``$defs``
   keyed by the class names the lowering step chose, refs rewritten to them, user titles
   removed and our titles set on every schema that becomes a class, so no class name is ever
   invented by the model generator.
