@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
 
 from codegen.runtime.schema import strictpy
-from codegen.runtime.schema.strictpy import validate_strict, validator_for
+from codegen.runtime.schema.strictpy import check_strict, validate_strict, validator_for
 
 
 class Priority(StrEnum):  # as datamodel-code-generator writes string enums
@@ -64,6 +64,13 @@ class Node(BaseModel):  # recursive: definitions and definition-ref nodes
     name: str
     level: Priority
     children: list[Node] | None = None
+
+
+class Closed(BaseModel):  # additionalProperties: false, an alias, a nested closed object
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    kind: Priority = Field(..., alias="type")
+    inner: Address | None = None
+    count: int | None = Field(default=0, ge=0)
 
 
 class Plain(BaseModel):  # no enum: pydantic's own strict Python validation
@@ -163,3 +170,45 @@ def test_the_model_classes_stay_complete() -> None:
     assert all(cls.__pydantic_complete__ for cls in (Batch, Order, Line, Address))
     assert Batch.model_validate({"orders": []}).orders == []  # the class's own validator is untouched
     assert Line.model_validate({"sku": "s", "quantity": "2", "unit_price": 1}).quantity == 2  # still lax
+
+
+def _checked(model: type[BaseModel], data: Any) -> tuple[str, Any]:
+    try:
+        check_strict(model, data)
+    except ValidationError as exc:
+        return "error", [(e["type"], e["loc"]) for e in exc.errors()]
+    return "ok", None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_check_only_path_answers_as_validation(seed: int) -> None:
+    """The typed client's check (no model instances) says yes exactly when validation does,
+    and reports the model's own errors when it says no."""
+    rng = random.Random(100 + seed)
+    def closed(r: random.Random) -> dict[str, Any]:
+        data: dict[str, Any] = {r.choice(["type", "kind"]): "low", "inner": {"city": "c", "country": "DE"}}
+        if r.random() < 0.3:
+            data[r.choice(["extra", "count", "inner"])] = r.choice(ODD)
+        return data
+
+    for model, make in ((Batch, _valid), (Node, lambda r: {"name": "a", "level": r.choice(["low", "1"]),
+                                                           "children": [{"name": "b", "level": "high"}]}),
+                        (Closed, closed)):
+        for _ in range(300):
+            data = make(rng)
+            for _ in range(rng.randint(0, 3)):
+                data = _mutate(data, rng)
+            want = _ours(model, data)
+            got = _checked(model, data)
+            assert got[0] == want[0], data
+            if want[0] == "error":
+                assert got == want
+
+
+def test_the_check_only_path_builds_dicts_not_models() -> None:
+    strictpy._CHECKS.clear()
+    check_strict(Batch, _valid(random.Random(3)))
+    checker = strictpy._CHECKS[Batch]
+    out = checker(_valid(random.Random(3)))
+    assert type(out) is dict and type(out["orders"][0]["address"]) is dict, out
+    assert out["orders"][0]["priority"] in set(Priority)

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, beyond_model_errors, validate_arguments
+from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, beyond_model_errors, check_arguments
 from ..wire import protocol as p
 from ..wire.content import TextContent, ToolResult
 from ..wire.errors import (
@@ -113,7 +113,7 @@ def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
     """
     arguments = {key: _jsonable(value) for key, value in values.items() if value is not UNSET}
     try:
-        validate_arguments(tool, arguments)
+        check_arguments(tool, arguments)
     except SchemaCheckUnavailable as exc:  # the server still judges; say once why we cannot
         if tool.name not in _UNCHECKED:
             _UNCHECKED.add(tool.name)

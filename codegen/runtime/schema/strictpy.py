@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import SchemaValidator, to_json
 
 #: Core-schema node types whose strict validation of JSON data given as Python objects
@@ -128,3 +128,64 @@ def validator_for(model: type[BaseModel]) -> Validate:
 def validate_strict(model: type[BaseModel], data: Any) -> BaseModel:
     """``model`` validated strictly from JSON data held as Python objects."""
     return validator_for(model)(data)
+
+
+def _as_typed_dicts(node: Any) -> Any:
+    """``node`` with every ``model`` node replaced by the typed dict of its fields: the same
+    field validators, the same extra-keys rule, but a dict comes out instead of a model
+    instance (and its ``__dict__`` and fields set)."""
+    if isinstance(node, list | tuple):
+        return type(node)(_as_typed_dicts(v) for v in node)
+    if not isinstance(node, dict):
+        return node
+    out = {k: v if k in ("cls", "metadata", "serialization") else _as_typed_dicts(v) for k, v in node.items()}
+    if node.get("type") != "model":
+        return out
+    inner, config = out["schema"], dict(out.get("config") or {})
+    if not isinstance(inner, dict) or inner.get("type") != "model-fields" or inner.get("computed_fields"):
+        raise ValueError("not a plain model")
+    fields = {}
+    for name, field in inner["fields"].items():
+        typed = {"type": "typed-dict-field", "schema": field["schema"],
+                 "required": field["schema"].get("type") != "default"}
+        for key in ("validation_alias", "serialization_alias"):
+            if key in field:
+                typed[key] = field[key]
+        fields[name] = typed
+    checked: dict[str, Any] = {"type": "typed-dict", "fields": fields, "config": config, "strict": True,
+                               "extra_behavior": inner.get("extra_behavior", config.get("extra_fields_behavior", "ignore"))}
+    for key in ("extras_schema", "ref"):
+        if key in inner or key in out:
+            checked[key] = inner.get(key, out.get(key))
+    return checked
+
+
+_CHECKS: dict[type[BaseModel], Callable[[Any], object]] = {}
+
+
+def check_strict(model: type[BaseModel], data: Any) -> None:
+    """Raise what :func:`validate_strict` raises when ``data`` is not valid for ``model``;
+    build no model instance when it is (the typed client's check before sending).
+
+    For models validated from Python objects, a copy of the validator with typed dicts in
+    place of the model nodes says yes or no; on no, :func:`validate_strict` runs, so the
+    errors are the model's own (and its answer wins).
+    """
+    check = _CHECKS.get(model)
+    if check is None:
+        check = _CHECKS[model] = _checker(model)
+    try:
+        check(data)
+    except ValidationError:
+        validate_strict(model, data)
+
+
+def _checker(model: type[BaseModel]) -> Callable[[Any], object]:
+    own = validator_for(model)
+    schema = getattr(model, "__pydantic_core_schema__", None)
+    if not isinstance(schema, dict) or not _kinds(schema, []):
+        return own
+    try:
+        return SchemaValidator(_as_typed_dicts(_strict_copy(schema, [])), {"strict": True}).validate_python
+    except Exception:  # an unexpected schema shape: the model itself checks
+        return own

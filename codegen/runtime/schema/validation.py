@@ -32,7 +32,7 @@ from .compiled import Check, compile_check
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
-from .strictpy import validate_strict
+from .strictpy import check_strict, validate_strict
 
 _log = logging.getLogger(__name__)
 _VALIDATORS: dict[tuple[int, bool], Any] = {}
@@ -289,13 +289,10 @@ def beyond_model_errors(tool: ToolDef, key: str, value: Any) -> list[dict[str, s
     return _located(pattern_errors(patterns, value))[:10]
 
 
-def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
-    """The validated input model of ``arguments`` (used by server and typed client).
-
-    Raises:
-        ArgumentsInvalid: with a precise, client-safe description.
-        TypeError, ValueError: ``arguments`` is not JSON data.
-    """
+def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any, tuple[PatternCheck, ...] | None]:
+    """What is checked before the input model: JSON-ness, then the whole schema when it is
+    the judge, else explicit nulls.  Returns the data for the model (integral floats as
+    ints) and the pattern checks that complete it (None: the schema judged)."""
     schema = tool.wire.get("inputSchema", {})
     data, has_null = json_integers(arguments)
     patterns = _model_judged(tool, "inputSchema")
@@ -307,6 +304,23 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
         errs = null_violations(schema, arguments)
         if errs:
             raise ArgumentsInvalid(tool.name, errs)
+    return data, patterns
+
+
+def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data: Any) -> None:
+    errs = _located(pattern_errors(patterns, data))
+    if errs:
+        raise ArgumentsInvalid(tool.name, errs[:10])
+
+
+def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
+    """The validated input model of ``arguments`` (the server's view for the handler).
+
+    Raises:
+        ArgumentsInvalid: with a precise, client-safe description.
+        TypeError, ValueError: ``arguments`` is not JSON data.
+    """
+    data, patterns = _judged_before_model(tool, arguments)
     try:
         model = validate_strict(tool.input_model, data)
     except ValidationError as exc:
@@ -318,10 +332,27 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
                      tool.name, exc.errors(include_url=False)[:1])
         return tool.input_model.model_construct(**data)
     if patterns:
-        errs = _located(pattern_errors(patterns, data))
-        if errs:
-            raise ArgumentsInvalid(tool.name, errs[:10])
+        _pattern_violations(tool, patterns, data)
     return model
+
+
+def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
+    """Everything :func:`validate_arguments` refuses, refused with the same errors, but no
+    model is built (the typed client's check before sending): where the schema judges, the
+    model has nothing to add; elsewhere :func:`~schema.strictpy.check_strict` checks.
+
+    Raises:
+        ArgumentsInvalid, TypeError, ValueError: as :func:`validate_arguments`.
+    """
+    data, patterns = _judged_before_model(tool, arguments)
+    if patterns is None:
+        return
+    try:
+        check_strict(tool.input_model, data)
+    except ValidationError as exc:
+        raise ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data))) from None
+    if patterns:
+        _pattern_violations(tool, patterns, data)
 
 
 class OutputInvalid(Exception):
