@@ -12,8 +12,9 @@ Two cases, decided by the generator per tool (``ToolDef.schema_checked``):
 
 Either way the handler's model holds the data as sent: integral floats (``1.0``) are read
 as integers (JSON Schema makes no difference), nothing else is converted, and properties
-the schema allows beyond the declared ones are kept (``model_extra``).  The same function
-validates the typed client's arguments before they are sent.
+the schema allows beyond the declared ones are kept (``model_extra``).  The typed client
+checks its arguments before sending with :func:`check_arguments`: the same rules and errors,
+without building the model.
 """
 
 from __future__ import annotations
