@@ -35,6 +35,8 @@ _SUBSCHEMAS = ("schema", "items_schema", "keys_schema", "values_schema", "extras
 
 Validate = Callable[[Any], BaseModel]
 _CACHE: dict[type[BaseModel], Validate] = {}
+#: The models :func:`validator_for` validates from Python objects (the others go through JSON).
+_FROM_PYTHON: set[type[BaseModel]] = set()
 
 
 def _string_enum(node: dict[str, Any]) -> bool:
@@ -69,23 +71,51 @@ def _kinds(node: Any, enums: list[bool]) -> bool:
     return all(_kinds(sub, enums) for sub in _children(node))
 
 
-def _strict_copy(node: Any, classes: list[type]) -> Any:
+def _strict_copy(node: Any, classes: list[type], typed_dicts: bool = False) -> Any:
     """``node`` with ``strict`` on in every configuration and node that sets it, off on
-    string enums; the model classes met go to ``classes``."""
+    string enums; the model classes met go to ``classes``.  With ``typed_dicts``, every
+    ``model`` node becomes the typed dict of its fields (:func:`_typed_dict`)."""
     if isinstance(node, list | tuple):
-        return type(node)(_strict_copy(v, classes) for v in node)
+        return type(node)(_strict_copy(v, classes, typed_dicts) for v in node)
     if not isinstance(node, dict):
         return node
-    out = {k: v if k in ("cls", "metadata", "serialization") else _strict_copy(v, classes) for k, v in node.items()}
+    out = {k: v if k in ("cls", "metadata", "serialization") else _strict_copy(v, classes, typed_dicts)
+           for k, v in node.items()}
     if _string_enum(node):
         out["strict"] = False
     elif "strict" in node:
         out["strict"] = True
     if isinstance(node.get("config"), dict):
         out["config"] = {**node["config"], "strict": True}
-    if node.get("type") == "model" and isinstance(node.get("cls"), type):
-        classes.append(node["cls"])
+    if node.get("type") == "model":
+        if isinstance(node.get("cls"), type):
+            classes.append(node["cls"])
+        if typed_dicts:
+            return _typed_dict(out)
     return out
+
+
+def _typed_dict(model: dict[str, Any]) -> dict[str, Any]:
+    """A (copied) ``model`` node as the typed dict of its fields: the same field validators,
+    the same extra-keys rule, but a dict comes out instead of a model instance (and its
+    ``__dict__`` and fields set)."""
+    inner, config = model["schema"], dict(model.get("config") or {})
+    if not isinstance(inner, dict) or inner.get("type") != "model-fields" or inner.get("computed_fields"):
+        raise ValueError("not a plain model")
+    fields = {}
+    for name, field in inner["fields"].items():
+        typed = {"type": "typed-dict-field", "schema": field["schema"],
+                 "required": field["schema"].get("type") != "default"}
+        for key in ("validation_alias", "serialization_alias"):
+            if key in field:
+                typed[key] = field[key]
+        fields[name] = typed
+    checked: dict[str, Any] = {"type": "typed-dict", "fields": fields, "config": config, "strict": True,
+                               "extra_behavior": inner.get("extra_behavior", config.get("extra_fields_behavior", "ignore"))}
+    for key in ("extras_schema", "ref"):
+        if key in inner or key in model:
+            checked[key] = inner.get(key, model.get(key))
+    return checked
 
 
 def _own_validator(model: type[BaseModel], schema: dict[str, Any]) -> SchemaValidator | None:
@@ -117,6 +147,7 @@ def validator_for(model: type[BaseModel]) -> Validate:
     enums: list[bool] = []
     chosen = _through_json(model)
     if isinstance(schema, dict) and _kinds(schema, enums):
+        _FROM_PYTHON.add(model)
         if not enums:
             chosen = lambda data: model.model_validate(data, strict=True)  # noqa: E731
         elif (own := _own_validator(model, schema)) is not None:
@@ -128,36 +159,6 @@ def validator_for(model: type[BaseModel]) -> Validate:
 def validate_strict(model: type[BaseModel], data: Any) -> BaseModel:
     """``model`` validated strictly from JSON data held as Python objects."""
     return validator_for(model)(data)
-
-
-def _as_typed_dicts(node: Any) -> Any:
-    """``node`` with every ``model`` node replaced by the typed dict of its fields: the same
-    field validators, the same extra-keys rule, but a dict comes out instead of a model
-    instance (and its ``__dict__`` and fields set)."""
-    if isinstance(node, list | tuple):
-        return type(node)(_as_typed_dicts(v) for v in node)
-    if not isinstance(node, dict):
-        return node
-    out = {k: v if k in ("cls", "metadata", "serialization") else _as_typed_dicts(v) for k, v in node.items()}
-    if node.get("type") != "model":
-        return out
-    inner, config = out["schema"], dict(out.get("config") or {})
-    if not isinstance(inner, dict) or inner.get("type") != "model-fields" or inner.get("computed_fields"):
-        raise ValueError("not a plain model")
-    fields = {}
-    for name, field in inner["fields"].items():
-        typed = {"type": "typed-dict-field", "schema": field["schema"],
-                 "required": field["schema"].get("type") != "default"}
-        for key in ("validation_alias", "serialization_alias"):
-            if key in field:
-                typed[key] = field[key]
-        fields[name] = typed
-    checked: dict[str, Any] = {"type": "typed-dict", "fields": fields, "config": config, "strict": True,
-                               "extra_behavior": inner.get("extra_behavior", config.get("extra_fields_behavior", "ignore"))}
-    for key in ("extras_schema", "ref"):
-        if key in inner or key in out:
-            checked[key] = inner.get(key, out.get(key))
-    return checked
 
 
 _CHECKS: dict[type[BaseModel], Callable[[Any], object]] = {}
@@ -182,10 +183,10 @@ def check_strict(model: type[BaseModel], data: Any) -> None:
 
 def _checker(model: type[BaseModel]) -> Callable[[Any], object]:
     own = validator_for(model)
-    schema = getattr(model, "__pydantic_core_schema__", None)
-    if not isinstance(schema, dict) or not _kinds(schema, []):
+    if model not in _FROM_PYTHON:
         return own
     try:
-        return SchemaValidator(_as_typed_dicts(_strict_copy(schema, [])), {"strict": True}).validate_python
+        schema = model.__pydantic_core_schema__
+        return SchemaValidator(_strict_copy(schema, [], typed_dicts=True), {"strict": True}).validate_python
     except Exception:  # an unexpected schema shape: the model itself checks
         return own

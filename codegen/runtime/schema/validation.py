@@ -308,6 +308,11 @@ def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any,
     return data, patterns
 
 
+def _refused_by_model(tool: ToolDef, exc: ValidationError, patterns: tuple[PatternCheck, ...], data: Any) -> ArgumentsInvalid:
+    """The model's violations, and the patterns' beside them."""
+    return ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data)))
+
+
 def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data: Any) -> None:
     errs = _located(pattern_errors(patterns, data))
     if errs:
@@ -326,7 +331,7 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
         model = validate_strict(tool.input_model, data)
     except ValidationError as exc:
         if patterns is not None:
-            raise ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data))) from None
+            raise _refused_by_model(tool, exc, patterns, data) from None
         # The schema accepted the data, so it is valid: a model narrower than its schema
         # must not refuse it.  The handler gets the data unvalidated by the model.
         _log.warning("tool %s: input model narrower than the schema (%s); passing the data through",
@@ -351,7 +356,7 @@ def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
     try:
         check_strict(tool.input_model, data)
     except ValidationError as exc:
-        raise ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data))) from None
+        raise _refused_by_model(tool, exc, patterns, data) from None
     if patterns:
         _pattern_violations(tool, patterns, data)
 

@@ -334,16 +334,13 @@ class LegacyHandler:
             stream = session.find(number) if number is not None else None
             if stream is None or seq is None:
                 raise HttpError(404, p.INVALID_REQUEST, "Unknown Last-Event-ID")
-            try:
-                await pump(receive, send, stream, self.settings, legacy=True, sse_ok=True, resume_from=seq)
-            finally:
-                session.last_seen = time.monotonic()
-            return
-        if session.standalone.attached:
+            start = seq
+        elif session.standalone.attached:
             raise HttpError(409, p.INVALID_REQUEST, "Conflict: a GET stream is already open for this session")
-        standalone = session.standalone
+        else:
+            stream, start = session.standalone, session.standalone.cursor
         try:
-            await pump(receive, send, standalone, self.settings, legacy=True, sse_ok=True, resume_from=standalone.cursor)
+            await pump(receive, send, stream, self.settings, legacy=True, sse_ok=True, resume_from=start)
         finally:
             session.last_seen = time.monotonic()  # an open stream is use: idle time starts when it ends
 
