@@ -6,6 +6,7 @@ import logging
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -57,7 +58,7 @@ def _global_options(
     """Generate typed MCP servers and clients from declarative tool specs."""
 
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
-VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also print what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also list every file written and what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
 TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
 SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
@@ -105,10 +106,23 @@ def _verbose(on: bool) -> None:
         log.addHandler(_ToStderr())
 
 
-def _progress(total_hint: int) -> object:
-    def report(name: str) -> None:
-        err_console.print(f"  generating {name}", style="dim", markup=False)
-    return report
+def _progress(verbose: bool) -> Callable[[str], None] | None:
+    """Per-spec progress: a line each with ``-v``, a transient status line on a terminal, else none."""
+    if verbose:
+        def line(name: str) -> None:
+            err_console.print(f"  generating {name}", style="dim", markup=False)
+        return line
+    if not err_console.is_terminal:
+        return None
+
+    def status(name: str) -> None:
+        err_console.print(f"\r\x1b[2K  generating {name}", style="dim", markup=False, end="")
+    return status
+
+
+def _end_progress() -> None:
+    if err_console.is_terminal:
+        err_console.print("\r\x1b[2K", end="", markup=False)
 
 
 @app.command("build")
@@ -123,9 +137,11 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
-    result, report = build(paths, out, None if quiet else _progress(0), load_files=False,  # type: ignore[arg-type]
+    result, report = build(paths, out, None if quiet else _progress(verbose), load_files=False,
                            waiting=lambda message: err_console.print(message, style="yellow", markup=False),
                            options=options)
+    if not quiet:
+        _end_progress()
     _print_diagnostics(result, paths)
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
@@ -136,10 +152,11 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
             out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers)", markup=False)
         for path in kept:
             out_console.print(f"  kept     {path} (exists; never overwritten)", markup=False)
-    if not quiet:
+    if verbose:
         for label, items, style in (("created", report.created, "green"), ("updated", report.updated, "yellow"), ("deleted", report.deleted, "red")):
             for item in items:
                 out_console.print(f"  {label:8} {item}", style=style, markup=False)
+    if not quiet:
         out_console.print(
             f"{len(result.specs)} spec(s) -> {out}: {len(report.created)} created, {len(report.updated)} updated, "
             f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)

@@ -293,3 +293,18 @@ def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> N
     assert missing.returncode == 1 and "No module named 'nowhere'" in missing.stderr
     two = run("validate", str(SPECS), "--impl", "weather_impl:WeatherService")
     assert two.returncode == 2 and "exactly one server" in two.stderr
+
+
+def test_build_prints_one_summary_line_by_default_and_lists_files_with_verbose(tmp_path: Path) -> None:
+    spec = tmp_path / "specs" / "weather.yaml"
+    spec.parent.mkdir()
+    shutil.copy(SPECS / "weather.yaml", spec)
+    first = run_process("build", str(spec), "-o", str(tmp_path / "out"))
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert len(lines) == 1 and "created" in lines[0] and "weather/models.py" not in first.stdout, first.stdout
+    assert first.stderr == "", first.stderr  # no per-spec progress when stderr is not a terminal
+    (tmp_path / "out" / "weather" / "models.py").unlink()
+    again = run_process("build", str(spec), "-o", str(tmp_path / "out"), "-v")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0].split() == ["created", "weather/models.py"], again.stdout
