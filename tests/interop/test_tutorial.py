@@ -15,35 +15,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.doc_runner import blocks, script
+
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL = REPO / "docs" / "tutorial.md"
 
 PRELUDE = """\
 set -euo pipefail
-npx() {  # only the pinned Inspector is installed here
+npx() {  # only the pinned Inspector is installed here; like npx in a non-interactive shell, ask for -y
+  if [ "${1:-}" != "-y" ] && [ "${1:-}" != "--yes" ]; then
+    echo "npx: would ask to install ${1:-} (no terminal to answer): use npx -y" >&2; return 1
+  fi
+  shift
   if [ "${1:-}" = "@modelcontextprotocol/inspector" ]; then shift; mcp-inspector "$@"; return; fi
   echo "npx: $1 is not installed for this test" >&2; return 1
 }
 """
 
 
-def sh_blocks(text: str) -> list[str]:
-    return re.findall(r"^```sh\n(.*?)^```$", text, flags=re.M | re.S)
-
-
-def test_tutorial_blocks_are_there() -> None:
-    blocks = sh_blocks(TUTORIAL.read_text("utf-8"))
-    assert len(blocks) == 7 and "mcp-codegen init todo" in blocks[1] and "--method tools/list" in blocks[4]
+def test_tutorial_blocks_are_there_and_all_run() -> None:
+    doc = blocks(TUTORIAL.read_text("utf-8"))
+    code = [b for b in doc if b.lang in ("sh", "bash", "python") or b.file]
+    assert code and all(b.runs for b in code)  # nothing is left out
+    sh = [b.text for b in code if b.lang == "sh"]
+    assert len(sh) == 7 and "mcp-codegen init todo" in sh[1] and "--method tools/list" in sh[4]
 
 
 def test_tutorial_runs_as_written(tmp_path: Path) -> None:
     inspector_bin = subprocess.run([str(REPO / "scripts" / "inspector")], capture_output=True, text=True,
                                    timeout=900, check=True).stdout.strip()
-    script = PRELUDE + "\n".join(f"echo '### block {i}'\n{b}" for i, b in enumerate(sh_blocks(TUTORIAL.read_text("utf-8"))))
+    bash = script(blocks(TUTORIAL.read_text("utf-8")), prelude=PRELUDE)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = os.pathsep.join([inspector_bin, str(Path(sys.executable).resolve().parent), env.get("PATH", "")])
     env["MCP_CODEGEN_SRC"] = str(REPO)
-    proc = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(["bash", "-c", bash], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-4000:]}"
     out = proc.stdout
     assert re.search(r"^mcp-codegen \d+\.\d+\.\d+$", out, flags=re.M), out[:500]
