@@ -73,6 +73,10 @@ BAD = {
     "deep": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"x":%s%s}}' % (json.dumps(rid), "[" * 200000, "]" * 200000)).encode(),
     "surrogate": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\ud800"}]}}' % json.dumps(rid)).encode(),
     "broken": lambda rid: ('{"jsonrpc":"2.0","id":%s,"result":{"content":[' % json.dumps(rid)).encode(),
+    # the id after the result, where a reader of the message's start cannot see it
+    "deep_id_last": lambda rid: ('{"jsonrpc":"2.0","result":{"x":%s%s},"id":%s}' % ("[" * 200000, "]" * 200000, json.dumps(rid))).encode(),
+    "surrogate_id_last": lambda rid: ('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"%s\\ud800"}]},"id":%s}' % ("a" * 8000, json.dumps(rid))).encode(),
+    "broken_no_id": lambda rid: b'{"jsonrpc":"2.0","result":{"content":[',
 }
 
 async def app(scope, receive, send):
@@ -93,8 +97,14 @@ async def app(scope, receive, send):
     if method == "initialize":
         out = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25",
               "capabilities": {"tools": {}}, "serverInfo": {"name": "hostile-http", "version": "1"}}}).encode()
-    elif method == "tools/call" and msg["params"]["name"] in BAD:
-        out = BAD[msg["params"]["name"]](rid)
+    elif method == "tools/call" and msg["params"]["name"].removeprefix("sse_") in BAD:
+        name = msg["params"]["name"]
+        out = BAD[name.removeprefix("sse_")](rid)
+        if name.startswith("sse_"):  # the answer on an SSE stream: a priming event, then the message
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+            await send({"type": "http.response.body", "body": b"id: 1\ndata: \n\n", "more_body": True})
+            await send({"type": "http.response.body", "body": b"id: 2\ndata: " + out + b"\n\n"})
+            return
     elif method == "tools/call":
         out = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "fine"}]}}).encode()
     elif method == "tools/list":
@@ -121,7 +131,10 @@ def hostile_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop_pid(proc)
 
 
-@pytest.mark.parametrize("kind", ["deep", "surrogate", "broken"])
+KINDS = ["deep", "surrogate", "broken", "deep_id_last", "surrogate_id_last", "broken_no_id"]
+
+
+@pytest.mark.parametrize("kind", KINDS + [f"sse_{k}" for k in KINDS])
 def test_unreadable_http_response_fails_one_call(hostile_http: str, kind: str) -> None:
     async def main() -> None:
         async with ClientBase.http(hostile_http, era="legacy", audit=None, timeout=20) as c:
@@ -133,3 +146,15 @@ def test_unreadable_http_response_fails_one_call(hostile_http: str, kind: str) -
             assert await c.list_tools(refresh=True) == []
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_salvage_finds_the_top_level_id_wherever_it_is() -> None:
+    from codegen.runtime.wire import jsonrpc
+
+    deep = '{"jsonrpc":"2.0","result":{"x":' + "[" * 50000 + "]" * 50000 + '},"id":7}'
+    assert jsonrpc.salvage_response_id(deep) == 7
+    assert jsonrpc.salvage_response_id('{"result":{"id":1,"t":"' + "a" * 5000 + '\\ud800"},"id":"r-2"}') == "r-2"
+    assert jsonrpc.salvage_response_id('{"result":{"id":1,"x":[' + "a" * 5000) is None  # only a nested id
+    request = '{"jsonrpc":"2.0","params":{"x":"' + "a" * 5000 + '\\ud800"},"method":"sampling/createMessage","id":3}'
+    assert jsonrpc.salvage_response_id(request) is None and jsonrpc.unreadable_is_request(request)
+    assert not jsonrpc.unreadable_is_request('{"result":{"method":"x"},"id":4' + "[" * 10)

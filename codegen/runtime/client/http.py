@@ -427,6 +427,10 @@ class HttpTransport(ClientTransport):
                             continue  # priming event
                         message = parse_incoming(event.data)  # an unreadable response fails its call
                         if message is None:
+                            if not got and not jsonrpc.unreadable_is_request(event.data):
+                                # most likely the response itself: fail the call now, not at its timeout
+                                await self._fail(rid, p.PARSE_ERROR, "unreadable response on the response stream")
+                                return True, parser.last_event_id, parser.retry_ms
                             continue
                         if not got and isinstance(message, dict) and message.get("id") == rid and "method" not in message:
                             got = True  # read on briefly: a stream read to its end leaves its connection reusable

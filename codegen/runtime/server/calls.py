@@ -98,6 +98,8 @@ class ToolCalls:
             if env.version in _STRICT_ARG_ERRORS:
                 raise InvalidParamsError(str(exc), data={"tool": name, "errors": exc.errors}) from None
             return self._finish(error_result(str(exc), p.TOOL_ERROR_INVALID_ARGUMENTS, {"errors": exc.errors}), env)
+        except (TypeError, ValueError) as exc:  # not JSON data (in process: NaN, infinity, a set ...)
+            raise InvalidParamsError(f"Invalid params: arguments are not JSON data ({exc})", data={"tool": name}) from None
         except SchemaCheckUnavailable as exc:  # never run a handler on unchecked input
             logger.error("tool %s cannot be called: %s", name, exc)
             return self._finish(error_result(f"Tool {name} failed with an internal error", p.TOOL_ERROR_INTERNAL), env)

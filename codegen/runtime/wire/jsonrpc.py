@@ -19,6 +19,7 @@ Message builders return plain ``dict`` objects ready for :func:`encode`:
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Final, Literal
 
@@ -149,40 +150,86 @@ def decode(line: bytes | str) -> Any:
     """
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
-        value = _DECODER.decode(text)
+        value = (_FINITE_DECODER if _HUGE_NUMBER.search(text) else _DECODER).decode(text)
+    except _OutOfRange as exc:
+        raise ParseError("Parse error: a number beyond the range of a double (it would be infinite)") from exc
     except RecursionError as exc:
         raise ParseError("Parse error: JSON nested too deeply") from exc
     except (UnicodeDecodeError, ValueError) as exc:
+        if "integer string conversion" in str(exc):
+            raise ParseError("Parse error: an integer too long to read (over 4300 digits)") from exc
         raise ParseError("Parse error: invalid JSON") from exc
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
         raise ParseError("Parse error: lone UTF-16 surrogate (not Unicode text)")
     return value
 
 
-_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")')
+_ID_VALUE = r'(-?\d{1,18}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")'
+_ID_AFTER_KEY = re.compile(r'\s*:\s*' + _ID_VALUE)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')  # strings (skipped whole) and brackets
 
 
 def salvage_response_id(line: bytes | str) -> str | int | None:
-    """The ``id`` of a response that cannot be parsed (too deep, not Unicode ...), if its
-    start shows one and it is a response (no ``method``), so the one call can fail cleanly."""
-    head = (line[:4096].decode("utf-8", "replace") if isinstance(line, bytes) else line[:4096])
-    if re.search(r'"method"\s*:', head):
-        return None
-    match = _ID.search(head)
-    if match is None:
+    """The ``id`` of a response that cannot be parsed (too deep, not Unicode ...), if it shows
+    one and is a response (no ``method``), so the one call can fail cleanly.
+
+    The top-level members are found by skipping strings and counting brackets, so an ``id``
+    written after a deep or broken ``result`` is found, and an ``id`` inside the result is not
+    taken for the response's."""
+    found, is_request = _top_level(line.decode("utf-8", "replace") if isinstance(line, bytes) else line)
+    if found is None or is_request:
         return None
     try:
-        rid = json.loads(match.group(1))
+        rid = json.loads(found)
     except ValueError:
         return None
     return rid if isinstance(rid, (str, int)) else None
+
+
+def unreadable_is_request(line: bytes | str) -> bool:
+    """Whether an unparseable message shows a top-level ``method`` (a request or notification,
+    not the response a caller waits for)."""
+    return _top_level(line.decode("utf-8", "replace") if isinstance(line, bytes) else line)[1]
+
+
+def _top_level(text: str) -> tuple[str | None, bool]:
+    """The JSON text of an object's top-level ``"id"`` member, and whether it has a ``method``."""
+    depth, rid, method = 0, None, False
+    for token in _TOKEN.finditer(text):
+        value = token.group()
+        if value in "{[":
+            depth += 1
+        elif value in "}]":
+            depth -= 1
+        elif depth == 1 and value in ('"id"', '"method"'):
+            after = _ID_AFTER_KEY.match(text, token.end())
+            if value == '"method"':
+                method = method or re.match(r'\s*:', text[token.end():token.end() + 64]) is not None
+            elif after is not None:
+                rid = after.group(1)
+    return rid, method
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+class _OutOfRange(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(text[:40])
+    return value
+
+
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one instance: json.loads with options builds one per call
+# A number that may overflow a double (an exponent of 3+ digits, or 300+ digits before it) takes
+# the slower decoder that checks each float: JSON allows 1e999999999, Python reads it as inf.
+_HUGE_NUMBER = re.compile(r"[eE][+-]?\d{3}|\d{300}")
+_FINITE_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 class LineBuffer:
