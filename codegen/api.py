@@ -63,9 +63,15 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
     if out.exists() and not out.is_dir():
         return Result(diagnostics=[*diags, Diagnostic(str(out), 0, 0, "E042", "the output path is a file, not a folder",
                                                       hint="pass a folder with -o (it is created if missing)")]), None
-    if specs and (stamp := cache.stamp_matches(out, paths, specs, options.key())) is not None:
-        logger.info("%s is up to date: no spec, $ref file, option or output file changed since the last build", out)
-        return _unchanged(out, stamp, load_files)
+    if specs:
+        try:  # unlocked (the common no-op is fast): a build writing meanwhile shows as a vanished file
+            stamp = cache.stamp_matches(out, paths, specs, options.key())
+            if stamp is not None:
+                unchanged = _unchanged(out, stamp, load_files)
+                logger.info("%s is up to date: no spec, $ref file, option or output file changed since the last build", out)
+                return unchanged
+        except OSError as exc:
+            logger.info("%s changed while it was checked (%s): building under the lock", out, exc)
     from .emit import output_lock, plan_writes, recover_leftovers, write_tree
 
     result = generate(paths, progress, options)
@@ -107,12 +113,15 @@ def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Resu
 
 def check(paths: Sequence[Path], out: Path, options: Options = DEFAULT) -> tuple[Result, list[str]]:
     """Compare what ``build`` would write with ``out``; returns unified diffs."""
-    from .emit import diff_tree
+    from .emit import diff_tree, output_lock
 
     result = generate(paths, options=options)
     if not result.ok:
         return result, []
-    return result, diff_tree(result.files, out)
+    if not out.is_dir():
+        return result, diff_tree(result.files, out)
+    with output_lock(out, create=False):  # a build writing into ``out`` finishes first: one tree is compared
+        return result, diff_tree(result.files, out)
 
 
 def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], list[Diagnostic]]:

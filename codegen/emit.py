@@ -329,14 +329,15 @@ def lock_path(out: Path) -> Path:
 
 
 @contextmanager
-def output_lock(out: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the output folder's build lock (see :func:`lock_path`); creates ``out``.
+def output_lock(out: Path, waiting: Callable[[str], None] | None = None, *, create: bool = True) -> Iterator[None]:
+    """Hold the output folder's build lock (see :func:`lock_path`); creates ``out`` (unless not ``create``).
 
     A second build into the same folder waits until the first is done (``waiting`` is told
     once), so two builds never mix their trees.  Where ``fcntl`` is missing (Windows) builds
     are not serialized.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    if create:
+        out.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:

@@ -184,6 +184,73 @@ def test_concurrent_builds_into_one_folder_never_mix(tmp_path: Path) -> None:
         assert _leftovers(out) == []
 
 
+def test_concurrent_builds_and_checks_with_the_build_cache_never_crash(tmp_path: Path) -> None:
+    """The neighbour with the build cache on (a no-op build reads its stamp without the lock):
+    builds of two specs, a rebuild of the same one and a ``check`` race into one folder, three
+    rounds; none crashes, builds succeed, and the tree is exactly one of the two outputs."""
+    one = write_spec(tmp_path / "one", _spec("1.0", 30))
+    two = write_spec(tmp_path / "two", _spec("2.0", 31))
+    expected = {}
+    for name, spec in (("one", one), ("two", two)):
+        ref = tmp_path / f"ref-{name}"
+        assert build([spec], ref)[1] is not None
+        expected[name] = snapshot(ref)
+    out = tmp_path / "out"
+    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("MCP_CODEGEN_NO_CACHE", None)
+    for _ in range(3):
+        runs = [["build", str(one), "-q"], ["build", str(two), "-q"], ["build", str(one), "-q"], ["check", str(two)]]
+        procs = [subprocess.Popen([sys.executable, "-m", "codegen", *args, "-o", str(out)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                 for args in runs]
+        for args, proc in zip(runs, procs, strict=True):
+            _, err = proc.communicate(timeout=300)
+            assert "Traceback" not in err, err
+            assert proc.returncode == 0 or (args[0] == "check" and proc.returncode == 1), (args, err)
+        assert snapshot(out) in (expected["one"], expected["two"])
+        assert _leftovers(out) == []
+
+
+def test_check_waits_for_a_build_in_progress(tmp_path: Path) -> None:
+    """``check`` compares one tree: while a build holds the folder's lock, it waits."""
+    spec = write_spec(tmp_path / "s", _spec("1.0"))
+    out = tmp_path / "out"
+    assert build([spec], out)[1] is not None
+    with emit.output_lock(out):
+        proc = subprocess.Popen([sys.executable, "-m", "codegen", "check", str(spec), "-o", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        assert proc.poll() is None, proc.communicate()  # still waiting for the lock
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+
+
+def test_a_no_op_build_that_sees_a_file_vanish_builds_instead_of_crashing(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The up-to-date check reads the output without the lock; a file replaced or deleted by
+    another build meanwhile makes this build run under the lock, never crash."""
+    from codegen import cache
+
+    spec = write_spec(tmp_path / "s", _spec("1.0"))
+    out = tmp_path / "out"
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE", raising=False)
+    assert build([spec], out)[1] is not None
+    real = cache.stamp_matches
+
+    def then_vanish(*args: Any, **kwargs: Any) -> Any:
+        stamp = real(*args, **kwargs)
+        assert stamp is not None  # up to date when looked at ...
+        (out / "adv" / "models.py").unlink()  # ... then another build takes a file away
+        return stamp
+
+    monkeypatch.setattr(cache, "stamp_matches", then_vanish)
+    result, report = build([spec], out)  # loads the files it returns
+    assert report is not None, [d.render() for d in result.diagnostics]
+    assert (out / "adv" / "models.py").is_file()
+    assert any(f.path == "adv/models.py" for f in result.files)
+
+
 def test_leftovers_of_a_killed_build_are_cleaned_up(tmp_path: Path) -> None:
     """kill -9 mid-commit leaves staged temp files and backups; the next build removes them
     (a backup whose file vanished is put back first) and writes the tree as generated."""
