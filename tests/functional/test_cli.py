@@ -190,7 +190,7 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
                            cwd=out, capture_output=True, text=True, timeout=60)
     assert check.returncode == 1 and "0 of 2 tools implemented; still stubs (only raise NotImplementedError): " \
-        "tool get_forecast (specs/weather.yaml tool 'get_forecast'), tool get_weather" in check.stderr, check.stderr
+        "tool get_weather (specs/weather.yaml tool 'get_weather'), tool get_forecast" in check.stderr, check.stderr
     stub.write_text(text.replace('raise NotImplementedError("get_forecast")', 'return ToolResult(content=[])')
                     .replace('raise NotImplementedError("get_weather")', 'raise ValueError("todo")'), "utf-8")
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
