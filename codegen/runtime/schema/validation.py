@@ -60,10 +60,6 @@ class ArgumentsInvalid(Exception):
         super().__init__(f"Invalid arguments for tool {tool}: {details}")
 
 
-_path = location
-_pydantic_errors = model_errors
-
-
 #: Python form -> the spec's pattern, so error messages quote what the user wrote.
 _ORIGINAL_PATTERNS: dict[str, str] = {}
 
@@ -174,7 +170,7 @@ def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False, 
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     except LookupError as exc:  # a $ref the schema does not contain
         return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
-    return [{"path": _path(list(e.absolute_path)), "message": _spec_patterns(e.message if values else without_instance(e))}
+    return [{"path": location(list(e.absolute_path)), "message": _spec_patterns(e.message if values else without_instance(e))}
             for e in errors[:10]]
 
 
@@ -272,7 +268,7 @@ def _model_judged(tool: ToolDef, key: str) -> tuple[PatternCheck, ...] | None:
 
 
 def _located(errors: list[tuple[tuple[int | str, ...], str]]) -> list[dict[str, str]]:
-    return [{"path": _path(at), "message": message} for at, message in errors]
+    return [{"path": location(at), "message": message} for at, message in errors]
 
 
 def beyond_model_errors(tool: ToolDef, key: str, value: Any, *, values: bool = True) -> list[dict[str, str]]:
@@ -307,7 +303,7 @@ def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any,
 
 def _refused_by_model(tool: ToolDef, exc: ValidationError, patterns: tuple[PatternCheck, ...], data: Any) -> ArgumentsInvalid:
     """The model's violations, and the patterns' beside them."""
-    return ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data)))
+    return ArgumentsInvalid(tool.name, model_errors(exc) + _located(pattern_errors(patterns, data)))
 
 
 def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data: Any) -> None:
