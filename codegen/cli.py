@@ -130,7 +130,7 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
               verbose: VerboseOpt = False,
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
-              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one stub per tool, if it does not exist (it is yours from then on).")] = False,
+              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one typed stub per tool, resource, resource template, prompt and completion handler, if it does not exist (it is yours from then on).")] = False,
               target: TargetOpt = None, shared_runtime: SharedOpt = None) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     _verbose(verbose)
@@ -186,7 +186,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
 
 @app.command("validate")
 def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False,
-                 impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool implemented, handlers taking (args, ctx). One server only.")] = None,
+                 impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool, resource, template, prompt and completion handler implemented, not a stub, taking the runtime's arguments. One server only.")] = None,
                  output: OutOpt = None) -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
     paths, out, options = _config(specs, output, need_output=False)

@@ -325,9 +325,23 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
 
 def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> GeneratedFile:
     """The implementation stub of one server (``build --scaffold``): a hand-written file to be,
-    so no header and no manifest entry; the caller writes it only if it does not exist."""
+    so no header and no manifest entry; the caller writes it only if it does not exist.
+
+    One typed stub per handler the server base declares (tools, resources, resource templates,
+    prompts, completion handlers), each annotated with types the package exports, so the stub
+    passes ``mypy --strict`` as written."""
     env = env or environment()
     tools = list(ir.tools)
-    models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class})
-    text = env.get_template("impl.py.jinja").render({"server": ir.server, "tools": tools, "tool_models": models})
+    models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+                    | {t.variables_class for t in ir.templates} | {p.arguments_class for p in ir.prompts})
+    names = {"Context", ir.server.base_class}
+    if any(not t.output_class for t in tools):
+        names.add("ToolResult")
+    if ir.resources or ir.templates:
+        names |= {"BlobResourceContents", "TextResourceContents"}
+    if ir.prompts:
+        names |= {"PromptMessage", "PromptResult"}
+    text = env.get_template("impl.py.jinja").render({
+        "server": ir.server, "tools": tools, "tool_models": models, "package_names": sorted(names),
+        "resources": ir.resources, "templates": ir.templates, "prompts": ir.prompts})
     return GeneratedFile(f"{ir.server.impl_module}.py", text)

@@ -24,6 +24,7 @@ SERVER_INFO = ServerInfo(
     title="Product catalog",
     description="Search and price products.",
     implementation="catalog_impl:CatalogService",
+    spec="specs/catalog.yaml",
 )
 
 SEARCH_PRODUCTS_TOOL = ToolDef(

@@ -58,6 +58,7 @@ SERVER_INFO = ServerInfo(
     title="Everything (conformance fixtures)",
     instructions="Fixture tools for the official MCP conformance suite: content types, errors, progress, logging, client input (legacy requests and 2026 input_required rounds), JSON Schema 2020-12 keywords and x-mcp-header parameters.",
     implementation="everything_impl:EverythingService",
+    spec="specs/everything.yaml",
 )
 
 TEST_SIMPLE_TEXT_TOOL = ToolDef(

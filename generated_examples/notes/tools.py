@@ -24,6 +24,7 @@ SERVER_INFO = ServerInfo(
     title="Notes",
     instructions="A small note store. List and read notes freely; creating, updating and deleting change the store (delete is destructive).",
     implementation="notes_impl:NotesService",
+    spec="specs/notes.yaml",
 )
 
 LIST_NOTES_TOOL = ToolDef(

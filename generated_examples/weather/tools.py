@@ -15,6 +15,7 @@ SERVER_INFO = ServerInfo(
     title="Weather",
     instructions="Current weather for any city.",
     implementation="weather_impl:WeatherService",
+    spec="specs/weather.yaml",
 )
 
 GET_WEATHER_TOOL = ToolDef(

@@ -189,7 +189,8 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     assert mypy.returncode == 0, mypy.stdout  # the stub type-checks as written
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
                            cwd=out, capture_output=True, text=True, timeout=60)
-    assert check.returncode == 1 and "get_weather() only raises NotImplementedError" in check.stderr
+    assert check.returncode == 1 and "0 of 2 tools implemented; still stubs (only raise NotImplementedError): " \
+        "tool get_weather (specs/weather.yaml tool 'get_weather'), tool get_forecast" in check.stderr, check.stderr
     stub.write_text(text.replace('raise NotImplementedError("get_forecast")', 'return ToolResult(content=[])')
                     .replace('raise NotImplementedError("get_weather")', 'raise ValueError("todo")'), "utf-8")
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
@@ -281,7 +282,8 @@ def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> N
     assert run("build", str(tmp_path / "specs"), "-o", str(tmp_path / "out"), "--scaffold").returncode == 0
     spec = str(tmp_path / "specs" / "todo.yaml")
     stub = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoService")
-    assert stub.returncode == 1 and "echo() only raises NotImplementedError" in stub.stderr
+    assert stub.returncode == 1 and "0 of 1 tools implemented; still stubs (only raise NotImplementedError): " \
+        "tool echo (" in stub.stderr, stub.stderr
     (tmp_path / "out" / "todo_impl.py").write_text(
         "from todo import Context, TodoServerBase\nfrom todo.models import EchoInput, EchoOutput\n\n\n"
         "class TodoService(TodoServerBase):\n"

@@ -89,8 +89,49 @@ def test_output_that_breaks_the_output_schema(era: str) -> None:
         with pytest.raises(E.OutputValidationError) as info:
             await c.call_tool("bad_output", {})
         assert info.value.code == p.INTERNAL_ERROR
+        # -32603 with data {"code": "mcp-codegen.invalid_output", "errors": [{path, message}]}: what broke
+        assert info.value.data == {"code": p.ERROR_INVALID_OUTPUT, "errors": [
+            {"path": "text", "message": "Input should be a valid string"},
+            {"path": "count", "message": "Field required"}]}
+        assert [(e.path, e.message) for e in info.value.errors] == [
+            ("text", "Input should be a valid string"), ("count", "Field required")]
+        assert "text: Input should be a valid string; count: Field required" in str(info.value)
 
     _with_client(era, body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_output_the_client_itself_refuses_names_the_fields_too(era: str) -> None:
+    """A server that does not check its output (``blocks`` declares none): the client's own
+    check of ``structuredContent`` against its output model fails the same way, no values."""
+    from dataclasses import replace
+
+    from support_server import DEMO_TOOLS, EchoOut
+
+    from codegen.runtime.wire.content import ToolResult
+
+    class Unchecked(DemoServer):
+        async def blocks(self, args: Any, ctx: Any) -> Any:
+            return ToolResult(content=[], structuredContent={"text": 5, "count": "secret-count-value"})
+
+    blocks = next(t for t in DEMO_TOOLS if t.name == "blocks")
+    typed = replace(blocks, output_model=EchoOut, wire={**blocks.wire, "outputSchema": EchoOut.model_json_schema()})
+
+    async def body(c: ClientBase) -> None:
+        with pytest.raises(E.OutputValidationError) as info:
+            await c._call_structured(typed, {}, EchoOut)  # what a typed method of a generated client runs
+        assert [(e.path, e.message) for e in info.value.errors] == [
+            ("text", "Input should be a valid string"), ("count", "Input should be a valid integer, unable to parse "
+                                                                  "string as an integer")]
+        assert "text: Input should be a valid string" in str(info.value)
+        assert "secret-count-value" not in str(info.value) and "secret-count-value" not in repr(info.value.data)
+        assert info.value.result is not None and info.value.result["structuredContent"]["text"] == 5
+
+    async def main() -> None:
+        async with ClientBase.in_process(Unchecked(), era=era, audit=None) as c:  # type: ignore[arg-type]
+            await body(c)
+
+    run_async(main())
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -16,7 +16,8 @@ instead:
 * JSON-RPC errors: the class of ``errors.from_wire``; on ``tools/call`` a -32602
   naming an unknown tool is :class:`UnknownToolError`, one about the arguments
   (or whose arguments fail the local input model) :class:`InvalidArgumentsError`;
-* :class:`OutputValidationError` when ``structuredContent`` breaks the output model.
+* :class:`OutputValidationError` when ``structuredContent`` breaks the output model (its
+  ``errors``: the failing fields and why, never the values; ``result``: the result).
 
 Typed outputs accept the ``{"result": value}`` wrapping some SDKs use for non-object
 outputs; without ``structuredContent`` the JSON text block is parsed instead.
@@ -34,6 +35,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, beyond_model_errors, check_arguments
+from ..schema.violations import model_errors, one, redacted
 from ..wire import protocol as p
 from ..wire.content import TextContent, ToolResult
 from ..wire.errors import (
@@ -261,9 +263,9 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
     if not candidates:
         raise OutputValidationError(
             f"{tool.name}: the result has neither structuredContent nor a JSON text block",
-            data={"tool": tool.name},
+            data={"tool": tool.name, "errors": one("neither structuredContent nor a JSON text block")}, result=raw,
         )
-    errors: list[Any] = []
+    errors: list[list[dict[str, str]]] = []
     for value in candidates:
         attempts = [value]
         if isinstance(value, dict) and set(value) == {"result"}:
@@ -272,18 +274,22 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
             try:
                 parsed = model.model_validate(attempt)
             except ValidationError as exc:
-                errors.append(exc.errors(include_url=False, include_context=False))
+                errors.append(redacted(model_errors(exc), attempt))
                 if tool.schema_checked and validate_output and _schema_accepts(tool, attempt):
                     # valid by the schema, which is the judge; a model narrower than its schema
                     # must not refuse it (the value is passed through unconverted)
                     return _unvalidated(model, attempt)
                 continue
             if validate_output:
-                check_output_schema(tool, attempt)
+                try:
+                    check_output_schema(tool, attempt)
+                except OutputValidationError as exc:
+                    exc.result = raw
+                    raise
             return parsed
     raise OutputValidationError(
         f"{tool.name}: the result does not match the output model {model.__name__}",
-        data={"tool": tool.name, "errors": errors[0] if errors else None, "structuredContent": candidates[0]},
+        data={"tool": tool.name, "errors": errors[0] if errors else []}, result=raw,
     )
 
 
@@ -317,7 +323,7 @@ def check_output_schema(tool: ToolDef, value: Any) -> None:
     if not isinstance(schema, dict):
         return
     try:
-        problems = beyond_model_errors(tool, "outputSchema", value)
+        problems = beyond_model_errors(tool, "outputSchema", value, values=False)
     except SchemaCheckUnavailable:
         logger.warning("jsonschema is not installed; %s output checked by the model only", tool.name)
         return

@@ -34,6 +34,7 @@ from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
 from .strictpy import check_strict, validate_strict
+from .violations import location, model_errors, one, redacted, without_instance
 
 _log = logging.getLogger(__name__)
 _VALIDATORS: dict[tuple[int, bool], Any] = {}
@@ -57,20 +58,6 @@ class ArgumentsInvalid(Exception):
         self.errors = errors
         details = "; ".join(f"{e['path']}: {e['message']}" if e["path"] else e["message"] for e in errors)
         super().__init__(f"Invalid arguments for tool {tool}: {details}")
-
-
-def _path(loc: tuple[int | str, ...] | list[Any]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _pydantic_errors(exc: ValidationError) -> list[dict[str, str]]:
-    return [
-        {"path": _path(err["loc"]), "message": err["msg"]}
-        for err in exc.errors(include_url=False, include_context=False, include_input=False)
-    ]
 
 
 #: Python form -> the spec's pattern, so error messages quote what the user wrote.
@@ -164,11 +151,13 @@ def _checkers(schema: Mapping[str, Any], formats: bool) -> tuple[Any, Check | No
     return validator, check
 
 
-def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) -> list[dict[str, str]]:
+def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False, *,
+                  values: bool = True) -> list[dict[str, str]]:
     """Violations of ``schema`` by ``value`` (empty list when valid; at most 10).
 
     The compiled check (:mod:`schema.compiled`) answers "valid" for the schemas it covers;
     jsonschema walks the rest, and every value found invalid, to name the violations.
+    Without ``values`` the messages name no failing instance (it becomes ``value``).
     """
     validator, check = _checkers(schema, formats)
     if check is not None:
@@ -181,7 +170,8 @@ def schema_errors(schema: Mapping[str, Any], value: Any, formats: bool = False) 
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     except LookupError as exc:  # a $ref the schema does not contain
         return [{"path": "", "message": f"schema cannot be evaluated: {exc}"}]
-    return [{"path": _path(list(e.absolute_path)), "message": _spec_patterns(e.message)} for e in errors[:10]]
+    return [{"path": location(list(e.absolute_path)), "message": _spec_patterns(e.message if values else without_instance(e))}
+            for e in errors[:10]]
 
 
 def _spec_patterns(message: str) -> str:
@@ -278,16 +268,19 @@ def _model_judged(tool: ToolDef, key: str) -> tuple[PatternCheck, ...] | None:
 
 
 def _located(errors: list[tuple[tuple[int | str, ...], str]]) -> list[dict[str, str]]:
-    return [{"path": _path(at), "message": message} for at, message in errors]
+    return [{"path": location(at), "message": message} for at, message in errors]
 
 
-def beyond_model_errors(tool: ToolDef, key: str, value: Any) -> list[dict[str, str]]:
+def beyond_model_errors(tool: ToolDef, key: str, value: Any, *, values: bool = True) -> list[dict[str, str]]:
     """Violations of ``tool.wire[key]`` by ``value`` that the model does not see: the whole
-    schema's when it is the judge (``schema_checked``), else its pattern checks'."""
+    schema's when it is the judge (``schema_checked``), else its pattern checks'.  Without
+    ``values``, client-safe for a result (:func:`~schema.violations.redacted`)."""
     patterns = _model_judged(tool, key)
     if patterns is None:
-        return schema_errors(tool.wire.get(key, {}), value, tool.assert_formats)
-    return _located(pattern_errors(patterns, value))[:10]
+        errors = schema_errors(tool.wire.get(key, {}), value, tool.assert_formats, values=values)
+    else:
+        errors = _located(pattern_errors(patterns, value))[:10]
+    return errors if values else redacted(errors, value)
 
 
 def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any, tuple[PatternCheck, ...] | None]:
@@ -310,7 +303,7 @@ def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any,
 
 def _refused_by_model(tool: ToolDef, exc: ValidationError, patterns: tuple[PatternCheck, ...], data: Any) -> ArgumentsInvalid:
     """The model's violations, and the patterns' beside them."""
-    return ArgumentsInvalid(tool.name, _pydantic_errors(exc) + _located(pattern_errors(patterns, data)))
+    return ArgumentsInvalid(tool.name, model_errors(exc) + _located(pattern_errors(patterns, data)))
 
 
 def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data: Any) -> None:
@@ -362,7 +355,12 @@ def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
 
 
 class OutputInvalid(Exception):
-    """A handler's structured output does not match the tool's output schema."""
+    """A handler's structured output does not match the tool's output schema: ``str()`` is for
+    the server log, ``errors`` the client-safe ``{"path", "message"}`` records (no values)."""
+
+    def __init__(self, detail: str, errors: list[dict[str, str]]) -> None:
+        super().__init__(detail)
+        self.errors = errors
 
 
 def dump_output(tool: ToolDef, value: Any) -> Any:
@@ -374,13 +372,15 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
     """
     model = tool.output_model
     if model is None:
-        raise OutputInvalid(f"tool {tool.name} declares no output schema")
+        raise OutputInvalid(f"tool {tool.name} declares no output schema", one("the tool declares no output schema"))
     patterns = _model_judged(tool, "outputSchema")
+    data: Any = value
     try:
         if isinstance(value, model):
             data = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
         elif isinstance(value, BaseModel):
-            raise OutputInvalid(f"{type(value).__name__} is not {model.__name__}")
+            raise OutputInvalid(f"{type(value).__name__} is not {model.__name__}",
+                                one(f"not an instance of the output model {model.__name__}"))
         else:  # the handler's own data: a copy (JSON's view of it) that it cannot change later
             data = json.loads(json.dumps(value, allow_nan=False))
         data, has_null = json_integers(data)
@@ -388,9 +388,11 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
             data = validate_strict(model, data).model_dump(mode="json", by_alias=True, exclude_unset=True)
         if "outputSchema" in tool.wire and has_null:
             data = drop_invalid_nulls(tool.wire["outputSchema"], data)
-    except (ValidationError, ValueError, TypeError) as exc:
-        raise OutputInvalid(str(exc)) from None
+    except ValidationError as exc:
+        raise OutputInvalid(str(exc), redacted(model_errors(exc), data)) from None
+    except (ValueError, TypeError) as exc:
+        raise OutputInvalid(str(exc), redacted(one(f"not JSON data: {exc}"), value)) from None
     errs = beyond_model_errors(tool, "outputSchema", data)
     if errs:
-        raise OutputInvalid(str(errs))
+        raise OutputInvalid(str(errs), beyond_model_errors(tool, "outputSchema", data, values=False))
     return data

@@ -12,21 +12,19 @@ serving needs uvicorn, and without it ``--http`` exits with a message saying so.
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib
 import importlib.util
-import inspect
 import json
 import logging
 import os
 import sys
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .core import SUPPORTED_VERSIONS, ServerBase
+from .handlers import check_implementation
 from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
 from .security import StateKeyError
@@ -42,48 +40,6 @@ def _http_module() -> ModuleType:
     from . import http
 
     return http
-
-
-def _is_stub(function: Any) -> bool:
-    """Whether a handler only raises ``NotImplementedError`` (a scaffold stub left as is)."""
-    try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
-        return False
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except SyntaxError:
-        return False
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
-
-
-def unimplemented(cls: type[ServerBase], base: type[ServerBase]) -> list[Any]:
-    """The tool definitions whose handler ``cls`` does not override."""
-    return [t for t in base.tool_defs if getattr(cls, t.method, None) in (None, getattr(base, t.method, None))]
-
-
-def implementation_problems(cls: type[ServerBase], base: type[ServerBase]) -> list[str]:
-    """One line per tool ``cls`` does not implement properly: not overridden, still a stub
-    that only raises ``NotImplementedError``, or not callable as ``handler(args, ctx)``."""
-    problems = []
-    missing = {tool.name for tool in unimplemented(cls, base)}
-    for tool in base.tool_defs:
-        if tool.name in missing:
-            problems.append(f"tool {tool.name}: no method {tool.method}() in {cls.__name__}")
-            continue
-        handler = getattr(cls, tool.method)
-        try:
-            inspect.signature(handler).bind(None, None, None)
-        except TypeError as exc:
-            problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() cannot be called as (self, args, ctx): {exc}")
-            continue
-        if _is_stub(handler):
-            problems.append(f"tool {tool.name}: {cls.__name__}.{tool.method}() only raises NotImplementedError")
-    return problems
 
 
 def _announce(args: argparse.Namespace, line: str) -> None:
@@ -177,7 +133,8 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
                         help="with --print-config: merge the entry into the host's configuration FILE instead (other "
                              "servers and settings kept, an entry of the same name replaced, written atomically)")
     parser.add_argument("--check", action="store_true",
-                        help="check the implementation (every tool implemented, handlers take (args, ctx)) and exit: 0 when complete")
+                        help="check the implementation and exit: 0 when every tool, resource, resource template, prompt and "
+                             "completion handler is implemented (not a stub) and takes the runtime's arguments")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
                         help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
@@ -209,12 +166,11 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     except (ImportError, ValueError) as exc:
         parser.error(str(exc))
     if args.check:
-        problems = implementation_problems(cls, base)
-        for line in problems:
+        report = check_implementation(cls, base)
+        for line in report.lines():
             print(line, file=sys.stderr)
-        print(f"{args.impl}: {len(base.tool_defs) - len(problems)} of {len(base.tool_defs)} tools implemented",
-              file=sys.stderr)
-        raise SystemExit(1 if problems else 0)
+        print(f"{args.impl}: {report.summary()}", file=sys.stderr)
+        raise SystemExit(0 if report.complete else 1)
     if args.write_config and not args.print_config:
         parser.error("--write-config needs --print-config HOST (which host's format to write)")
     if args.print_config:
@@ -246,9 +202,9 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     except TypeError as exc:
         parser.error(f"{args.impl}(settings=...) failed: {exc}. A handler class's __init__ must accept and pass "
                      "on the base class's arguments: def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)")
-    for tool in unimplemented(cls, base):
-        logger.warning("%s does not implement tool %s (method %s); calling it is an error",
-                       cls.__name__, tool.name, tool.method)
+    report = check_implementation(cls, base)
+    if not report.complete:
+        logger.warning("%s: %s; calling these is an error", cls.__name__, report.summary())
     eras = f"protocol {', '.join(reversed(SUPPORTED_VERSIONS))}"
     if args.http:
         http = _http_module()

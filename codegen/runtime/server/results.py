@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..schema.validation import OutputInvalid, dump_output
+from ..schema.violations import one
 from ..wire import protocol as p
 from ..wire.content import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent, ToolResult
 from ..wire.errors import InternalError
@@ -56,16 +57,20 @@ def _dump_block(block: BaseModel) -> dict[str, Any]:
     return out
 
 
-def _invalid(tool: ToolDef, why: str) -> InternalError:
+def _invalid(tool: ToolDef, why: str, errors: list[dict[str, str]]) -> InternalError:
+    """-32603 ``mcp-codegen.invalid_output``: which fields broke and how (``errors``, no values)
+    in the message and ``data.errors``; ``why`` (with values) goes to the server log only."""
     logger.error("tool %s returned an invalid result: %s", tool.name, why)
-    return InternalError("Internal error: the tool produced an invalid result", data={"code": p.ERROR_INVALID_OUTPUT})
+    details = "; ".join(f"{e['path']}: {e['message']}" if e["path"] else e["message"] for e in errors)
+    return InternalError(f"Internal error: tool {tool.name} produced an invalid result: {strip_controls(details)}",
+                         data={"code": p.ERROR_INVALID_OUTPUT, "errors": errors})
 
 
 def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
     try:
         data = dump_output(tool, value)
     except OutputInvalid as exc:
-        raise _invalid(tool, str(exc)) from None
+        raise _invalid(tool, str(exc), exc.errors) from None
     text = json.dumps(data, ensure_ascii=False)
     return {"content": [{"type": "text", "text": text}], "structuredContent": data}
 
@@ -78,7 +83,8 @@ def build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
 
     Raises:
         InternalError: the value breaks the output schema or is of an unsupported type
-            (-32603; details go to the server log only).
+            (-32603; the failing fields and why in ``data.errors``, never the values; the
+            full details go to the server log only).
     """
     result = _build_result(tool, value)
     return result if tool.raw_output else sanitized(result)
@@ -106,17 +112,19 @@ def _build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
         result: dict[str, Any] = value.model_dump(mode="json", by_alias=True, exclude_none=True)
         if tool.output_model is not None and not value.isError:
             if value.structuredContent is None:
-                raise _invalid(tool, "ToolResult without structuredContent for a tool with outputSchema")
+                raise _invalid(tool, "ToolResult without structuredContent for a tool with outputSchema",
+                               one("structuredContent is missing (the tool declares an outputSchema)"))
             try:
                 result["structuredContent"] = dump_output(tool, value.structuredContent)
             except OutputInvalid as exc:
-                raise _invalid(tool, str(exc)) from None
+                raise _invalid(tool, str(exc), exc.errors) from None
         if not result.get("isError"):
             result.pop("isError", None)
         return result
     if tool.output_model is not None:
         if isinstance(value, _BLOCKS) or isinstance(value, str):
-            raise _invalid(tool, "content without structuredContent for a tool with outputSchema")
+            raise _invalid(tool, "content without structuredContent for a tool with outputSchema",
+                           one("structuredContent is missing (the tool declares an outputSchema)"))
         return _structured(tool, value)
     if isinstance(value, _BLOCKS):
         return {"content": [_dump_block(value)]}
@@ -124,4 +132,5 @@ def _build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, list) and all(isinstance(b, _BLOCKS) for b in value):
         return {"content": [_dump_block(b) for b in value]}
-    raise _invalid(tool, f"unsupported return type {type(value).__name__}")
+    raise _invalid(tool, f"unsupported return type {type(value).__name__}",
+                   one("unsupported return type (expected a ToolResult, content blocks or a string)"))

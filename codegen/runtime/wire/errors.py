@@ -9,6 +9,7 @@ class; the server uses the same classes (``to_wire``) so both sides agree by con
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from . import protocol as p
@@ -133,10 +134,48 @@ class DeclaredToolError(ToolError):
     """
 
 
+@dataclass(frozen=True)
+class SchemaViolation:
+    """One place where a value breaks its schema: the field's ``path`` (``a.b[0]``; ``""`` for
+    the whole value) and what is wrong there (never the value itself)."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def violations(data: Any) -> list[SchemaViolation]:
+    """The ``errors`` of an error's ``data`` (``[{"path", "message"}, ...]``) as records;
+    malformed entries are skipped."""
+    items = data.get("errors") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return []
+    return [SchemaViolation(str(e.get("path") or ""), str(e["message"])) for e in items
+            if isinstance(e, dict) and isinstance(e.get("message"), str)]
+
+
 class OutputValidationError(McpError):
-    """A tool result did not match the tool's output schema."""
+    """A tool result did not match the tool's output schema.
+
+    ``errors`` names each failing field and why (from ``data["errors"]``: what the server's
+    -32603 with ``data.code`` ``mcp-codegen.invalid_output`` carries, or the client's own check
+    of ``structuredContent``); ``str()`` includes them.  Neither holds the result's values:
+    ``result`` is the result as received when the client's own check failed (else None).
+    """
 
     default_code = p.INTERNAL_ERROR
+
+    def __init__(self, message: str, *, code: int | str | None = None, data: Any = None,
+                 result: dict[str, Any] | None = None) -> None:
+        super().__init__(message, code=code, data=data)
+        self.errors: list[SchemaViolation] = violations(data)
+        self.result = result
+
+    def __str__(self) -> str:
+        details = "; ".join(str(e) for e in self.errors)
+        return f"{self.message} ({details})" if details and details not in self.message else self.message
 
 
 class McpTimeoutError(McpError):

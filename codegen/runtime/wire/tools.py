@@ -53,6 +53,9 @@ class ServerInfo:
     implementation: str | None = None
     #: The spec's ``server.auth`` (OAuth resource server), or None.
     auth: AuthDef | None = None
+    #: The spec file the package was generated from, as its header names it (for messages
+    #: such as ``--check``'s; never sent to clients).
+    spec: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from .models import GreetArguments, ItemVariables, PingToolInput
 SERVER_INFO = ServerInfo(
     name="shelf",
     version="1.0",
+    spec="catalog/spec.yaml",
 )
 
 PING_TOOL_TOOL = ToolDef(

@@ -14,6 +14,7 @@ SERVER_INFO = ServerInfo(
     version="1.0.0",
     title='Title with """ triple quotes and a NUL \x00 byte',
     instructions="Line one\nLine two with \\ backslash and {{ jinja }} and {% raw %}",
+    spec="escaping/spec.yaml",
 )
 
 TRICKY_TOOL = ToolDef(

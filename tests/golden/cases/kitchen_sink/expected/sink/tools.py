@@ -30,6 +30,7 @@ SERVER_INFO = ServerInfo(
         scopes_supported=("offline_access",),
         resource_name="Kitchen sink",
     ),
+    spec="kitchen_sink/spec.yaml",
 )
 
 LIST_ITEMS_TOOL = ToolDef(

@@ -11,6 +11,7 @@ from .models import PingHostInput
 SERVER_INFO = ServerInfo(
     name="minimal",
     version="1.0.0",
+    spec="minimal/spec.yaml",
 )
 
 PING_HOST_TOOL = ToolDef(

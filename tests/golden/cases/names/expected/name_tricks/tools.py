@@ -19,6 +19,7 @@ from .models import (
 SERVER_INFO = ServerInfo(
     name="name-tricks",
     version="1.0.0",
+    spec="names/spec.yaml",
 )
 
 CLASS_TOOL = ToolDef(

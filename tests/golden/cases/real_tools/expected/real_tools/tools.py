@@ -11,6 +11,7 @@ from .models import FirstInput, LintInput, SecondInput, SecondOutput, SemanticsI
 SERVER_INFO = ServerInfo(
     name="Real-Tools MCP Server",
     version="1.0.0",
+    spec="real_tools/spec.yaml",
 )
 
 LINT_TOOL = ToolDef(

@@ -11,6 +11,7 @@ from .models import AreaInput, AreaOutput
 SERVER_INFO = ServerInfo(
     name="shapes",
     version="1.0.0",
+    spec="unions/spec.yaml",
 )
 
 AREA_TOOL = ToolDef(
