@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import cache
 from .batch import diag_from_json, diag_to_json, generate_all, logger, merge
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Level
 from .discovery import SPEC_SUFFIXES, discover
 from .options import DEFAULT, Options
 from .pipeline import Lowered, Result, generate_one, lower_one
@@ -124,8 +124,11 @@ def check(paths: Sequence[Path], out: Path, options: Options = DEFAULT) -> tuple
         return result, diff_tree(result.files, out)
 
 
-def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], list[Diagnostic]]:
+def scaffold(paths: Sequence[Path], out: Path, target: str | None = None) -> tuple[list[Path], list[Path], list[Diagnostic]]:
     """Write each server's implementation stub ``OUT/<package>_impl.py`` unless it exists.
+
+    A spec built for the client side only (``target``, else its ``server.target``) has no
+    server to implement: it gets no stub, and a W110 warning says so.
 
     Returns:
         (files written, files kept because they exist, diagnostics).
@@ -140,6 +143,11 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
         low = lower_one(path, display)
         diags += [d for d in low.diagnostics if d.is_error]
         if low.ir is None:
+            continue
+        if (target or low.ir.server.target) == "client":
+            diags.append(Diagnostic(display, 0, 0, "W110", "no implementation stub: this build has no server side "
+                                    "(target client)", level=Level.WARNING,
+                                    hint="build with --target both (or server) to implement the server"))
             continue
         stub = render_scaffold(low.ir)
         target = out / stub.path

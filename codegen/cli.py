@@ -147,7 +147,9 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
     if scaffold:
-        written, kept, _ = scaffold_stubs(paths, out)
+        written, kept, notes = scaffold_stubs(paths, out, options.target)
+        for note in relocate(notes, discover(paths)[0], Path.cwd()):
+            err_console.print(note.render(), style="yellow", markup=False)
         for path in written:
             out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers)", markup=False)
         for path in kept:

@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "W106": "pattern with no Python equivalent, not enforced",
     "W107": "server.auth URL over plain http to a host that is not loopback",
     "W108": "tool scopes without server.auth: enforced only when OAuth is configured at run time",
+    "W110": "no implementation stub: the build has no server side",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
 }

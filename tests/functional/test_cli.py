@@ -310,3 +310,13 @@ def test_build_prints_one_summary_line_by_default_and_lists_files_with_verbose(t
     again = run_process("build", str(spec), "-o", str(tmp_path / "out"), "-v")
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[0].split() == ["created", "weather/models.py"], again.stdout
+
+
+def test_scaffold_of_a_client_only_build_writes_no_stub_and_says_why(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    ran = run_process("build", str(SPECS / "weather.yaml"), "-o", str(out), "--target", "client", "--scaffold")
+    assert ran.returncode == 0, ran.stderr
+    assert not (out / "weather_impl.py").exists()
+    assert "warning[W110]" in ran.stderr and "target client" in ran.stderr, ran.stderr
+    both = run_process("build", str(SPECS / "weather.yaml"), "-o", str(tmp_path / "both"), "--scaffold")
+    assert both.returncode == 0 and (tmp_path / "both" / "weather_impl.py").is_file() and "W110" not in both.stderr
