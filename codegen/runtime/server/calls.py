@@ -122,7 +122,7 @@ class ToolCalls:
         )
         try:
             async with asyncio.timeout(self.settings.call_timeout):
-                value = await self._run_handler(tool, model, ctx)
+                value = await self._run_handler(tool, model, ctx, conn.client_key)
         except InputRequired:
             state = self._states.issue(name, args, conn.principal, ctx.answers)
             return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}
@@ -136,11 +136,11 @@ class ToolCalls:
     def _mrtr_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
         return self._states.answers(params, name, args, conn.principal)
 
-    async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context) -> Any:
+    async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Any:
         handler: Callable[..., Any] | None = getattr(self, tool.method, None)
         if handler is None:
             raise NotImplementedError(tool.method)
-        return await self._limits.run(handler, model, ctx)
+        return await self._limits.run(handler, model, ctx, client_key=client_key)
 
 
     def _error_for(self, tool: ToolDef, exc: BaseException, env: RequestEnv) -> JsonObject:

@@ -185,7 +185,7 @@ class Catalog(Notifications):
         for res in self.resource_defs:
             if res.uri == uri and self.enabled("resources", res.name):
                 await self._admit(conn, "resources/read", uri, None)
-                value = await self._run(res.method, ctx)
+                value = await self._run(res.method, ctx, client_key=conn.client_key)
                 return {"contents": self._contents(value, uri, res.wire.get("mimeType"))}
         for tpl in self.resource_template_defs:
             found = tpl.match(uri) if self.enabled("resources", tpl.name) else None
@@ -197,7 +197,7 @@ class Catalog(Notifications):
                 raise InvalidParamsError(f"Invalid params: {uri} does not fit {tpl.uri_template}: "
                                          f"{exc.errors()[0].get('msg', 'invalid')}", data={"uri": uri}) from None
             await self._admit(conn, "resources/read", uri, variables)
-            value = await self._run(tpl.method, variables, ctx)
+            value = await self._run(tpl.method, variables, ctx, client_key=conn.client_key)
             return {"contents": self._contents(value, uri, tpl.wire.get("mimeType"))}
         raise ResourceNotFoundError("Resource not found", data={"uri": uri})
 
@@ -232,7 +232,7 @@ class Catalog(Notifications):
         await self._admit(conn, "prompts/get", prompt.name, args)
         ctx = self._catalog_context(rid, conn, env, answers)
         try:
-            value = await self._run(prompt.method, args, ctx)
+            value = await self._run(prompt.method, args, ctx, client_key=conn.client_key)
         except InputRequired:  # 2026: ask the client, then the retry carries the answers (SEP-2322)
             state = self._states.issue(bound, raw, conn.principal, ctx.answers)
             return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}
@@ -254,7 +254,8 @@ class Catalog(Notifications):
         await self._admit(conn, "completion/complete", target, None)
         if source.method is None:
             return {"completion": complete_from(source.values, value)}
-        found = await self._run(source.method, value, known, self._catalog_context(rid, conn, env))
+        found = await self._run(source.method, value, known, self._catalog_context(rid, conn, env),
+                                client_key=conn.client_key)
         values = [str(v) for v in (found or [])]
         return {"completion": complete_from(values, "")}
 
@@ -282,7 +283,7 @@ class Catalog(Notifications):
                        client_capabilities=env.caps, client_info=env.client_info, log_level=env.log_level,
                        client_request_timeout=self.settings.client_request_timeout, answers=answers)
 
-    async def _run(self, method: str, *args: Any) -> Any:
+    async def _run(self, method: str, *args: Any, client_key: str | None = None) -> Any:
         """Call a handler (async, or plain in a worker thread) in a concurrency slot, under the
         call timeout; a handler's McpError passes through, anything else is an internal error (logged)."""
         handler: Callable[..., Any] | None = getattr(self, method, None)
@@ -290,7 +291,7 @@ class Catalog(Notifications):
             raise InternalError(f"{method} is not implemented")
         try:
             async with asyncio.timeout(self.settings.call_timeout):
-                value = await self._limits.run(handler, *args)
+                value = await self._limits.run(handler, *args, client_key=client_key)
         except (McpError, InputRequired):
             raise
         except NotImplementedError:

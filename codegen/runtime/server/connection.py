@@ -28,6 +28,12 @@ Sink = Callable[[Outgoing], Awaitable[None]]
 _conn_ids = itertools.count(1)
 
 
+def is_network_client(client_key: str) -> bool:
+    """Whether a client key names an HTTP client (``principal:…`` or ``ip:…``), one of many a
+    server shares its bounded resources between (a stdio or in-process connection is alone)."""
+    return client_key.startswith(("principal:", "ip:"))
+
+
 class Connection:
     """State and outgoing channel of one client connection (see module docstring).
 
@@ -154,4 +160,4 @@ class Connection:
         self.closed = True
 
 
-__all__ = ["Connection", "Outgoing", "ProtocolError", "Sink"]
+__all__ = ["Connection", "Outgoing", "ProtocolError", "Sink", "is_network_client"]

@@ -3,7 +3,11 @@ handlers running at once (``tools/call``, ``resources/read``, ``prompts/get``, c
 
 :class:`Limits` keeps one token bucket per client key (at most :data:`MAX_CLIENTS`, least
 recently used dropped first), or shares them in Redis (``ServerSettings.redis_url``), and one
-semaphore of ``max_concurrent_calls`` slots per event loop.
+semaphore of ``max_concurrent_calls`` slots per event loop.  A network client (an HTTP client,
+keyed by its principal or address) holds at most ``calls_per_client`` of those slots at once, so
+one client flooding the server leaves the rest to the others; its further calls wait in its own
+queue, not in front of theirs.  A stdio or in-process connection is the server's only client and
+may use every slot.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from .connection import is_network_client
 from .security import TokenBucket
 from .settings import ServerSettings
 from .shared import RedisRateLimit
@@ -30,6 +35,8 @@ class Limits:
         self._shared = shared
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        #: per network client: (its semaphore, how many calls hold or wait for it)
+        self._per_client: dict[str, tuple[asyncio.Semaphore, int]] = {}
 
     async def admit(self, client_key: str) -> bool:
         """Take one token from the client's bucket; False when it is empty (rate limited).
@@ -53,13 +60,30 @@ class Limits:
         if self._shared is not None:
             await self._shared.aclose()
 
-    async def run(self, handler: Callable[..., Any], *args: Any) -> Any:
-        """Run a user handler in one of the ``max_concurrent_calls`` slots (waiting for one)."""
+    async def run(self, handler: Callable[..., Any], *args: Any, client_key: str | None = None) -> Any:
+        """Run a user handler in one of the ``max_concurrent_calls`` slots (waiting for one);
+        a network client's calls first wait for one of its own ``calls_per_client`` slots."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots[0] is not loop:
             self._slots = (loop, asyncio.Semaphore(self._settings.max_concurrent_calls))
-        async with self._slots[1]:
-            return await call_handler(handler, *args)
+            self._per_client.clear()
+        slots = self._slots[1]
+        if client_key is None or not is_network_client(client_key):
+            async with slots:
+                return await call_handler(handler, *args)
+        own, users = self._per_client.get(client_key, (None, 0))
+        if own is None:
+            own = asyncio.Semaphore(self._settings.calls_per_client())
+        self._per_client[client_key] = (own, users + 1)
+        try:
+            async with own, slots:
+                return await call_handler(handler, *args)
+        finally:
+            own, users = self._per_client[client_key]
+            if users <= 1:
+                del self._per_client[client_key]
+            else:
+                self._per_client[client_key] = (own, users - 1)
 
 
 async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:

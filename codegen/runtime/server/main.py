@@ -126,6 +126,10 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     parser.add_argument("--max-listen-streams", type=int,
                         default=int(_env_number("MCP_CODEGEN_MAX_LISTEN_STREAMS", defaults.max_listen_streams)),
                         help=f"2026 subscriptions/listen streams open at once, server-wide (default {defaults.max_listen_streams})")
+    parser.add_argument("--max-concurrency-per-client", type=int, default=None,
+                        help="of those, tool calls one HTTP client may run at once (default: three quarters)")
+    parser.add_argument("--max-listen-streams-per-client", type=int, default=None,
+                        help="of those, listen streams one HTTP client may hold (default: a tenth)")
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
@@ -188,6 +192,8 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         unlimited = args.rate_limit <= 0
         settings = ServerSettings(
             page_size=args.page_size, call_timeout=args.call_timeout, max_concurrent_calls=args.max_concurrency,
+            max_concurrent_calls_per_client=args.max_concurrency_per_client,
+            max_listen_streams_per_client=args.max_listen_streams_per_client,
             max_listen_streams=args.max_listen_streams,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),

@@ -36,7 +36,7 @@ from ..wire import protocol as p
 from ..wire.errors import InternalError, InvalidParamsError
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ToolDef
-from .connection import Connection
+from .connection import Connection, is_network_client
 from .settings import ServerSettings
 from .shared import ChangeBus
 
@@ -93,6 +93,7 @@ class Notifications:
         self._listening_closed = False
         #: listen requests past the cap check whose acknowledgement is being sent (they count too)
         self._listen_opening = 0
+        self._listen_opening_by: dict[str, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -247,7 +248,14 @@ class Notifications:
         cap = self.settings.max_listen_streams
         if len(self._listeners) + self._listen_opening >= cap:
             raise InternalError(f"Too many subscriptions/listen streams open (at most {cap}); retry later")
+        if is_network_client(conn.client_key):
+            mine = self.settings.listen_streams_per_client()
+            held = sum(1 for c, _ in self._listeners if c.client_key == conn.client_key)
+            if held + self._listen_opening_by.get(conn.client_key, 0) >= mine:
+                raise InternalError(f"Too many subscriptions/listen streams open for this client (at most {mine}); "
+                                    "close one first")
         self._listen_opening += 1
+        self._listen_opening_by[conn.client_key] = self._listen_opening_by.get(conn.client_key, 0) + 1
         try:
             await conn.notify(
                 "notifications/subscriptions/acknowledged",
@@ -256,6 +264,9 @@ class Notifications:
             )
         finally:
             self._listen_opening -= 1
+            left = self._listen_opening_by.pop(conn.client_key) - 1
+            if left:
+                self._listen_opening_by[conn.client_key] = left
         listener = _Listener(lists, uris)
         if self._listening_closed:
             listener.done.set()

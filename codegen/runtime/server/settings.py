@@ -24,9 +24,15 @@ class ServerSettings:
     max_depth: int = 64
     #: Tool calls running at once (server-wide); further calls wait for a slot.
     max_concurrent_calls: int = 64
+    #: Of those, how many one HTTP client (its principal, else its address) may hold at once;
+    #: None: three quarters of ``max_concurrent_calls`` (at least 1).
+    max_concurrent_calls_per_client: int | None = None
     #: 2026-07-28 ``subscriptions/listen`` streams open at once, server-wide (one more is
     #: refused with -32603; each holds a connection: about 28 KB over HTTP).
     max_listen_streams: int = 1000
+    #: Of those, how many one HTTP client may hold; None: a tenth of ``max_listen_streams``
+    #: (at least 1).
+    max_listen_streams_per_client: int | None = None
     #: Seconds a tool call may take (waiting for a slot and for client input included).
     call_timeout: float = 300.0
     #: Token bucket per client: sustained tool calls per second, and burst size.
@@ -65,5 +71,21 @@ class ServerSettings:
             raise ValueError("max_concurrent_calls must be at least 1")
         if self.max_listen_streams < 1:
             raise ValueError("max_listen_streams must be at least 1")
+        for name in ("max_concurrent_calls_per_client", "max_listen_streams_per_client"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1")
         if self.max_message_bytes < 1024:
             raise ValueError("max_message_bytes must be at least 1024")
+
+    def calls_per_client(self) -> int:
+        """Tool-call slots one HTTP client may hold at once (see ``max_concurrent_calls_per_client``)."""
+        if self.max_concurrent_calls_per_client is not None:
+            return min(self.max_concurrent_calls_per_client, self.max_concurrent_calls)
+        return max(1, self.max_concurrent_calls * 3 // 4)
+
+    def listen_streams_per_client(self) -> int:
+        """``subscriptions/listen`` streams one HTTP client may hold (``max_listen_streams_per_client``)."""
+        if self.max_listen_streams_per_client is not None:
+            return min(self.max_listen_streams_per_client, self.max_listen_streams)
+        return max(1, self.max_listen_streams // 10)

@@ -57,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-sessions", type=int, default=HttpSettings.max_sessions,
                        help=f"legacy sessions kept at once; the longest idle one makes room, 503 when none is idle "
                             f"(default {HttpSettings.max_sessions})")
+    group.add_argument("--max-sessions-per-client", type=int, default=None,
+                       help="legacy sessions one client (principal, else address) may hold (default: a tenth of --max-sessions)")
     group.add_argument("--replica-id", default=None, help="legacy: prefix of session ids for sticky routing "
                        "(default: $MCP_CODEGEN_REPLICA_ID; see docs/legacy-load-balancing.md)")
     group.add_argument("--workers", type=int, default=1,
@@ -92,6 +94,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
         body_timeout=args.body_timeout,
         session_idle_timeout=args.session_timeout,
         max_sessions=args.max_sessions,
+        max_sessions_per_client=getattr(args, "max_sessions_per_client", None),
         replica_id=getattr(args, "replica_id", None),
         health_path=args.health_path or None,
         ready_path=args.ready_path or None,

@@ -8,7 +8,8 @@
   (refreshed, stepped up), and what it runs sees that token's principal (scopes, expiry;
   ``StreamConnection.principal``).  Idle sessions (no request running, no GET stream open) expire
   ``session_idle_timeout`` after their last use; at
-  ``max_sessions`` the longest-idle one is dropped (503 when every session is busy).
+  ``max_sessions`` the longest-idle one is dropped (503 when every session is busy), and one
+  client (principal, else address) holds at most ``max_sessions_per_client`` of them.
 * POST: a request is answered with SSE when the client accepts it (a priming event with
   an id and ``retry`` first, then the request's notifications and server->client
   requests, then the response) or JSON; notifications and responses get 202.  A request
@@ -67,6 +68,7 @@ class Session:
                  replay_ttl: float = 300.0, max_replay_bytes: int = 8 * 1024 * 1024) -> None:
         self.id = sid
         self.principal = principal
+        self.client_key = client_key
         self.limit = limit
         self.replay_ttl = replay_ttl
         self.max_replay_bytes = max_replay_bytes
@@ -187,13 +189,28 @@ class LegacyHandler:
         session.close()
         self.sessions.pop(session.id, None)
 
-    def _prune(self) -> None:
+    def _prune(self, client: str) -> None:
+        """Expire idle sessions, then make room for one more session of ``client``: its own
+        longest-idle session goes when it holds its share, anyone's when the server is full.
+
+        Raises:
+            HttpError: 503 when the room would have to come from a busy session.
+        """
         now = time.monotonic()
         for session in list(self.sessions.values()):
             if session.idle and now - session.last_seen > self.settings.session_idle_timeout:
                 self._drop(session)
             else:
                 session.trim()
+        mine = [s for s in self.sessions.values() if s.client_key == client]
+        while len(mine) >= self.settings.sessions_per_client():
+            idle = [s for s in mine if s.idle]
+            if not idle:
+                raise HttpError(503, p.INVALID_REQUEST, "Too many sessions for this client: end one (DELETE) first",
+                                headers=[("retry-after", "5")])
+            victim = min(idle, key=lambda s: s.last_seen)
+            self._drop(victim)
+            mine.remove(victim)
         while len(self.sessions) >= self.settings.max_sessions:
             idle = [s for s in self.sessions.values() if s.idle]
             if not idle:
@@ -239,9 +256,10 @@ class LegacyHandler:
         """
         if jsonrpc.kind(message) != "request":
             raise HttpError(400, p.INVALID_REQUEST, "Invalid Request")
-        self._prune()
+        client = client_key(req, principal)
+        self._prune(client)
         sid = new_session_id(self.replica)
-        session = Session(sid, principal, client_key(req, principal), self.settings.max_events_per_stream,
+        session = Session(sid, principal, client, self.settings.max_events_per_stream,
                           replay_ttl=self.settings.replay_ttl, max_replay_bytes=self.settings.max_replay_bytes)
         response = await self.server.handle(message, session.conn)
         if not isinstance(response, dict) or "error" in response:

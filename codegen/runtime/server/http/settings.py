@@ -95,6 +95,10 @@ class HttpSettings:
     #: GET stream is open) and maximum number.
     session_idle_timeout: float = 3600.0
     max_sessions: int = 1000
+    #: Of those, how many one client (its principal, else its address) may hold: at the cap its
+    #: longest-idle session makes room, 503 when none is idle.  None: a tenth of ``max_sessions``
+    #: (at least 1), so one client cannot take every session (and with them every GET stream).
+    max_sessions_per_client: int | None = None
     #: Events kept per SSE stream for replay (legacy) and queued per request (2026).
     max_events_per_stream: int = 1000
     #: Legacy: finished request streams are kept for ``Last-Event-ID`` resumption at most this
@@ -118,3 +122,11 @@ class HttpSettings:
         for probe in (self.health_path, self.ready_path):
             if probe and (not probe.startswith("/") or (probe.rstrip("/") or "/") == mcp):
                 raise ValueError(f"probe path {probe!r} must start with '/' and differ from the MCP path {self.path!r}")
+        if self.max_sessions_per_client is not None and self.max_sessions_per_client < 1:
+            raise ValueError("max_sessions_per_client must be at least 1")
+
+    def sessions_per_client(self) -> int:
+        """Legacy sessions one client may hold (see ``max_sessions_per_client``)."""
+        if self.max_sessions_per_client is not None:
+            return min(self.max_sessions_per_client, self.max_sessions)
+        return max(1, self.max_sessions // 10)
