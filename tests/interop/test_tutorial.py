@@ -3,7 +3,7 @@ folder outside the repository with a fresh venv, the way a new user runs them.  
 results are checked: the Inspector CLI saw and called the tools, the host entry starts the
 server from ``/``, the typed client printed what the tutorial says.
 
-``npx @modelcontextprotocol/inspector`` runs the pinned Inspector installed by
+``npx -y @modelcontextprotocol/inspector`` runs the pinned Inspector installed by
 scripts/inspector (nothing is downloaded while the test runs)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ TUTORIAL = REPO / "docs" / "tutorial.md"
 PRELUDE = """\
 set -euo pipefail
 npx() {  # only the pinned Inspector is installed here
+  if [ "${1:-}" = "-y" ]; then shift; fi
   if [ "${1:-}" = "@modelcontextprotocol/inspector" ]; then shift; mcp-inspector "$@"; return; fi
   echo "npx: $1 is not installed for this test" >&2; return 1
 }

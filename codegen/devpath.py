@@ -1,0 +1,106 @@
+"""Where ``mcp-codegen dev`` finds the implementation, and which files its server imported.
+
+The server child runs from the folder ``dev`` was started in, with an absolute ``PYTHONPATH``:
+that folder, the user's ``PYTHONPATH`` entries (made absolute against it), ``src/`` when there
+is one, and the output folder.  So the implementation is found the way ``python -m`` finds it
+from the project (a ``src/`` layout included), whatever the output folder is.
+
+The child is started through :data:`BOOTSTRAP`, which runs ``python -m <package>`` and keeps
+writing the list of the source files it imported (stdlib and site-packages left out) to the
+file named by ``MCP_CODEGEN_DEV_REPORT``; dev restarts the server when one of them changes,
+and not for other files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+REPORT_ENV = "MCP_CODEGEN_DEV_REPORT"
+
+#: ``python -c BOOTSTRAP PACKAGE ARGS...``: serve ``python -m PACKAGE ARGS...`` and report its imports.
+BOOTSTRAP = """\
+import os, runpy, site, sys, sysconfig, threading, time
+
+def _report(path):
+    paths = sysconfig.get_paths()
+    skip = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    skip.update(site.getsitepackages() + [site.getusersitepackages()])
+    skip = tuple(os.path.realpath(p) + os.sep for p in skip if p)
+    last = None
+    while True:
+        try:
+            files = {os.path.realpath(f) for m in list(sys.modules.values())
+                     if isinstance(f := getattr(m, "__file__", None), str)}
+            files = sorted(f for f in files if not f.startswith(skip) and os.path.isfile(f))
+            if files != last:
+                with open(path + ".tmp", "w", encoding="utf-8") as out:
+                    out.write("\\n".join(files))
+                os.replace(path + ".tmp", path)
+                last = files
+        except Exception:
+            pass
+        time.sleep(0.2)
+
+_path = os.environ.pop("MCP_CODEGEN_DEV_REPORT", "")
+if _path:
+    threading.Thread(target=_report, args=(_path,), daemon=True).start()
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def search_path(cwd: Path, pythonpath: str, out: Path) -> list[Path]:
+    """The folders the server child imports from, in order (absolute, without repeats).
+
+    Args:
+        cwd: the folder ``dev`` was started in.
+        pythonpath: the user's ``PYTHONPATH`` (relative entries are relative to ``cwd``).
+        out: the output folder (the generated package, and the stub when one is written).
+    """
+    entries = [cwd, *(cwd / e for e in pythonpath.split(os.pathsep) if e)]
+    if (cwd / "src").is_dir():
+        entries.append(cwd / "src")
+    entries.append(cwd / out)
+    folders: list[Path] = []
+    for entry in entries:
+        folder = Path(os.path.abspath(entry))
+        if folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+def module_candidates(module: str, folders: Sequence[Path]) -> tuple[Path | None, list[Path]]:
+    """Where ``import module`` would find its file in ``folders``.
+
+    Returns:
+        (the file found, or None; the candidate files up to and including it: one appearing
+        earlier on the path would be imported instead, so they are watched too).
+    """
+    parts = module.split(".")
+    candidates: list[Path] = []
+    for folder in folders:
+        base = folder.joinpath(*parts)
+        for path in (base.with_name(base.name + ".py"), base / "__init__.py"):
+            candidates.append(path)
+            if path.is_file():
+                return path, candidates
+    return None, candidates
+
+
+def read_report(path: Path) -> list[Path] | None:
+    """The files the child reported importing, or None before its first report."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError:
+        return None
+    return [Path(line) for line in text.splitlines() if line]
+
+
+def child_env(folders: Sequence[Path], report: Path) -> dict[str, str]:
+    """The server child's environment: ours, with the absolute ``PYTHONPATH`` and the report file."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(str(f) for f in folders)
+    env[REPORT_ENV] = str(report)
+    return env
