@@ -33,7 +33,7 @@ from types import FrameType
 from typing import Any
 
 from .api import scaffold
-from .devpath import BOOTSTRAP, child_env, module_candidates, read_report, search_path
+from .devpath import BOOTSTRAP, child_env, installed_module, module_candidates, read_report, search_path
 from .diagnostics import Diagnostic
 from .options import Options
 from .pipeline import lower_one
@@ -257,6 +257,7 @@ class DevLoop:
         """(Re)start the server, writing the scaffold stub first if no implementation resolves."""
         module = target.impl.partition(":")[0]
         found, _ = module_candidates(module, self.folders)
+        found = found or installed_module(module)
         if found is None and target.source == "scaffold":
             written, _, _ = scaffold([self.spec], self.out)
             for path in written:

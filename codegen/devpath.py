@@ -13,7 +13,9 @@ and not for other files.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -87,6 +89,17 @@ def module_candidates(module: str, folders: Sequence[Path]) -> tuple[Path | None
             if path.is_file():
                 return path, candidates
     return None, candidates
+
+
+def installed_module(module: str) -> Path | None:
+    """The file of ``module``'s top-level package or module when this interpreter's own path
+    (site-packages included) has it: an installed implementation is not replaced by a stub."""
+    top = module.split(".")[0]
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(top, [p for p in sys.path if p])
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin and spec.has_location else None
 
 
 def read_report(path: Path) -> list[Path] | None:
