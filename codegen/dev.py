@@ -138,7 +138,7 @@ class DevLoop:
         self.folders = search_path(self.cwd, os.environ.get("PYTHONPATH", ""), out)
         self.tmp = Path(tempfile.mkdtemp(prefix="mcp-codegen-dev-"))
         self.report = self.tmp / "imports.txt"
-        self.imported: list[Path] = []  # the source files the last server that reported imported
+        self.imported: set[Path] = set()  # the source files the servers reported importing
         self.code: dict[Path, Stamp | None] = {}
 
     def _with_server(self, options: Options) -> Options:
@@ -174,9 +174,7 @@ class DevLoop:
     # -- what restarts the server ------------------------------------------------------------
     def _watched(self, target: Target | None) -> set[Path]:
         """The server's imported source files, and where its implementation module is looked for."""
-        fresh = read_report(self.report)
-        if fresh:
-            self.imported = fresh
+        self.imported.update(read_report(self.report) or ())  # cumulative: a server that failed early imported less
         watched = set(self.imported)
         if target is not None:
             watched.update(module_candidates(target.impl.partition(":")[0], self.folders)[1])

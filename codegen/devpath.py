@@ -7,8 +7,9 @@ from the project (a ``src/`` layout included), whatever the output folder is.
 
 The child is started through :data:`BOOTSTRAP`, which runs ``python -m <package>`` and keeps
 writing the list of the source files it imported (stdlib and site-packages left out) to the
-file named by ``MCP_CODEGEN_DEV_REPORT``; dev restarts the server when one of them changes,
-and not for other files.
+file named by ``MCP_CODEGEN_DEV_REPORT`` (when it fails, the files of its traceback too, so
+fixing a module whose import failed restarts it); dev restarts the server when one of them
+changes, and not for other files.
 """
 
 from __future__ import annotations
@@ -25,31 +26,48 @@ REPORT_ENV = "MCP_CODEGEN_DEV_REPORT"
 BOOTSTRAP = """\
 import os, runpy, site, sys, sysconfig, threading, time
 
-def _report(path):
-    paths = sysconfig.get_paths()
-    skip = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    skip.update(site.getsitepackages() + [site.getusersitepackages()])
-    skip = tuple(os.path.realpath(p) + os.sep for p in skip if p)
-    last = None
+_path = os.environ.pop("MCP_CODEGEN_DEV_REPORT", "")
+_lock = threading.Lock()
+_last = [None]
+_paths = sysconfig.get_paths()
+_skip = {_paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in _paths}
+_skip.update(site.getsitepackages() + [site.getusersitepackages()])
+_skip = tuple(os.path.realpath(p) + os.sep for p in _skip if p)
+
+def _write(extra=(), final=False):
+    with _lock:
+        if _last[0] is False:
+            return
+        files = {getattr(m, "__file__", None) for m in list(sys.modules.values())} | set(extra)
+        files = sorted({os.path.realpath(f) for f in files if isinstance(f, str) and os.path.isfile(f)})
+        files = [f for f in files if not f.startswith(_skip)]
+        if files != _last[0]:
+            with open(_path + ".tmp", "w", encoding="utf-8") as out:
+                out.write("\\n".join(files))
+            os.replace(_path + ".tmp", _path)
+        _last[0] = False if final else files
+
+def _poll():
     while True:
         try:
-            files = {os.path.realpath(f) for m in list(sys.modules.values())
-                     if isinstance(f := getattr(m, "__file__", None), str)}
-            files = sorted(f for f in files if not f.startswith(skip) and os.path.isfile(f))
-            if files != last:
-                with open(path + ".tmp", "w", encoding="utf-8") as out:
-                    out.write("\\n".join(files))
-                os.replace(path + ".tmp", path)
-                last = files
+            _write()
         except Exception:
             pass
         time.sleep(0.2)
 
-_path = os.environ.pop("MCP_CODEGEN_DEV_REPORT", "")
 if _path:
-    threading.Thread(target=_report, args=(_path,), daemon=True).start()
+    threading.Thread(target=_poll, daemon=True).start()
 sys.argv = sys.argv[1:]
-runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+try:
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+except BaseException as exc:  # the files in the traceback too: fixing one of them restarts the server
+    if _path:
+        tb, extra = exc.__traceback__, [getattr(exc, "filename", None)]
+        while tb is not None:
+            extra.append(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        _write(extra, final=True)
+    raise
 """
 
 

@@ -192,6 +192,12 @@ def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path
         helpers.write_text("def transform(text: str) -> str:\n    return text[::-1]\n")
         wait_until(lambda: _try(url, "echo", {"message": "abc"}) == {"message": "cba"}, 60, "a restart with lib/helpers.py")
         assert "lib/helpers.py changed: restarting" in log_path.read_text()
+        # a module imported for the first time is broken: the server fails; fixing that module restarts it
+        (tmp_path / "lib" / "extra.py").write_text("def suffix(:\n")
+        helpers.write_text("import extra\n\ndef transform(text: str) -> str:\n    return text + extra.suffix()\n")
+        wait_until(lambda: "the server exited with status 1" in log_path.read_text(), 60, "the broken server to exit")
+        (tmp_path / "lib" / "extra.py").write_text("def suffix() -> str:\n    return '?'\n")
+        wait_until(lambda: _try(url, "echo", {"message": "abc"}) == {"message": "abc?"}, 60, "a restart with lib/extra.py")
         pids = _served_pids(log_path)
 
         # unrelated new files (in the project folder, in src/): no restart
@@ -199,7 +205,7 @@ def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path
         (tmp_path / "src" / "notes.py").write_text("X = 1\n")
         time.sleep(2.0)  # 20 polls
         assert _served_pids(log_path) == pids
-        assert _try(url, "echo", {"message": "abc"}) == {"message": "cba"}
+        assert _try(url, "echo", {"message": "abc"}) == {"message": "abc?"}
 
         # the spec changes: rebuilt and restarted with the new tool
         spec = tmp_path / "specs" / "todo.yaml"
