@@ -256,15 +256,15 @@ class DevLoop:
         module = target.impl.partition(":")[0]
         found, _ = module_candidates(module, self.folders)
         found = found or installed_module(module)
+        where = os.pathsep.join(_show(f, self.cwd) for f in self.folders)
         if found is None and target.source == "scaffold":
             written, _, _ = scaffold([self.spec], self.out)
             for path in written:
-                self.say(f"no {module}.py on the module path; wrote {path}: one stub per tool, yours to fill in")
+                self.say(f"no {module}.py on the module path {where}; wrote {path}: one stub per tool, yours to fill in")
         elif found is not None and not self.server:
             self.say(f"implementation: {target.impl} ({target.source}) from {_show(found, self.cwd)}")
         elif found is None and not self.server:
-            self.say(f"implementation: {target.impl} ({target.source}), but no {module}.py on the module path "
-                     f"{os.pathsep.join(_show(f, self.cwd) for f in self.folders)}")
+            self.say(f"implementation: {target.impl} ({target.source}), but no {module}.py on the module path {where}")
         self.halt()
         self.start(target)
 

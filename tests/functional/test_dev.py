@@ -147,8 +147,9 @@ def _inspector_bin() -> str:
 def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path: Path) -> None:
     """No -o: ./generated.  The implementation is src/todo_impl.py (found without PYTHONPATH, as the
     src/ layout), importing helpers.py from lib/ through a *relative* PYTHONPATH=lib.  Editing
-    helpers.py restarts it with the new behaviour; a new unrelated .py file does not restart it; a
-    spec edit and a $ref-ed file edit rebuild and restart.  The printed Inspector commands work
+    helpers.py, a module it imports for the first time (broken, then fixed) and src/todo_impl.py
+    restarts it with the new behaviour; a new unrelated .py file does not restart it; a spec edit
+    and a $ref-ed file edit rebuild and restart.  The printed Inspector commands work
     pasted into a non-interactive shell (real npx, the pinned Inspector)."""
     (tmp_path / "specs" / "shared").mkdir(parents=True)
     (tmp_path / "specs" / "todo.yaml").write_text(SPEC)
@@ -198,6 +199,12 @@ def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path
         wait_until(lambda: "the server exited with status 1" in log_path.read_text(), 60, "the broken server to exit")
         (tmp_path / "lib" / "extra.py").write_text("def suffix() -> str:\n    return '?'\n")
         wait_until(lambda: _try(url, "echo", {"message": "abc"}) == {"message": "abc?"}, 60, "a restart with lib/extra.py")
+        # the implementation itself, src/todo_impl.py, changes
+        (tmp_path / "src" / "todo_impl.py").write_text(SRC_IMPL.replace("helpers.transform(args.message)",
+                                                                        "'impl: ' + helpers.transform(args.message)"))
+        wait_until(lambda: _try(url, "echo", {"message": "abc"}) == {"message": "impl: abc?"}, 60,
+                   "a restart with src/todo_impl.py")
+        assert "src/todo_impl.py changed: restarting" in log_path.read_text()
         pids = _served_pids(log_path)
 
         # unrelated new files (in the project folder, in src/): no restart
@@ -205,7 +212,7 @@ def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path
         (tmp_path / "src" / "notes.py").write_text("X = 1\n")
         time.sleep(2.0)  # 20 polls
         assert _served_pids(log_path) == pids
-        assert _try(url, "echo", {"message": "abc"}) == {"message": "abc?"}
+        assert _try(url, "echo", {"message": "abc"}) == {"message": "impl: abc?"}
 
         # the spec changes: rebuilt and restarted with the new tool
         spec = tmp_path / "specs" / "todo.yaml"
