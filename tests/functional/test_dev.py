@@ -7,9 +7,11 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +286,50 @@ def test_dev_inspector_starts_the_web_ui_pointed_at_the_server_and_stops_it(tmp_
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         log.close()
+
+
+def test_dev_inspector_web_ui_is_connected_to_the_server(tmp_path: Path) -> None:
+    """The real thing: `dev --inspector` starts the pinned Inspector's web UI through real npx (the
+    package resolved from the project's node_modules, offline), the UI's server list holds the
+    dev server's URL, and stopping dev stops the UI."""
+    (tmp_path / "specs" / "shared").mkdir(parents=True)
+    (tmp_path / "specs" / "todo.yaml").write_text(SPEC)
+    (tmp_path / "specs" / "shared" / "message.yaml").write_text("$defs:\n  Message: {type: string}\n")
+    inspector_bin = Path(_inspector_bin())
+    (tmp_path / "node_modules").symlink_to(inspector_bin.parent / "node_modules")
+    (tmp_path / "package.json").write_text((inspector_bin.parent / "package.json").read_text())
+    port, ui_port, sandbox_port = free_port(), free_port(), free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": os.pathsep.join([str(inspector_bin), os.environ["PATH"]]),
+           "npm_config_offline": "true", "CLIENT_PORT": str(ui_port), "MCP_SANDBOX_PORT": str(sandbox_port),
+           "MCP_AUTO_OPEN_ENABLED": "false", "MCP_INSPECTOR_SECRET_STORE": "memory"}
+    log_path = tmp_path / "dev.log"
+    log = log_path.open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "codegen", "dev", "specs/todo.yaml", "--port", str(port),
+                             "--interval", "0.1", "--inspector"], cwd=tmp_path, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_port(port, 60, proc, log_path.read_text)
+        wait_until(lambda: "MCP_INSPECTOR_API_TOKEN=" in log_path.read_text(), 120, "the Inspector web UI to start")
+        token = log_path.read_text().split("MCP_INSPECTOR_API_TOKEN=", 1)[1].split()[0]
+        request = urllib.request.Request(f"http://127.0.0.1:{ui_port}/api/servers",
+                                         headers={"x-mcp-remote-auth": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            servers = json.loads(answer.read())["mcpServers"]
+        assert [s["url"] for s in servers.values()] == [url] and [s["type"] for s in servers.values()] == ["streamable-http"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+        wait_until(lambda: not _listening(ui_port), 15, "the Inspector to stop")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        log.close()
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), 0.5):
+            return True
+    except OSError:
+        return False
