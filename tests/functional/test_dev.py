@@ -246,8 +246,8 @@ exec sleep 300
 
 def test_dev_inspector_starts_the_web_ui_pointed_at_the_server_and_stops_it(tmp_path: Path) -> None:
     """--inspector runs `npx -y @modelcontextprotocol/inspector --transport http --server-url URL`
-    (recorded by an npx stand-in on PATH) and stops it by its PID when dev stops; a usage error of
-    dev is one line ending with "see ... --help"."""
+    (recorded by an npx stand-in on PATH) and stops it by its PID when dev stops; the output folder
+    is [tool.mcp-codegen] output when set; a usage error of dev is one line ending with "see ... --help"."""
     (tmp_path / "specs" / "shared").mkdir(parents=True)
     (tmp_path / "specs" / "todo.yaml").write_text(SPEC)
     (tmp_path / "specs" / "shared" / "message.yaml").write_text("$defs:\n  Message: {type: string}\n")
@@ -266,11 +266,14 @@ def test_dev_inspector_starts_the_web_ui_pointed_at_the_server_and_stops_it(tmp_
     url = f"http://127.0.0.1:{port}/mcp"
     log_path = tmp_path / "dev.log"
     log = log_path.open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "codegen", "dev", "specs/todo.yaml", "-o", "out", "--port", str(port),
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\noutput = "build/gen"\n')  # dev's output default
+    proc = subprocess.Popen([sys.executable, "-m", "codegen", "dev", "specs/todo.yaml", "--port", str(port),
                              "--interval", "0.1", "--inspector"], cwd=tmp_path, env=env, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_port(port, 60, proc, log_path.read_text)
+        assert f"output folder: {tmp_path / 'build' / 'gen'}\n" in log_path.read_text()
+        assert (tmp_path / "build" / "gen" / "todo" / "server.py").is_file()
         wait_until(lambda: argv_file.exists() and argv_file.read_text().endswith("\n"), 30, "the Inspector to start")
         assert argv_file.read_text().splitlines() == ["-y", "@modelcontextprotocol/inspector", "--transport", "http",
                                                       "--server-url", url]
