@@ -9,10 +9,13 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from typer._click.core import Context as ClickContext
+from typer._click.exceptions import UsageError  # the click typer (pinned) runs on: its own copy, not the click package
+from typer.core import TyperCommand
 
 from . import __version__
 from .api import Result, build, check, generate
@@ -20,6 +23,7 @@ from .api import scaffold as scaffold_stubs
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
 from .config import resolve
+from .dev import DEFAULT_OUTPUT as DEV_OUTPUT
 from .diagnostics import Level, relocate
 from .discovery import discover
 from .options import Options
@@ -151,7 +155,9 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
         for note in relocate(notes, discover(paths)[0], Path.cwd()):
             err_console.print(note.render(), style="yellow", markup=False)
         for path in written:
-            out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers)", markup=False)
+            package = path.name.removesuffix("_impl.py")
+            out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers; python -m {package} serves it "
+                              "by default when the spec sets no server.implementation)", markup=False)
         for path in kept:
             out_console.print(f"  kept     {path} (exists; never overwritten)", markup=False)
     if verbose:
@@ -228,9 +234,9 @@ def _check_implementation(result: Result, impl: str, out: Path) -> int:
         proc = subprocess.run([sys.executable, "-m", packages[0], "--check", "--impl", impl], env=env,
                               capture_output=True, text=True, timeout=300)
     lines = proc.stderr.replace(tmp, "<built>").strip().splitlines()
-    shown = lines[-1:] if proc.returncode == 2 else lines  # a usage error: only its message
-    for line in shown:
-        err_console.print(line.removeprefix(f"{packages[0]}: error: "), style="red" if proc.returncode else None, markup=False)
+    for line in lines:  # a usage error is its message alone ("; see --help" is about the package's flags)
+        line = line.removeprefix(f"{packages[0]}: error: ").removesuffix("; see --help")
+        err_console.print(line, style="red" if proc.returncode else None, markup=False)
     return 0 if proc.returncode == 0 else 1
 
 
@@ -257,18 +263,43 @@ def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes."
                       markup=False)
 
 
-@app.command("dev")
+class _ShortUsageErrors(TyperCommand):
+    """A command whose usage errors are one line ending with "see ... --help" (no usage dump)."""
+
+    @staticmethod
+    def _short(exc: UsageError) -> UsageError:
+        path = exc.ctx.command_path if exc.ctx is not None else "mcp-codegen"
+        return UsageError(f"{exc.format_message().rstrip('.')}; see {path} --help")
+
+    def make_context(self, info_name: str | None, args: list[str], parent: ClickContext | None = None,
+                     **extra: Any) -> ClickContext:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except UsageError as exc:
+            raise self._short(exc) from None
+
+
+@app.command("dev", cls=_ShortUsageErrors)
 def dev_cmd(spec: Annotated[Path, typer.Argument(help="The spec file of the server.", show_default=False)],
-            output: OutOpt = None,
+            output: Annotated[Optional[Path], typer.Option("-o", "--output", help=f"Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml, else ./{DEV_OUTPUT}).", show_default=False)] = None,
             port: Annotated[int, typer.Option("--port", help="HTTP port on 127.0.0.1.")] = 8000,
-            impl: Annotated[Optional[str], typer.Option("--impl", help="module:Class of the handlers (default: server.implementation, else the <package>_impl stub, written if missing).")] = None,
+            impl: Annotated[Optional[str], typer.Option("--impl", help="module:Class of the handlers (default: server.implementation, else the scaffold class <package>_impl:<Name>Service; its stub is written into the output folder only when that module is nowhere on the module path). The module path is the folder dev runs in, PYTHONPATH (relative entries from there), ./src when it exists, and the output folder.", show_default=False)] = None,
+            inspector: Annotated[bool, typer.Option("--inspector", help="Also start the MCP Inspector's web UI connected to the server (npx -y @modelcontextprotocol/inspector; needs Node.js 22+).")] = False,
             interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.", min=0.05)] = 0.5) -> None:
-    """Build SPEC, serve it over HTTP, restart on spec or implementation changes (Ctrl-C stops)."""
+    """Build SPEC, serve it over HTTP, restart when the spec, a file it $refs or a module the server imported changes (Ctrl-C stops)."""
+    from .config import load_config_file
     from .dev import DevLoop
 
-    _, out, options = _config([spec], output)
+    if not spec.is_file():
+        err_console.print(f"error: {spec}: no such spec file; see mcp-codegen dev --help", style="red", markup=False)
+        raise typer.Exit(2)
+    defaulted = output is None and not load_config_file(Path.cwd())[0].output
+    _, out, options = _config([spec], DEV_OUTPUT if defaulted else output)
+    out_console.print(f"output folder: {out}" + (" (the default; -o OUT or [tool.mcp-codegen] output sets another)"
+                                                 if defaulted else ""), markup=False)
     loop = DevLoop(spec, out, port, impl, lambda line: out_console.print(line, markup=False),
-                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]), options)
+                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]), options,
+                   inspector=inspector)
     raise typer.Exit(loop.run(interval))
 
 

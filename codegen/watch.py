@@ -1,7 +1,7 @@
 """``mcp-codegen build --watch``: rebuild when spec files change (polling; no dependencies).
 
 The watcher polls the modification time and size of every ``.yaml``/``.yml``/``.json`` file
-under the watched paths.  When something changed (and stayed unchanged for one more poll, so
+under the watched paths, and of every file a spec ``$ref`` s (wherever it is).  When something changed (and stayed unchanged for one more poll, so
 half-written files are not built), only the affected specs are rebuilt: a spec is affected
 when it or one of the files it ``$ref`` s changed, or when its last build failed.  Each
 rebuild is the ordinary atomic :func:`codegen.api.build` of that one spec, so a failed build
@@ -81,6 +81,16 @@ class Watcher:
         found, _ = discover(self.paths)
         return {p.resolve(): display for p, display in found}
 
+    def _scan(self) -> dict[Path, Stamp]:
+        """Stamps of the watched paths and of every file a spec reads (a ``$ref``-ed file outside
+        them, or next to a spec file given alone, included)."""
+        return scan([*self.paths, *sorted({p for deps in self.deps.values() for p in deps})])
+
+    def _add_new_deps(self) -> None:
+        """Start watching the dependency files found by the last build (not a change)."""
+        for path, stamp in self._scan().items():
+            self.stamps.setdefault(path, stamp)
+
     def _record_deps(self, specs: dict[Path, str]) -> None:
         for spec, display in specs.items():
             low = lower_one(spec, display, with_models=False)
@@ -92,6 +102,7 @@ class Watcher:
         specs = self._specs()
         result, report = build(self.paths, self.out, options=self.options)
         self._record_deps(specs)
+        self._add_new_deps()
         self.failed = set(specs) if report is None else set()
         event = BuildEvent(sorted(specs.values()), result, report, initial=True)
         self.on_event(event)
@@ -125,12 +136,12 @@ class Watcher:
         Returns:
             One event per rebuilt spec (plus one listing removed specs); empty when nothing changed.
         """
-        now = scan(self.paths)
+        now = self._scan()
         if now == self.stamps:
             return []
         while settle > 0 and not self.stop.is_set():
             time.sleep(settle)
-            again = scan(self.paths)
+            again = self._scan()
             if again == now:
                 break
             now = again
@@ -156,6 +167,7 @@ class Watcher:
             (self.failed.add if report is None else self.failed.discard)(spec)
             events.append(BuildEvent([specs[spec]], result, report))
             self.on_event(events[-1])
+        self._add_new_deps()
         return events
 
     def run(self, interval: float = 0.5) -> None:

@@ -9,7 +9,7 @@ from .server import CatalogServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m catalog``)."""
-    main(CatalogServerBase, prog="catalog")
+    main(CatalogServerBase, prog="catalog", scaffold="catalog_impl:CatalogService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import EverythingServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m everything``)."""
-    main(EverythingServerBase, prog="everything")
+    main(EverythingServerBase, prog="everything", scaffold="everything_impl:EverythingService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import NotesServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m notes``)."""
-    main(NotesServerBase, prog="notes")
+    main(NotesServerBase, prog="notes", scaffold="notes_impl:NotesService")
 
 
 if __name__ == "__main__":

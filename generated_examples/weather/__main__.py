@@ -9,7 +9,7 @@ from .server import WeatherServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m weather``)."""
-    main(WeatherServerBase, prog="weather")
+    main(WeatherServerBase, prog="weather", scaffold="weather_impl:WeatherService")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ folder outside the repository with a fresh venv, the way a new user runs them.  
 results are checked: the Inspector CLI saw and called the tools, the host entry starts the
 server from ``/``, the typed client printed what the tutorial says.
 
-``npx @modelcontextprotocol/inspector`` runs the pinned Inspector installed by
+``npx -y @modelcontextprotocol/inspector`` runs the pinned Inspector installed by
 scripts/inspector (nothing is downloaded while the test runs)."""
 
 from __future__ import annotations

@@ -1,12 +1,18 @@
 """Command line of a generated package: ``python -m <pkg> --stdio [--impl module:Class]``.
 
-``main(BaseClass, prog=...)`` is what the generated ``__main__.py`` calls.  The handler
-class comes from ``--impl module:Class`` or, by default, ``server_info.implementation``
-(the spec's ``server.implementation``); it must subclass the generated base.
+``main(BaseClass, prog=..., scaffold=...)`` is what the generated ``__main__.py`` calls.  The
+handler class comes from ``--impl module:Class``, else ``server_info.implementation`` (the
+spec's ``server.implementation``), else the class ``build --scaffold`` writes
+(``<package>_impl:<Name>Service``) when that module is importable; it must subclass the
+generated base.
+
+Usage errors are one or two lines ending with "see --help" (the flag list is long, so no usage
+dump); an implementation that cannot be imported names the search path and the fix.
 
 HTTP: ``--http`` (with ``--host``/``--port``) is parsed here and served by the ``http``
 subpackage (``add_arguments(parser)`` adds its flags, ``run(server, args)`` serves, blocking);
-serving needs uvicorn, and without it ``--http`` exits with a message saying so.
+serving needs uvicorn, checked before anything is announced: without it ``--http`` exits with
+the exact ``pip install`` to run.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ import importlib.util
 import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from .core import SUPPORTED_VERSIONS, ServerBase
 from .handlers import check_implementation
@@ -97,19 +105,100 @@ def _env_number(name: str, default: float) -> float:
         raise SystemExit(f"{name}={raw!r} is not a number") from None
 
 
-def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentParser:
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are the message and "see --help" (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}; see --help\n")
+
+
+def _module_of(impl: str) -> str:
+    return impl.partition(":")[0]
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` would be found on ``sys.path`` (without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def default_implementation(base: type[ServerBase], scaffold: str | None) -> str | None:
+    """``server.implementation``, else the scaffold's ``module:Class`` when its module is importable."""
+    if base.server_info.implementation:
+        return base.server_info.implementation
+    if scaffold and _importable(_module_of(scaffold)):
+        return scaffold
+    return None
+
+
+def _search_note(module: str) -> str:
+    """Where ``import module`` looked (the working directory, PYTHONPATH) and how to point it elsewhere."""
+    cwd = os.getcwd()
+    searched_cwd = any(os.path.abspath(entry or ".") == cwd for entry in sys.path)
+    where = f"the working directory {cwd}" if searched_cwd else f"not the working directory {cwd} (a console script)"
+    entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
+    pythonpath = os.pathsep.join(os.path.abspath(e) for e in entries) if entries else "unset"
+    top = module.split(".")[0]
+    found = [f"{d}/{top}{tail}" for d in ("src", "lib") for tail in (".py", "/__init__.py") if Path(cwd, d, top + tail).is_file()]
+    hint = (f"found {found[0]}: run with PYTHONPATH={os.pathsep.join([found[0].split('/')[0], *entries])}" if found
+            else f"put the folder holding {top}.py on PYTHONPATH (e.g. PYTHONPATH=src)")
+    return f"  searched {where} and PYTHONPATH ({pythonpath}); {hint}, or pass --impl module:Class"
+
+
+def _load(parser: argparse.ArgumentParser, impl: str, base: type[ServerBase]) -> type[ServerBase]:
+    """:func:`load_implementation`, its failures as short usage errors."""
+    module = _module_of(impl)
+    try:
+        return load_implementation(impl, base)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and not (module == missing or module.startswith(missing + ".")):
+            parser.error(f"{module} imports {missing}, which cannot be imported: {exc}\n{_search_note(missing)}")
+        parser.error(f"cannot import {module} (--impl {impl}): {exc}\n{_search_note(module)}")
+    except (ImportError, ValueError) as exc:
+        parser.error(str(exc))
+
+
+def _http_install(base: type[ServerBase]) -> str:
+    """The command that installs what serving HTTP needs for this package."""
+    top = base.__module__.split(".")[0]
+    try:
+        extras = metadata.distribution(top).metadata.get_all("Provides-Extra") or []
+    except metadata.PackageNotFoundError:
+        extras = []
+    if "http" in extras:
+        return f"pip install '{top}[http]'"
+    package_file = getattr(sys.modules.get(top), "__file__", None)
+    if package_file and (Path(package_file).parent / "pyproject.toml").is_file():  # server.project, not installed
+        return f"pip install {shlex.quote(str(Path(package_file).parent) + '[http]')}"
+    return "pip install uvicorn"
+
+
+def _check_http(parser: argparse.ArgumentParser, base: type[ServerBase], args: argparse.Namespace) -> None:
+    """Before anything is announced: uvicorn is importable and the HTTP flags make settings."""
+    try:
+        import uvicorn  # type: ignore[import-not-found, unused-ignore]  # noqa: F401  # optional: the http extra
+    except ImportError:
+        raise SystemExit(f"{parser.prog}: error: serving HTTP needs uvicorn, which {sys.executable} cannot import: "
+                         f"{_http_install(base)}") from None
+    try:
+        _http_module().settings_from_args(args)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None = None) -> argparse.ArgumentParser:
     info = base.server_info
-    parser = argparse.ArgumentParser(prog=prog, description=f"Serve the {info.name} MCP server.", epilog=_ENV_HELP)
+    parser = _Parser(prog=prog, description=f"Serve the {info.name} MCP server.", epilog=_ENV_HELP)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="serve over stdin/stdout (default)")
     mode.add_argument("--http", action="store_true", help="serve Streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
-    parser.add_argument(
-        "--impl",
-        default=info.implementation,
-        help=f"handler class as module:Class (default {info.implementation})",
-    )
+    fallback = info.implementation or (f"{scaffold} (the build --scaffold class) when importable" if scaffold else "none")
+    parser.add_argument("--impl", default=None, help=f"handler class as module:Class (default {fallback})")
     defaults = ServerSettings()
     parser.add_argument("--page-size", type=int, default=defaults.page_size, help="tools per tools/list page")
     parser.add_argument("--call-timeout", type=float, default=_env_number("MCP_CODEGEN_CALL_TIMEOUT", defaults.call_timeout),
@@ -158,17 +247,30 @@ def build_parser(base: type[ServerBase], prog: str | None) -> argparse.ArgumentP
     return parser
 
 
-def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str] | None = None) -> None:
-    """Parse the command line and serve (blocks until the transport ends)."""
-    parser = build_parser(base, prog)
+def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str] | None = None,
+         scaffold: str | None = None) -> None:
+    """Parse the command line and serve (blocks until the transport ends).
+
+    Args:
+        base: the generated server base class.
+        prog: the program name in messages.
+        argv: the arguments (default ``sys.argv[1:]``).
+        scaffold: ``module:Class`` that ``build --scaffold`` writes: the implementation when
+            neither ``--impl`` nor ``server.implementation`` names one and it is importable.
+    """
+    parser = build_parser(base, prog, scaffold)
     args = parser.parse_args(argv)
     configure_logging(args.log_level, args.log_format)
+    if args.http and not (args.check or args.print_config):
+        _check_http(parser, base, args)
+    args.impl = args.impl or default_implementation(base, scaffold)
     if not args.impl:
+        if scaffold:
+            module, _, name = scaffold.partition(":")
+            parser.error(f"no implementation: the spec sets no server.implementation and {module} (class {name}, "
+                         f"written by mcp-codegen build --scaffold) is not importable\n{_search_note(module)}")
         parser.error("no implementation: pass --impl module:Class")
-    try:
-        cls = load_implementation(args.impl, base)
-    except (ImportError, ValueError) as exc:
-        parser.error(str(exc))
+    cls = _load(parser, args.impl, base)
     if args.check:
         report = check_implementation(cls, base)
         for line in report.lines():

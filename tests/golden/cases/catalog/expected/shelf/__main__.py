@@ -9,7 +9,7 @@ from .server import ShelfServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m shelf``)."""
-    main(ShelfServerBase, prog="shelf")
+    main(ShelfServerBase, prog="shelf", scaffold="shelf_impl:ShelfService")
 
 
 if __name__ == "__main__":

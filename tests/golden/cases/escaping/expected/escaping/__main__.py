@@ -9,7 +9,7 @@ from .server import EscapingServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m escaping``)."""
-    main(EscapingServerBase, prog="escaping")
+    main(EscapingServerBase, prog="escaping", scaffold="escaping_impl:EscapingService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import SinkServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m sink``)."""
-    main(SinkServerBase, prog="sink")
+    main(SinkServerBase, prog="sink", scaffold="sink_impl:SinkService")
 
 
 if __name__ == "__main__":

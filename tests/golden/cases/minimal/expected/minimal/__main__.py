@@ -9,7 +9,7 @@ from .server import MinimalServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m minimal``)."""
-    main(MinimalServerBase, prog="minimal")
+    main(MinimalServerBase, prog="minimal", scaffold="minimal_impl:MinimalService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import NameTricksServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m name_tricks``)."""
-    main(NameTricksServerBase, prog="name_tricks")
+    main(NameTricksServerBase, prog="name_tricks", scaffold="name_tricks_impl:NameTricksService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import RealToolsServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m real_tools``)."""
-    main(RealToolsServerBase, prog="real_tools")
+    main(RealToolsServerBase, prog="real_tools", scaffold="real_tools_impl:RealToolsService")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from .server import ShapesServerBase
 
 def cli() -> None:
     """Console-script entry point (the same flags as ``python -m shapes``)."""
-    main(ShapesServerBase, prog="shapes")
+    main(ShapesServerBase, prog="shapes", scaffold="shapes_impl:ShapesService")
 
 
 if __name__ == "__main__":
