@@ -23,10 +23,11 @@ from typing import Any
 
 from .naming import enum_member_names
 from .schemawalk import walk_schemas
+from .spec.keywords import OLDER_KEYWORDS, SCHEMA_KEYWORDS
 from .spec.load import join_pointer
 from .spec.refs import resolve_pointer
 
-#: Keys that never constrain (kept in the model view where they help, else ignored).
+#: Keywords that never constrain (kept in the model view where they help, else ignored).
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
                           "writeOnly", "$schema", "$defs", "definitions", "contentMediaType", "contentEncoding",
                           "contentSchema", "$id", "$anchor", "$dynamicAnchor"})
@@ -60,8 +61,12 @@ def _string_members(node: dict[str, Any]) -> list[str] | None:
     return None
 
 
+#: Keys a validator acts on; any other key is an annotation (JSON Schema ignores it).
+_KEYWORDS = (SCHEMA_KEYWORDS | OLDER_KEYWORDS) - _ANNOTATIONS
+
+
 def _is_annotation(key: str) -> bool:
-    return key in _ANNOTATIONS or key.startswith("x-")
+    return key not in _KEYWORDS
 
 
 def _types(node: dict[str, Any]) -> list[str] | None:
