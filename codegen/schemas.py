@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from .exactness import model_view
+from .exactness import NULLABLE_BRANCH, model_view
 from .naming import ClassName, NameRegistry, Origin, pascal
 from .schemawalk import walk_schemas
 from .spec.load import SourceDoc, join_pointer
@@ -241,6 +241,7 @@ class ModelSchemaBuilder:
             if not isinstance(node, dict):
                 return
             node.pop("title", None)
+            nullable = node.pop(NULLABLE_BRANCH, False) is True
             is_class = _becomes_class(node, item)
             if at != ptr and is_class:
                 override = node.get("x-python-name")
@@ -256,7 +257,7 @@ class ModelSchemaBuilder:
                 visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"), True)
             for key in ("anyOf", "oneOf", "allOf"):
                 for i, sub in enumerate(node.get(key) or []):
-                    visit(sub, f"{cls}Option{i + 1}", join_pointer(at, key, i))
+                    visit(sub, cls if nullable else f"{cls}Option{i + 1}", join_pointer(at, key, i))
 
         visit(root, name, ptr)
 
