@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..schema.available import missing_schema_checker
 from .core import SUPPORTED_VERSIONS, ServerBase
 from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
@@ -228,6 +229,9 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             parser.error(f"cannot update {args.write_config}: {exc}")
         print(f"{action} server {base.server_info.name!r} in {args.write_config}", file=sys.stderr)
         return
+    missing = missing_schema_checker(base.tool_defs)  # refuse to start rather than fail every call
+    if missing:
+        raise SystemExit(f"{parser.prog}: error: {missing}")
     try:
         unlimited = args.rate_limit <= 0
         settings = ServerSettings(
