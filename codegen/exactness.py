@@ -43,7 +43,7 @@ _OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties", "pat
 _ARRAY_KEYS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
                          "uniqueItems", "unevaluatedItems"})
 _IDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef")
-#: Marks an ``anyOf: [X, {type: null}]`` the model view made of a nullable enum: the
+#: Marks an ``anyOf: [X, {type: null}]`` the model view made of a nullable enum or array: the
 #: models name X after the node itself (no ``Option1``); removed before the model generator.
 NULLABLE_BRANCH = "x-mcp-codegen-nullable"
 
@@ -292,8 +292,7 @@ def model_view(node: Any) -> Any:
 
 
 def _nullable(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, Any]:
-    """``type: [kind, "null"]`` (a scalar kind): the constraints of ``kind``, and ``null``
-    unless a ``const`` or an ``enum`` without ``null`` leaves it out."""
+    """``type: [kind, "null"]``, ``kind`` a scalar: its constraints, and ``null`` unless ``const``/``enum`` exclude it."""
     out = _shaped(node, kind, {})
     if "const" in out or "enum" in out and not _null_member(node):
         return {**out, **keep}
@@ -309,7 +308,8 @@ def _union(types: list[str], node: dict[str, Any], keep: dict[str, Any]) -> dict
     if not shaped:
         return {"type": plain, **keep}
     branches = shaped + ([{"type": plain}] if plain else [])
-    return {"anyOf": branches, **keep} if len(branches) > 1 else {**branches[0], **keep}
+    named = {NULLABLE_BRANCH: True} if sorted(types) == ["array", "null"] else {}  # not a dcg-invented name
+    return {"anyOf": branches, **named, **keep} if len(branches) > 1 else {**branches[0], **keep}
 
 
 def _has_shape(view: dict[str, Any]) -> bool:

@@ -257,7 +257,7 @@ class ModelSchemaBuilder:
                 visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"), True)
             for key in ("anyOf", "oneOf", "allOf"):
                 for i, sub in enumerate(node.get(key) or []):
-                    visit(sub, cls if nullable else f"{cls}Option{i + 1}", join_pointer(at, key, i))
+                    visit(sub, cls if nullable else f"{cls}Option{i + 1}", join_pointer(at, key, i), nullable)
 
         visit(root, name, ptr)
 
