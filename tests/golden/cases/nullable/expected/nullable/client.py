@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.wire.content import ToolResult
 from ._runtime.wire.tools import ServerInfo, ToolDef
-from .models import PlaceInputLevel, PlaceInputMode, PlaceOutput, Point
+from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point
 from .tools import PLACE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -31,6 +31,8 @@ class NullableClient(ClientBase):
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,
+        shared_level: LevelOption1 | Literal["low", "high"] | None | Unset = UNSET,
+        limit: int | None | Unset = UNSET,
     ) -> PlaceOutput:
         """Place a marker.
 
@@ -44,6 +46,8 @@ class NullableClient(ClientBase):
             level: (optional)
             mode: (optional; the schema's default is PlaceInputMode.fast)
             weights: (optional)
+            shared_level: (optional)
+            limit: (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -62,6 +66,8 @@ class NullableClient(ClientBase):
                     "level": level,
                     "mode": mode,
                     "weights": weights,
+                    "shared_level": shared_level,
+                    "limit": limit,
                 },
             ),
             PlaceOutput,
@@ -85,6 +91,8 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,
+        shared_level: LevelOption1 | Literal["low", "high"] | None | Unset = UNSET,
+        limit: int | None | Unset = UNSET,
     ) -> PlaceOutput:
         """Place a marker.
 
@@ -98,6 +106,8 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
             level: (optional)
             mode: (optional; the schema's default is PlaceInputMode.fast)
             weights: (optional)
+            shared_level: (optional)
+            limit: (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -113,5 +123,7 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
                 level=level,
                 mode=mode,
                 weights=weights,
+                shared_level=shared_level,
+                limit=limit,
             ),
         )

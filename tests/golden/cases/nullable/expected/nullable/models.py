@@ -2,8 +2,13 @@
 """Pydantic models of the nullable server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from pydantic import BaseModel, ConfigDict, Field, RootModel
 from enum import StrEnum
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+
+class LevelOption1(StrEnum):
+    low = "low"
+    high = "high"
 
 
 class PlaceInputTags(RootModel[list[str]]):
@@ -50,6 +55,8 @@ class PlaceInput(BaseModel):
     level: PlaceInputLevel | None = None
     mode: PlaceInputMode | None = PlaceInputMode.fast
     weights: list[PlaceInputWeightsItem | None] | None = None
+    shared_level: LevelOption1 | None = Field(default=None, title="Level")
+    limit: int | None = Field(default=None, ge=1, title="Limit")
 
 
 class PlaceOutput(BaseModel):

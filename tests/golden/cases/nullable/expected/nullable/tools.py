@@ -105,12 +105,32 @@ PLACE_TOOL = ToolDef(
           ],
           "minimum": 1
         }
+      },
+      "shared_level": {
+        "$ref": "#/$defs/Level"
+      },
+      "limit": {
+        "$ref": "#/$defs/Limit"
       }
     },
     "required": [
       "count"
     ],
     "$defs": {
+      "Level": {
+        "enum": [
+          "low",
+          "high",
+          null
+        ]
+      },
+      "Limit": {
+        "type": [
+          "integer",
+          "null"
+        ],
+        "minimum": 1
+      },
       "Point": {
         "type": "object",
         "properties": {
@@ -173,7 +193,7 @@ PLACE_TOOL = ToolDef(
 }"""),
     input_model=PlaceInput,
     output_model=PlaceOutput,
-    fingerprint="82cf3aff671eb8a36cbdb628a9113c47aba7fc6053472cada8318e680df08583",
+    fingerprint="e5e559e936ce3bb25d454a0d97132183ff1f998e73dfa4c577079b0ef556d6b5",
 )
 
 #: Every tool, in the order tools/list reports them.
