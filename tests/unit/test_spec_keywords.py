@@ -97,3 +97,21 @@ def test_the_same_keys_written_by_hand_are_errors(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(spec), "utf-8")
     assert [c for c in _codes(path) if c[1] == "error"] == [("E029", "error", "/tools/0/inputSchema/propertes"),
                                                            ("E029", "error", "/tools/0/inputSchema/requird")]
+
+
+def test_w100_names_only_real_keywords_and_what_happens(tmp_path: Path) -> None:
+    import yaml
+
+    path = tmp_path / "w.yaml"
+    schema = {"type": "object", "properties": {
+        "v": {"oneOf": [{"type": "integer"}, {"type": "number"}], "nullable": True, "example": 1, "x-rank": 2},
+        "u": {"type": "string", "vendorHint": "kept"}}}
+    spec = {"mcp-codegen": 1, "server": {"name": "w", "version": "1"},
+            "tools": [{"name": "t", "description": "T.", "inputSchema": schema}]}
+    path.write_text(yaml.safe_dump(spec), "utf-8")
+    result = generate([path])
+    assert result.ok
+    w100 = [d for d in result.diagnostics if d.code == "W100"]
+    assert [(d.pointer, d.level.value) for d in w100] == [("/tools/0/inputSchema/properties/v", "warning")]
+    assert "keyword 'oneOf'" in w100[0].message and "checked at run time with jsonschema" in w100[0].message
+    assert "refuses to start" in w100[0].hint and "pip install jsonschema" in w100[0].hint
