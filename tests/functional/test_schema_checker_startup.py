@@ -98,3 +98,19 @@ def test_model_exact_nullable_server_starts_and_serves_without_jsonschema(tmp_pa
     text = answers[1]["result"]["content"][0]["text"]
     assert all(f"'{k}': None" in text for k in "neo"), text  # explicit nulls reached the handler
     assert "jsonschema" not in proc.stderr
+
+
+def test_asgi_factory_refuses_to_boot_without_jsonschema(tmp_path: Path) -> None:
+    """``uvicorn --factory <pkg>.asgi:app_from_env``: the worker does not boot (status 3, which
+    uvicorn and gunicorn take for "do not restart") and the log says why."""
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(BLOCK, "utf-8")
+    out = _package(tmp_path, "boot", {"v": {"not": {"type": "string"}}})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PYTHONPATH=os.pathsep.join([str(block), str(out)]), MCP_CODEGEN_IMPL="boot_impl:Impl")
+    script = "import logging; logging.basicConfig(); from boot.asgi import app_from_env; app_from_env()"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=out, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert "cannot start: tool 'pick' needs the 'jsonschema' package" in proc.stderr
+    assert "pip install jsonschema" in proc.stderr
