@@ -2,12 +2,13 @@
 
 The generated server must accept exactly the data a tool's JSON Schema accepts.  Pydantic
 models do that for a well-understood subset of JSON Schema (typed properties, string
-lengths, numeric bounds, string enums, ``anyOf`` of such schemas ...).  For a tool whose
-schemas stay inside that subset, the model is the validator.  Anything else (``oneOf``,
-``allOf``, ``pattern``, ``unevaluated*``, untyped constraints, non-string ``enum``/``const``,
-boolean ``false`` schemas, ``$id``/anchors ...) makes the tool *schema-checked*: the runtime
-validates against the original schema with ``jsonschema`` and the model is only the
-handler's typed view.
+lengths, numeric bounds, string enums, ``anyOf`` of such schemas, ``oneOf`` whose branches'
+types never meet, and the nullable forms ``type: [X, "null"]`` with X's constraints and
+``enum: [a, b, null]`` ...).  For a tool whose schemas stay inside that subset, the model is
+the validator.  Anything else (other ``oneOf``, ``allOf``, ``pattern``, ``unevaluated*``,
+untyped constraints, non-string ``enum``/``const``, boolean ``false`` schemas, ``$id``/anchors
+...) makes the tool *schema-checked*: the runtime validates against the original schema
+with ``jsonschema`` and the model is only the handler's typed view.  Other keys are annotations.
 
 Two functions:
 
@@ -23,10 +24,11 @@ from typing import Any
 
 from .naming import enum_member_names
 from .schemawalk import walk_schemas
+from .spec.keywords import OLDER_KEYWORDS, SCHEMA_KEYWORDS
 from .spec.load import join_pointer
 from .spec.refs import resolve_pointer
 
-#: Keys that never constrain (kept in the model view where they help, else ignored).
+#: Keywords that never constrain (kept in the model view where they help, else ignored).
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
                           "writeOnly", "$schema", "$defs", "definitions", "contentMediaType", "contentEncoding",
                           "contentSchema", "$id", "$anchor", "$dynamicAnchor"})
@@ -40,9 +42,10 @@ _OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties", "pat
                           "unevaluatedProperties", "dependencies"})
 _ARRAY_KEYS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
                          "uniqueItems", "unevaluatedItems"})
-_STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format"})
-_NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 _IDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef")
+#: Marks an ``anyOf: [X, {type: null}]`` the model view made of a nullable enum or array: the
+#: models name X after the node itself (no ``Option1``); removed before the model generator.
+NULLABLE_BRANCH = "x-mcp-codegen-nullable"
 
 
 def _int_multiple(node: dict[str, Any], kind: str) -> int | None:
@@ -52,16 +55,77 @@ def _int_multiple(node: dict[str, Any], kind: str) -> int | None:
 
 
 def _string_members(node: dict[str, Any]) -> list[str] | None:
-    """``enum`` members when they are distinct strings (a ``StrEnum``), else None."""
+    """``enum`` members when they are distinct strings (a ``StrEnum``), perhaps with one
+    ``null`` beside them (left out here: see :func:`_null_member`), else None."""
     members = node.get("enum")
-    if isinstance(members, list) and members and all(isinstance(m, str) for m in members) \
-            and len(set(members)) == len(members):
-        return list(members)
+    if not isinstance(members, list):
+        return None
+    strings = [m for m in members if m is not None]
+    if strings and all(isinstance(m, str) for m in strings) and len(set(strings)) == len(strings) \
+            and len(members) - len(strings) <= 1:
+        return strings
     return None
 
 
+def _null_member(node: dict[str, Any]) -> bool:
+    """Whether the node's ``enum`` lists ``null`` (and its type, if any, allows it)."""
+    types = _types(node)
+    return None in (node.get("enum") or ()) and (types is None or "null" in types)
+
+
+def _value_kinds(value: Any) -> set[str]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return {"integer", "number"} if not isinstance(value, float) or value.is_integer() else {"number"}
+    return {{type(None): "null", bool: "boolean", str: "string", list: "array"}.get(type(value), "object")}
+
+
+def _kinds(node: Any, root: Any, depth: int = 0) -> set[str] | None:
+    """The JSON types a schema can accept (``integer`` also counts as ``number``), None when
+    that is not plain from its ``type``, ``const``, ``enum``, ``anyOf`` and local refs."""
+    if not isinstance(node, dict) or depth > 32:
+        return None
+    types = _types(node)
+    own = None if types is None else {k for t in types for k in ((t, "integer") if t == "number" else (t,))}
+    if isinstance(node.get("$ref"), str):
+        target = _kinds(_local(node["$ref"], root), root, depth + 1)
+        return target if own is None else (own if target is None else own & target)
+    if own is not None:
+        return own
+    if "const" in node:
+        return _value_kinds(node["const"])
+    enum = node.get("enum")
+    branches = [{"const": v} for v in enum] if isinstance(enum, list) else node.get("anyOf")
+    if not isinstance(branches, list) or not branches:
+        return None
+    found: set[str] = set()
+    for branch in branches:
+        kinds = _kinds(branch, root, depth + 1)
+        if kinds is None:
+            return None
+        found |= kinds
+    return found
+
+
+def _disjoint(branches: Any, root: Any) -> bool:
+    """Whether no value can match two of the ``oneOf`` branches (their types never meet):
+    then ``oneOf`` means what ``anyOf`` means."""
+    if not isinstance(branches, list) or not branches:
+        return False
+    seen: set[str] = set()
+    for branch in branches:
+        kinds = _kinds(branch, root)
+        if kinds is None or kinds & seen:
+            return False
+        seen |= kinds
+    return True
+
+
+#: Keys a validator acts on; any other key is an annotation (JSON Schema ignores it).
+_KEYWORDS = (SCHEMA_KEYWORDS | OLDER_KEYWORDS) - _ANNOTATIONS
+
+
 def _is_annotation(key: str) -> bool:
-    return key in _ANNOTATIONS or key.startswith("x-")
+    return key not in _KEYWORDS
 
 
 def _types(node: dict[str, Any]) -> list[str] | None:
@@ -121,20 +185,22 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
         if "type" in node and types is None:
             found.append((at, "type"))
             return
-        for k in sorted(keys & {"anyOf"}):
+        for k in sorted(keys & {"anyOf", "oneOf"}):
             branches = node[k]
-            if keys - {"anyOf"} or not isinstance(branches, list) or not branches:
+            if keys - {k} or not isinstance(branches, list) or not branches \
+                    or k == "oneOf" and not _disjoint(branches, schema):
                 found.append((at, k))
             else:
                 for i, b in enumerate(branches):
                     visit(b, join_pointer(at, k, i))
-        keys.discard("anyOf")
+        keys -= {"anyOf", "oneOf"}
+        stringy = types is None or "string" in types and set(types) <= {"string", "null"}
         if "enum" in keys:
-            if _string_members(node) is None or types not in (None, ["string"]):
+            if _string_members(node) is None or not stringy:
                 found.append((at, "enum"))
             keys.discard("enum")
         if "const" in keys:
-            if not (isinstance(node["const"], str) and types in (None, ["string"])):
+            if not (isinstance(node["const"], str) and stringy):
                 found.append((at, "const"))
             keys.discard("const")
         keys.discard("type")
@@ -142,7 +208,9 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
             for k in sorted(keys):
                 found.append((at, k))  # constraints on an untyped schema apply only to some types
             return
-        single = types[0] if len(types) == 1 else None
+        # `type: [X, "null"]`: X's constraints apply to the non-null values, as on X alone
+        kinds = [t for t in types if t != "null"] or types
+        single = kinds[0] if len(kinds) == 1 else None
         if single is None:
             for k in sorted(keys):
                 found.append((at, k))
@@ -205,9 +273,14 @@ def model_view(node: Any) -> Any:
         if combinator is not None:
             return {**combinator, **keep}
         enum = _string_enum(node)
+        if enum is not None and _null_member(node):
+            return {"anyOf": [{"type": "string", **enum}, {"type": "null"}], NULLABLE_BRANCH: True, **keep}
         if enum is not None:
             return {"type": "string", **enum, **keep}
         return keep
+    kinds = [t for t in types if t != "null"]
+    if len(types) == 2 and len(kinds) == 1 and kinds[0] not in ("object", "array"):
+        return _nullable(node, kinds[0], keep)
     if len(types) > 1:
         return _union(types, node, keep)
     out = _shaped(node, types[0], keep)
@@ -218,6 +291,15 @@ def model_view(node: Any) -> Any:
     return out
 
 
+def _nullable(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, Any]:
+    """``type: [kind, "null"]``, ``kind`` a scalar: its constraints, and ``null`` unless ``const``/``enum`` exclude it."""
+    out = _shaped(node, kind, {})
+    if "const" in out or "enum" in out and not _null_member(node):
+        return {**out, **keep}
+    if "enum" in out:  # a StrEnum class, or nothing: the class takes the node's own name
+        return {"anyOf": [out, {"type": "null"}], NULLABLE_BRANCH: True, **keep}
+    return {**out, "type": [kind, "null"], **keep}
+
 
 def _union(types: list[str], node: dict[str, Any], keep: dict[str, Any]) -> dict[str, Any]:
     """Several types: objects and arrays as shaped branches, the rest as one plain branch."""
@@ -226,7 +308,8 @@ def _union(types: list[str], node: dict[str, Any], keep: dict[str, Any]) -> dict
     if not shaped:
         return {"type": plain, **keep}
     branches = shaped + ([{"type": plain}] if plain else [])
-    return {"anyOf": branches, **keep} if len(branches) > 1 else {**branches[0], **keep}
+    named = {NULLABLE_BRANCH: True} if sorted(types) == ["array", "null"] else {}  # not a dcg-invented name
+    return {"anyOf": branches, **named, **keep} if len(branches) > 1 else {**branches[0], **keep}
 
 
 def _has_shape(view: dict[str, Any]) -> bool:

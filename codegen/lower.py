@@ -230,9 +230,11 @@ class _Lowering:
             for at, kw in inexact:
                 checked = True
                 self.diags.append(self.doc.diag(
-                    "W100", f"tool {tool.name!r}: keyword {kw!r} is not expressible by the models; "
-                    "validated at run time against the original schema (needs jsonschema)",
-                    join_pointer(tool.pointer, key) + at, level=Level.WARNING))
+                    "W100", f"tool {tool.name!r}: JSON Schema keyword {kw!r} is not expressible by the models; "
+                    f"the tool's original {key} is checked at run time with jsonschema, and its model leaves "
+                    f"{kw!r} out (the handler's typed view only)", join_pointer(tool.pointer, key) + at,
+                    hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
+                    "pyproject.toml lists it): without it the server refuses to start", level=Level.WARNING))
         return checked
 
     def _errors(self, tool: ToolSpec) -> list[ErrorIR]:

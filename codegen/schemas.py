@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from .exactness import model_view
+from .exactness import NULLABLE_BRANCH, model_view
 from .naming import ClassName, NameRegistry, Origin, pascal
 from .schemawalk import walk_schemas
 from .spec.load import SourceDoc, join_pointer
@@ -241,7 +241,9 @@ class ModelSchemaBuilder:
             if not isinstance(node, dict):
                 return
             node.pop("title", None)
+            nullable = node.pop(NULLABLE_BRANCH, False) is True
             is_class = _becomes_class(node, item)
+            plain = nullable and not (is_class or at == ptr)  # the branch may take the node's name
             if at != ptr and is_class:
                 override = node.get("x-python-name")
                 cls = self.registry.claim(str(ClassName(override)) if isinstance(override, str) else cls,
@@ -256,7 +258,7 @@ class ModelSchemaBuilder:
                 visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"), True)
             for key in ("anyOf", "oneOf", "allOf"):
                 for i, sub in enumerate(node.get(key) or []):
-                    visit(sub, f"{cls}Option{i + 1}", join_pointer(at, key, i))
+                    visit(sub, cls if plain else f"{cls}Option{i + 1}", join_pointer(at, key, i), nullable)
 
         visit(root, name, ptr)
 

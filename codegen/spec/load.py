@@ -24,6 +24,9 @@ from ..sources import read_bytes
 MAX_DOCUMENT_DEPTH = 256
 #: Values a document may expand to through YAML aliases (an alias bomb stops here).
 MAX_EXPANDED_VALUES = 1_000_000
+#: How the first line of a spec written by ``mcp-codegen pull`` starts: such a spec keeps what
+#: the server sent, so keys that look like mistakes are warnings there, not errors.
+PULL_MARKER = "# Pulled by `mcp-codegen pull`"
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
@@ -45,6 +48,7 @@ class SourceDoc:
     data: Any
     positions: dict[str, tuple[int, int]] = field(default_factory=dict)
     sha: str = ""  # sha256 of the bytes this document was parsed from (build stamps, caches)
+    pulled: bool = False  # written by `mcp-codegen pull` (its text starts with PULL_MARKER)
 
     @functools.cached_property
     def file(self) -> str:
@@ -200,7 +204,8 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
         problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "syntax error"
         return None, [Diagnostic(shown, line, col, "E002", f"invalid YAML: {problem}",
                                  hint="fix the YAML syntax at this position (indentation, quotes, colons)")]
-    doc = SourceDoc(path=path, display=shown, data=None, sha=hashlib.sha256(raw).hexdigest())
+    doc = SourceDoc(path=path, display=shown, data=None, sha=hashlib.sha256(raw).hexdigest(),
+                    pulled=text.startswith(PULL_MARKER))
     if node is None:
         return None, [Diagnostic(shown, 1, 1, "E010", "spec file is empty",
                                  hint="start from `mcp-codegen init NAME`")]

@@ -21,9 +21,10 @@ from ..diagnostics import Diagnostic, Level
 from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
 from .auth import auth_checks
+from .keywords import near_miss, schema_typos
 from .load import SourceDoc, join_pointer
 from .model import FORMAT_VERSION, SpecFile, parse_spec
-from .refs import Resolver, iter_refs
+from .refs import Resolver, Target, iter_refs
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 #: Names outside TOOL_NAME that still work (the spec allows 128 characters, SEP-986 and the
@@ -128,11 +129,13 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
         ptr = _pointer(err.absolute_path)
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
             allowed = sorted((err.schema.get("properties") or {}).keys())
-            # a Tool object or its annotations may carry vendor keys (tools/list dumps do)
+            # a Tool object or its annotations may carry vendor keys (tools/list dumps do); a near
+            # miss of a known key is a mistake (E011), except in a pulled spec (what the server sent)
             wire = any(err.schema is spec_format_schema()["$defs"][k] for k in _WIRE_DEFS)
             for key in sorted(set(err.instance) - set(allowed)):
-                close = difflib.get_close_matches(key, allowed, n=1)
-                if wire:
+                meant = near_miss(key, allowed)
+                close = [meant] if meant else [] if wire else difflib.get_close_matches(key, allowed, n=1)
+                if wire and (meant is None or doc.pulled):
                     hint = (f"did you mean {close[0]!r}? " if close else "") + "it is kept and sent as written in tools/list"
                     out.append(doc.diag("W105", f"unknown key {key!r} in a Tool object", join_pointer(ptr, key),
                                         hint=hint, level=Level.WARNING))
@@ -227,9 +230,14 @@ def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
     return sites
 
 
-def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope: str) -> None:
-    """Resolve every ``$ref`` reachable from ``schema`` (following into other files)."""
+def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope: str) -> list[tuple[SourceDoc, str]]:
+    """Resolve every ``$ref`` reachable from ``schema`` (following into other files).
+
+    Returns:
+        (document, pointer) of every schema reached in another file.
+    """
     seen: set[tuple[str, str]] = set()
+    elsewhere: list[tuple[SourceDoc, str]] = []
     work = [(doc, schema, ptr, scope)]
     while work:
         cur_doc, cur, cur_ptr, cur_scope = work.pop()
@@ -240,10 +248,27 @@ def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope:
             seen.add((target.file, target.pointer))
             tdoc = resolver.doc(target.file)
             if tdoc is not doc:
+                elsewhere.append((tdoc, target.pointer))
                 scope_of = ""
             else:
                 scope_of = cur_scope if target.pointer.startswith(cur_scope) and cur_scope else ""
             work.append((tdoc, resolver.schema_at(target), target.pointer, scope_of))
+    return elsewhere
+
+
+def _typos(doc: SourceDoc, schema: Any, ptr: str, pulled: bool) -> list[Diagnostic]:
+    """E029 for every key of ``schema`` that looks like a mistyped keyword (W109 in a pulled
+    spec, which keeps what the server sent)."""
+    out = []
+    for at, key, meant in schema_typos(schema, ptr):
+        if pulled:
+            out.append(doc.diag("W109", f"unknown schema keyword {key!r}: an annotation that nothing checks "
+                                "(kept, as the server sent it)", at, hint=f"did you mean {meant!r}?",
+                                level=Level.WARNING))
+        else:
+            out.append(doc.diag("E029", f"unknown schema keyword {key!r}, probably a typo: JSON Schema ignores "
+                                "unknown keys, so nothing would check it", at, hint=f"did you mean {meant!r}?"))
+    return out
 
 
 def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Diagnostic]]:
@@ -285,6 +310,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     diags.extend(_catalog_checks(doc, spec))
     diags.extend(auth_checks(doc, spec))
     resolver = Resolver(doc)
+    typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
     for ptr, schema, scope in _schema_sites(doc.data):
         deep = _depth_exceeded(schema, MAX_DEPTH)
         if deep is not None:
@@ -294,7 +320,11 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
         meta = _meta_validate(doc, schema, ptr)
         diags.extend(meta)
         if not meta:
-            check_refs(resolver, doc, schema, ptr, scope)
+            diags.extend(_typos(doc, schema, ptr, doc.pulled))
+            for other, at in check_refs(resolver, doc, schema, ptr, scope):
+                if (other.file, at) not in typo_checked:
+                    typo_checked.add((other.file, at))
+                    diags.extend(_typos(other, resolver.schema_at(Target(other.file, at)), at, doc.pulled))
     diags.extend(resolver.diagnostics)
     if not any(d.level is Level.ERROR for d in diags):
         diags.extend(_ref_cycles(doc, resolver))

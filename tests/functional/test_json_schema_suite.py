@@ -87,8 +87,14 @@ def test_untranslatable_pattern_is_an_error_not_a_crash() -> None:
     ({"type": "object", "properties": {"e": {"enum": [1, True]}}}, [("/properties/e", "enum")]),
     ({"type": "object", "properties": {"f": False}}, [("/properties/f", "false")]),
     ({"type": "object", "required": ["x"]}, [("", "required")]),
-    ({"type": "object", "properties": {"o": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}},
+    ({"type": "object", "properties": {"o": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}, []),  # disjoint
+    ({"type": "object", "properties": {"o": {"oneOf": [{"type": "number"}, {"type": "integer"}]}}},
      [("/properties/o", "oneOf")]),
+    ({"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 0}}}, []),
+    ({"type": "object", "properties": {"n": {"type": ["integer", "string"], "minimum": 0}}}, [("/properties/n", "minimum")]),
+    ({"type": "object", "properties": {"e": {"enum": ["x", None]}}}, []),
+    ({"type": "object", "properties": {"e": {"enum": ["x", None, None]}}}, [("/properties/e", "enum")]),
+    ({"type": "object", "properties": {"u": {"unknownKeyword": 1, "nullable": True}}}, []),  # annotations
     ({"type": "object", "properties": {"n": {"type": "number", "multipleOf": 0.1}}}, [("/properties/n", "multipleOf")]),
 ])
 def test_inexact_keywords(schema: dict[str, object], inexact: list[tuple[str, str]]) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
+from ..schema.available import missing_schema_checker
 from .core import SUPPORTED_VERSIONS, ServerBase
 from .handlers import check_implementation
 from .hostconfig import HOSTS, host_config, merge_config
@@ -290,6 +291,9 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             parser.error(f"cannot update {args.write_config}: {exc}")
         print(f"{action} server {base.server_info.name!r} in {args.write_config}", file=sys.stderr)
         return
+    missing = missing_schema_checker(base.tool_defs)  # refuse to start rather than fail every call
+    if missing:
+        raise SystemExit(f"{parser.prog}: error: {missing}")
     try:
         unlimited = args.rate_limit <= 0
         settings = ServerSettings(

@@ -33,6 +33,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...schema.available import missing_schema_checker
 from .app import HttpApp
 from .oauth import oauth_from_json, oauth_to_json
 from .settings import HttpSettings
@@ -161,6 +162,10 @@ def app_from_env() -> HttpApp:
     obj: Any = importlib.import_module(module_name)
     for part in attr.split("."):
         obj = getattr(obj, part)
+    missing = missing_schema_checker(getattr(obj, "tool_defs", ()))
+    if missing:
+        logger.error("cannot start: %s", missing)
+        raise SystemExit(_BOOT_FAILURE)
     http = config.get("http", {})
     for key in ("allowed_hosts", "allowed_origins"):
         if http.get(key) is not None:
