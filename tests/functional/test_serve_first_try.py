@@ -138,3 +138,21 @@ def test_http_without_uvicorn_says_the_exact_install_before_announcing(tmp_path:
         proc = _run(out, "--http", "--port", "1", pythonpath=os.pathsep.join(filter(None, [str(shim), extra])))
         assert proc.returncode == 1 and "Streamable HTTP" not in proc.stderr, proc.stderr
         assert proc.stderr.strip() == f"todo: error: serving HTTP needs uvicorn, which {sys.executable} cannot import: {install}"
+
+
+def test_missing_optional_packages_are_one_line_before_anything_starts(tmp_path: Path) -> None:
+    """``--redis-url`` without redis-py, OAuth JWT verification without PyJWT: one line naming
+    the install, no traceback, nothing announced (the neighbour of the missing-uvicorn case)."""
+    out = _project(tmp_path)
+    (out / "todo_impl.py").write_text(IMPL)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text("import sys\nsys.modules['redis'] = None\nsys.modules['jwt'] = None\n")
+    path = os.pathsep.join([str(shim), str(out)])
+    for args, needle in ((["--stdio", "--redis-url", "redis://127.0.0.1:1/0"], "pip install redis"),
+                         (["--http", "--port", "1", "--auth-issuer", "https://as.example",
+                           "--auth-resource", "http://127.0.0.1:1/mcp"], "pip install 'pyjwt[crypto]'")):
+        proc = _run(out, *args, pythonpath=path)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode != 0 and len(lines) == 1 and needle in lines[0], proc.stderr
+        assert "Traceback" not in proc.stderr and "MCP over" not in proc.stderr

@@ -38,6 +38,7 @@ from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
 from .security import StateKeyError
 from .settings import ServerSettings
+from .shared import REDIS_URL_ENV
 from .stdio import run_stdio
 
 logger = logging.getLogger("mcp_codegen.server")
@@ -190,6 +191,25 @@ def _check_http(parser: argparse.ArgumentParser, base: type[ServerBase], args: a
         parser.error(str(exc))
 
 
+def _check_optional(parser: argparse.ArgumentParser, base: type[ServerBase], args: argparse.Namespace) -> None:
+    """Before anything is announced: the optional packages the flags ask for import (Redis for
+    shared state, PyJWT for verifying OAuth tokens as JWTs), else one line naming the install."""
+    if (args.redis_url or os.environ.get(REDIS_URL_ENV)) and not _importable("redis"):
+        raise SystemExit(f"{parser.prog}: error: sharing state in Redis (--redis-url / {REDIS_URL_ENV}) needs "
+                         f"redis-py, which {sys.executable} cannot import: pip install redis")
+    if not args.http or getattr(args, "auth_introspection_url", None):
+        return
+    if getattr(base.server_info, "auth", None) is None and not (getattr(args, "auth_issuer", None)
+                                                                 or getattr(args, "auth_jwks_url", None)):
+        return
+    from .http.jwks import import_pyjwt  # only for HTTP: a stdio server imports no HTTP code
+
+    try:
+        import_pyjwt()
+    except RuntimeError as exc:
+        raise SystemExit(f"{parser.prog}: error: {exc}") from None
+
+
 def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None = None) -> argparse.ArgumentParser:
     info = base.server_info
     parser = _Parser(prog=prog, description=f"Serve the {info.name} MCP server.", epilog=_ENV_HELP)
@@ -291,6 +311,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             parser.error(f"cannot update {args.write_config}: {exc}")
         print(f"{action} server {base.server_info.name!r} in {args.write_config}", file=sys.stderr)
         return
+    _check_optional(parser, base, args)
     missing = missing_schema_checker(base.tool_defs)  # refuse to start rather than fail every call
     if missing:
         raise SystemExit(f"{parser.prog}: error: {missing}")
