@@ -278,8 +278,8 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
         The typed spec and its ref resolver when there is no error, and all diagnostics.
     """
     diags = _structural(doc)
-    if any(d.is_error for d in diags):
-        return None, None, diags
+    if any(d.is_error and d.code != "E011" for d in diags):  # an unknown key leaves the shape intact:
+        return None, None, diags                             # go on, so every mistake shows at once
     spec = parse_spec(doc)
     seen: dict[str, str] = {}
     for tool in spec.tools:

@@ -115,3 +115,18 @@ def test_w100_names_only_real_keywords_and_what_happens(tmp_path: Path) -> None:
     assert [(d.pointer, d.level.value) for d in w100] == [("/tools/0/inputSchema/properties/v", "warning")]
     assert "keyword 'oneOf'" in w100[0].message and "checked at run time with jsonschema" in w100[0].message
     assert "refuses to start" in w100[0].hint and "pip install jsonschema" in w100[0].hint
+
+
+def test_key_and_schema_typos_are_reported_in_one_run(tmp_path: Path) -> None:
+    """An unknown key leaves the spec's shape intact, so the schemas are checked too: a user
+    fixes every mistake after one run, not one layer per run."""
+    import yaml
+
+    path = tmp_path / "mine.yaml"
+    tool = {**TOOL, "descripton": "typo"}
+    path.write_text(yaml.safe_dump({"mcp-codegen": 1, "server": {"name": "mine", "version": "1"}, "tools": [tool]}),
+                    "utf-8")
+    errors = [c for c in _codes(path) if c[1] == "error"]
+    assert errors == [("E011", "error", "/tools/0/annotations/readOnlyHnt"), ("E011", "error", "/tools/0/descripton"),
+                      ("E029", "error", "/tools/0/inputSchema/propertes"),
+                      ("E029", "error", "/tools/0/inputSchema/requird")]
