@@ -14,11 +14,11 @@ from .diagnostics import CodegenError, Diagnostic, Level
 
 if TYPE_CHECKING:
     from .api import Result, build, check, generate
-    from .render import GeneratedFile
+    from .render.package import GeneratedFile
 
 __version__ = "0.1.0"
 
-_LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "GeneratedFile": "render"}
+_LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "GeneratedFile": "render.package"}
 
 
 def __getattr__(name: str) -> Any:

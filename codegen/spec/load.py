@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
-from ..sources import read_bytes
+from .sources import read_bytes
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
 #: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.

@@ -1,7 +1,7 @@
 """Typed view of a spec file after it passed the structural check (spec-format.schema.json).
 
 These classes hold the spec as written (schemas unresolved).  Names for Python are NOT
-decided here; that is the lowering step's job (``codegen.lower``).
+decided here; that is the lowering step's job (``codegen.ir.lower``).
 """
 
 from __future__ import annotations

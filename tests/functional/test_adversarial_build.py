@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from adversarial_support import LONG, snapshot, write_spec
 
-from codegen import emit
 from codegen.api import build
+from codegen.output import emit
 
 HAND_WRITTEN = {"adv_impl.py": b"# mine\n", "adv/custom.py": b"# also mine\n"}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from codegen.cli import app
-from codegen.docs import DOCS_MANIFEST, build_docs, md_cell, md_code, md_text
+from codegen.commands.cli import app
+from codegen.render.docs import DOCS_MANIFEST, build_docs, md_cell, md_code, md_text
 
 CASES = Path(__file__).parent / "docs"
 UPDATE = "pytest tests/golden/test_docs.py --update-goldens"

@@ -16,7 +16,7 @@ import pytest
 import codegen
 from codegen import generate
 from codegen.options import Options
-from codegen.render import runtime_files
+from codegen.render.package import runtime_files
 from codegen.runtime import RUNTIME_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
