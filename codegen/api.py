@@ -97,7 +97,7 @@ def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Resu
     rels = [entry[0] for entry in stamp["outputs"]]
     files = []
     if load_files:
-        from .render.package import GeneratedFile
+        from .render.files import GeneratedFile
 
         files = [GeneratedFile(rel, (out / rel).read_bytes().decode("utf-8")) for rel in rels]
     result = Result(files=files, diagnostics=[diag_from_json(d) for d in stamp["diagnostics"]],

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from .. import __version__
+from .._version import __version__
 from ..api import Result, build, check, generate
 from ..api import scaffold as scaffold_stubs
 from ..diagnostics import Level, relocate

@@ -40,9 +40,9 @@ from ..runtime.wire.sanitize import strip_controls
 from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
 from ..schemas.walk import walk_schemas
-from ..spec.load import join_pointer
 from ..spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
-from ..spec.refs import iter_refs, resolve_pointer
+from ..spec.pointer import join_pointer, resolve_pointer
+from ..spec.refs import iter_refs
 from ..spec.validate import USABLE_TOOL_NAME, object_root, spec_format_schema
 
 _ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")

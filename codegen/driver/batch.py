@@ -36,7 +36,7 @@ def _cached_one(path: Path, display: str, options: Options) -> Result | None:
     hit = cache.load_result(path, display, options.key())
     if hit is None:
         return None
-    from ..render.package import GeneratedFile
+    from ..render.files import GeneratedFile
 
     files, diags, deps = hit
     return Result(files=[GeneratedFile(p, c, v) for p, c, v in files], diagnostics=[diag_from_json(d) for d in diags],

@@ -13,7 +13,7 @@ from ..options import DEFAULT, Options
 if TYPE_CHECKING:
     from ..ir.nodes import ProjectIR
     from ..models.generate import ModelsModule
-    from ..render.package import GeneratedFile
+    from ..render.files import GeneratedFile
     from ..spec.load import SourceDoc
 
 

@@ -20,8 +20,9 @@ from ..runtime.wire.tools import tool_fingerprint
 from ..runtime.wire.uritemplate import parse as parse_template
 from ..schemas.document import ModelSchemaBuilder, bundle_wire
 from ..schemas.exactness import inexact_keywords, schema_patterns
-from ..spec.load import SourceDoc, join_pointer
+from ..spec.load import SourceDoc
 from ..spec.model import PromptSpec, ResourceSpec, SpecFile, TemplateSpec, ToolSpec
+from ..spec.pointer import join_pointer
 from ..spec.refs import Resolver, Target
 from ..spec.validate import object_root
 from .naming import (

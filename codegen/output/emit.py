@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..options import SHARED_RUNTIME
-from ..render.package import GeneratedFile
+from ..render.files import GeneratedFile
 from . import cache as build_cache
 from .atomic import replace_file
 from .fmtunits import single_pass

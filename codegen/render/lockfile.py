@@ -27,7 +27,7 @@ from typing import Any
 from ..ir.nodes import ProjectIR, ToolIR
 from ..runtime.wire.tools import canonical_json, tool_fingerprint
 from ..spec.model import FORMAT_VERSION
-from .package import GeneratedFile
+from .files import GeneratedFile
 
 LOCKFILE = "mcp-codegen.lock"
 LOCKFILE_VERSION = 1
@@ -37,7 +37,7 @@ PINNED = ("black", "datamodel-code-generator")
 
 def generator_versions() -> dict[str, str]:
     """Versions of mcp-codegen and of the pinned tools it runs (from installed metadata)."""
-    from .. import __version__
+    from .._version import __version__
 
     versions = {"mcp-codegen": __version__}
     for dist in PINNED:

@@ -11,7 +11,6 @@ import ast
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -25,6 +24,7 @@ from ..models.generate import ModelsModule
 from ..options import SHARED_RUNTIME
 from ..runtime import RUNTIME_VERSION
 from . import pylayout
+from .files import GeneratedFile
 
 #: Output file -> template (one template per generated file kind).
 TEMPLATES = {
@@ -45,15 +45,6 @@ TARGET_FILES: dict[str, tuple[str, ...]] = {
     "client": (*_COMMON, "client.py"),
     "both": (*_COMMON, "__main__.py", "asgi.py", "server.py", "client.py"),
 }
-
-
-@dataclass(frozen=True)
-class GeneratedFile:
-    """A file of the output, path relative to the output folder (posix)."""
-
-    path: str
-    content: str
-    verbatim: bool = False  # a runtime copy: compile-checked, never reformatted
 
 
 #: Runtime subpackages each build target copies (``wire`` and ``schema`` serve both sides).

@@ -21,7 +21,8 @@ from typing import Any
 import jsonschema
 
 from ..ir.naming import ClassName, NameRegistry, Origin, pascal
-from ..spec.load import SourceDoc, join_pointer
+from ..spec.load import SourceDoc
+from ..spec.pointer import join_pointer
 from ..spec.refs import Resolver, Target
 from .exactness import model_view
 from .walk import walk_schemas

@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.naming import enum_member_names
-from ..spec.load import join_pointer
-from ..spec.refs import resolve_pointer
+from ..spec.pointer import join_pointer, resolve_pointer
 from .walk import walk_schemas
 
 #: Keys that never constrain (kept in the model view where they help, else ignored).

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
+from .pointer import join_pointer
 from .sources import read_bytes
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
@@ -26,14 +27,6 @@ MAX_DOCUMENT_DEPTH = 256
 MAX_EXPANDED_VALUES = 1_000_000
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-
-
-def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def join_pointer(base: str, *tokens: str | int) -> str:
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
 
 
 @dataclass

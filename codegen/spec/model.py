@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .load import SourceDoc, join_pointer
+from .load import SourceDoc
+from .pointer import join_pointer
 
 FORMAT_VERSION = 1
 

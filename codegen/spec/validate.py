@@ -21,8 +21,9 @@ from ..diagnostics import Diagnostic, Level
 from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
 from .auth import auth_checks
-from .load import SourceDoc, join_pointer
+from .load import SourceDoc
 from .model import FORMAT_VERSION, SpecFile, parse_spec
+from .pointer import join_pointer
 from .refs import Resolver, iter_refs
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")

@@ -151,7 +151,7 @@ def _uri(file: str) -> str:
 
 def render_sarif(result: DiffResult) -> str:
     """SARIF 2.1.0: one rule per change kind used, one result per change (allowed = suppressed)."""
-    from ... import __version__
+    from ..._version import __version__
 
     used = sorted({c.kind for c in result.changes})
     rules = [{

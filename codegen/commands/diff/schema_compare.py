@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...schemas.walk import deref_local
-from ...spec.load import join_pointer
+from ...spec.pointer import join_pointer
 
 
 class Effect(enum.Enum):

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.nodes import ProjectIR
-from ...spec.load import SourceDoc, join_pointer
+from ...spec.load import SourceDoc
+from ...spec.pointer import join_pointer
 
 
 @dataclass(frozen=True)
