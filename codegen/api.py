@@ -121,7 +121,8 @@ def scaffold(paths: Sequence[Path], out: Path) -> tuple[list[Path], list[Path], 
     Returns:
         (files written, files kept because they exist, diagnostics).
     """
-    from .output.emit import format_python, write_text_file
+    from .output.emit import write_text_file
+    from .output.format import format_python
     from .render.package import render_scaffold
 
     specs, diags = discover(paths)

@@ -1,7 +1,7 @@
 """CLI commands for keeping servers and clients in sync: ``diff`` and ``docs``.
 
 Registered on the main typer app by :func:`register` (kept out of ``cli.py`` so that file
-stays small).  Thin: each command calls :mod:`codegen.commands.diff` or :mod:`codegen.render.docs`.
+stays small).  Thin: each command calls :mod:`codegen.commands.diff` or :mod:`codegen.commands.docs`.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
     ) -> None:
         """Write a Markdown reference per server (tools, arguments, outputs, errors, examples) and llms.txt."""
         from ..output.emit import diff_tree, write_tree
-        from ..render.docs import build_docs, plan_docs
+        from .docs import build_docs, plan_docs
 
         specs, output, problem = docs_defaults(specs, output, Path.cwd())
         if problem:

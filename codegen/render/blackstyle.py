@@ -23,7 +23,7 @@ import io
 import re
 import tokenize
 
-#: black's line length for generated code (``codegen.output.emit.black_mode``)
+#: black's line length for generated code (``codegen.output.format.black_mode``)
 LINE = 100
 #: a line as ``ast`` counts lines (``str.splitlines`` also breaks at \x0b, \x1c, \u2028 ...)
 AST_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")

@@ -17,7 +17,7 @@ import pytest
 from codegen.driver.pipeline import lower_one
 from codegen.models.generate import run_dcg
 from codegen.output import fmtunits
-from codegen.output.emit import format_python, format_python_once
+from codegen.output.format import format_python, format_python_once
 from codegen.render.blackstyle import AST_LINE, black_style, double_quotes, long_fields
 from codegen.render.package import environment, render_package
 

@@ -14,7 +14,7 @@ import pytest
 
 from codegen.driver.pipeline import lower_one
 from codegen.output import fmtpool, fmtunits
-from codegen.output.emit import format_python
+from codegen.output.format import format_python
 from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]

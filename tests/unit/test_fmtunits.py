@@ -13,7 +13,7 @@ import pytest
 
 from codegen.driver.pipeline import lower_one
 from codegen.output import fmtunits
-from codegen.output.emit import format_python, format_python_once
+from codegen.output.format import format_python, format_python_once
 from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
