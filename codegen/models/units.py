@@ -50,24 +50,17 @@ calls), DCG runs once on the whole document, as before.
 
 from __future__ import annotations
 
-import ast
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from ..render.blackstyle import AST_LINE, black_style
+from ..render.blackstyle import black_style
+from .statements import Fallback, Split, import_lines, split, statements, used_modules
 
 _PREFIX = "#/$defs/"
-_MEMO: OrderedDict[str, Any] = OrderedDict()  # unit document -> (names of others, its _split())
+_MEMO: OrderedDict[str, Any] = OrderedDict()  # unit document -> (names of others, its split())
 _MEMO_MAX = 8192  # unit documents remembered per process (a 1000-tool spec has ~1000)
-
-
-_Split = tuple[list[tuple[str, str, str | None]], list[str], list[str], set[str]]
-
-
-class _Fallback(Exception):
-    """The document or DCG's output is not in the shape this module cuts."""
 
 
 def _refs(node: Any) -> Iterator[str]:
@@ -104,7 +97,7 @@ def _edges(defs: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         for ref in _refs(body):
             target = ref[len(_PREFIX):] if ref.startswith(_PREFIX) else None
             if target is None or "/" in target or "~" in target or target not in defs:
-                raise _Fallback(ref)
+                raise Fallback(ref)
             targets.append(target)
         out[name] = tuple(dict.fromkeys(targets))
     return out
@@ -123,7 +116,7 @@ def _reach(starts: Iterable[str], edges: dict[str, tuple[str, ...]]) -> set[str]
 
 def partition(defs: dict[str, Any], groups: Iterable[Iterable[str]]) -> list[list[str]]:
     """The units of ``defs``: the shared unit first (possibly empty), then one per group
-    with classes of its own, each in ``defs`` order.  Raises :class:`_Fallback` on a
+    with classes of its own, each in ``defs`` order.  Raises :class:`Fallback` on a
     ``$ref`` outside the table."""
     edges = _edges(defs)
     owners: dict[str, set[int]] = {name: set() for name in defs}
@@ -140,112 +133,20 @@ def partition(defs: dict[str, Any], groups: Iterable[Iterable[str]]) -> list[lis
     return [units[0], *(u for u in units[1:] if u)]
 
 
-def _statement_names(node: ast.stmt) -> tuple[str, ...] | None:
-    """Names a top-level statement defines (None: not a statement this module places)."""
-    if isinstance(node, ast.ClassDef):
-        return (node.name,)
-    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-        return tuple(t.id for t in node.targets if isinstance(t, ast.Name))
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return (node.target.id,)
-    return None
-
-
-def _is_rebuild(node: ast.stmt) -> str | None:
-    if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and not node.value.args
-            and not node.value.keywords and isinstance(node.value.func, ast.Attribute)
-            and node.value.func.attr == "model_rebuild" and isinstance(node.value.func.value, ast.Name)):
-        return node.value.func.value.id
-    return None
-
-
-class _Statement:
-    """One top-level statement of DCG's output: ``kind`` is ``"import"``, ``"rebuild"`` (an
-    ``X.model_rebuild()`` line, ``names`` is ``(X,)``) or ``"define"``."""
-
-    __slots__ = ("kind", "names", "node", "text", "imports")
-
-    def __init__(self, kind: str, names: tuple[str, ...], node: ast.stmt, text: str,
-                 imports: list[tuple[str, str, str | None]]) -> None:
-        self.kind, self.names, self.node, self.text, self.imports = kind, names, node, text, imports
-
-
-def _statements(source: str) -> list[_Statement]:
-    """DCG output -> its top-level statements; raises :class:`_Fallback` on one this module
-    does not place (and ``SyntaxError``)."""
-    tree = ast.parse(source)
-    lines = AST_LINE.findall(source)
-    out: list[_Statement] = []
-    for node in tree.body:
-        text = "".join(lines[node.lineno - 1 - len(getattr(node, "decorator_list", ())):node.end_lineno]).rstrip("\n")
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            out.append(_Statement("import", (), node, text, [(node.module, a.name, a.asname) for a in node.names]))
-            continue
-        if isinstance(node, ast.Import) and all(a.asname is None and "." not in a.name for a in node.names):
-            out.append(_Statement("import", (), node, text, [("", a.name, None) for a in node.names]))
-            continue
-        rebuilt = _is_rebuild(node)
-        if rebuilt is not None:
-            out.append(_Statement("rebuild", (rebuilt,), node, text, []))
-            continue
-        names = _statement_names(node)
-        if names is None or getattr(node, "decorator_list", None):
-            raise _Fallback(type(node).__name__)
-        out.append(_Statement("define", names, node, text, []))
-    return out
-
-
-def _split(source: str, others: set[str]) -> _Split:
-    """DCG output -> imports as (module, name, asname), the statements defining names not
-    in ``others`` (the unit's own classes, nested ones included), their
-    ``model_rebuild()`` lines, and the names those statements define."""
-    imports: list[tuple[str, str, str | None]] = []
-    body: list[str] = []
-    rebuilds: list[str] = []
-    own: set[str] = set()
-    for st in _statements(source):
-        if st.kind == "import":
-            imports += st.imports
-        elif st.kind == "rebuild":
-            if st.names[0] not in others:
-                rebuilds.append(st.text)
-        elif not set(st.names) & others:
-            body.append(black_style(st.text))
-            own.update(st.names)
-        elif not set(st.names) <= others:
-            raise _Fallback(st.names)
-    return imports, body, rebuilds, own
-
-
-def _import_lines(imports: list[tuple[str, str, str | None]]) -> list[str]:
-    modules: dict[str, set[str]] = {"__future__": set()}
-    for module, name, asname in imports:
-        modules.setdefault(module, set()).add(name if asname is None else f"{name} as {asname}")
-    out = []
-    for module, names in modules.items():
-        if not names:
-            continue
-        if module:
-            out.append(f"from {module} import {', '.join(sorted(names))}")
-        else:
-            out.extend(f"import {n}" for n in sorted(names))
-    return out
-
-
-def _remember(text: str, others: set[str], result: _Split) -> None:
+def _remember(text: str, others: set[str], result: Split) -> None:
     _MEMO[text] = (",".join(sorted(others)), result)
     _MEMO.move_to_end(text)
     if len(_MEMO) > _MEMO_MAX:
         _MEMO.popitem(last=False)
 
 
-def _memo_unit(unit: _Unit, others: set[str], run: Callable[[dict[str, Any]], str]) -> _Split:
-    """:func:`_split` of DCG's output for the unit's document, memoised."""
+def _memo_unit(unit: _Unit, others: set[str], run: Callable[[dict[str, Any]], str]) -> Split:
+    """:func:`split` of DCG's output for the unit's document, memoised."""
     hit = _MEMO.get(unit.text)
     if hit is not None and hit[0] == ",".join(sorted(others)):
         _MEMO.move_to_end(unit.text)
         return hit[1]  # type: ignore[no-any-return]
-    result = _split(run(unit.doc), others)
+    result = split(run(unit.doc), others)
     _remember(unit.text, others, result)
     return result
 
@@ -256,33 +157,6 @@ class _Unit(NamedTuple):
     doc: dict[str, Any]  # {"$defs": the needed classes, in the document's order}
     text: str  # doc as JSON (key order included): the memo's key
     shared: bool  # the shared unit (always first)
-
-
-def _loads(node: ast.AST) -> list[ast.Name]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-
-
-def _used_modules(node: ast.stmt, binding: dict[str, tuple[str, str, str | None]]) -> tuple[set[str], set[str], list[list[str]]]:
-    """The names ``node`` reads; the imported ones; and their modules as DCG first lists them:
-    one list per field of a class, in field order, then one for the class itself (bases,
-    ``model_config``, members), each in text order (one list for any other statement)."""
-    names = _loads(node)
-    read = {n.id for n in names}
-    used = read & binding.keys()
-    if not used:
-        return read, used, []
-    if isinstance(node, ast.ClassDef):
-        fields = [stmt for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
-        parts = [_loads(f) for f in fields]
-        inside = {id(n) for part in parts for n in part}
-        parts.append([n for n in names if id(n) not in inside])
-    else:
-        parts = [names]
-    segments = []
-    for part in parts:
-        part.sort(key=lambda n: (n.lineno, n.col_offset))
-        segments.append(list(dict.fromkeys(binding[n.id][0] for n in part if n.id in used)))
-    return read, used, segments
 
 
 _PLAIN_ROOT = frozenset({"type", "title", "description", "pattern", "minLength", "maxLength", "minimum", "maximum",
@@ -296,16 +170,16 @@ def _plain_root(schema: Any) -> bool:
 
 
 def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any], edges: dict[str, tuple[str, ...]],
-         known: set[str], run: Callable[[dict[str, Any]], str]) -> list[tuple[_Unit, set[str], _Split]]:
+         known: set[str], run: Callable[[dict[str, Any]], str]) -> list[tuple[_Unit, set[str], Split]]:
     """DCG's output for a document holding every class of the ``cold`` units (``source``) ->
-    the :func:`_split` result of each, with its ``others``, as DCG run on the unit's own
+    the :func:`split` result of each, with its ``others``, as DCG run on the unit's own
     document gives it (see the module docstring for what that relies on and checks).
 
-    Raises :class:`_Fallback` when the output does not look as expected; a unit whose part
+    Raises :class:`Fallback` when the output does not look as expected; a unit whose part
     it cannot tell is left out (its own DCG run makes it), the shared unit then runs here,
     as the other units' memo keys hold its names.
     """
-    stmts = _statements(source)
+    stmts = statements(source)
     binding: dict[str, tuple[str, str, str | None]] = {}
     future: list[tuple[str, str, str | None]] = []
     order: list[str] = []  # modules as DCG lists them
@@ -315,29 +189,29 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
             for imp in st.imports:
                 if imp[0] == "__future__":
                     if order:
-                        raise _Fallback("__future__ import after others")
+                        raise Fallback("__future__ import after others")
                     future.append(imp)
                     continue
                 bound = imp[2] or imp[1]
                 if bound in binding or bound in index:
-                    raise _Fallback(bound)
+                    raise Fallback(bound)
                 binding[bound] = imp
                 if imp[0] not in order:
                     order.append(imp[0])
                 elif order[-1] != imp[0]:
-                    raise _Fallback(imp[0])  # a module's names on two separate lines
+                    raise Fallback(imp[0])  # a module's names on two separate lines
         elif st.kind == "define":
             for name in st.names:
                 if name in index or name in binding or name not in known:
-                    raise _Fallback(name)  # DCG made up or deduplicated a class name
+                    raise Fallback(name)  # DCG made up or deduplicated a class name
                 index[name] = i
     loads: dict[int, set[str]] = {}  # statement -> imported names it uses
-    uses: dict[int, list[list[str]]] = {}  # statement -> their modules, see _used_modules
+    uses: dict[int, list[list[str]]] = {}  # statement -> their modules, see used_modules
     refs: dict[int, set[int]] = {}  # statement -> statements it names
     firsts: list[str] = []
     for i, st in enumerate(stmts):
         if st.kind != "import":
-            names, loads[i], uses[i] = _used_modules(st.node, binding)
+            names, loads[i], uses[i] = used_modules(st.node, binding)
             refs[i] = {index[n] for n in names if n in index and index[n] != i}
             for segment in uses[i]:
                 firsts += [m for m in segment if m not in firsts]
@@ -348,7 +222,7 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
     if inlined and all(_plain_root(defs[name]) for name in inlined):
         firsts, order = [m for m in firsts if m != "pydantic"], [m for m in order if m != "pydantic"]
     if set().union(*loads.values()) != binding.keys() or (firsts != order and not inlined - plain):
-        raise _Fallback("imports")
+        raise Fallback("imports")
     by_module: dict[str, list[tuple[str, str, str | None]]] = {}
     for imp in binding.values():
         by_module.setdefault(imp[0], []).append(imp)
@@ -357,11 +231,11 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
     if plan[0].shared and plan[0] not in cold:
         hit = _MEMO.get(plan[0].text)
         if hit is None:
-            raise _Fallback("shared unit")
+            raise Fallback("shared unit")
         shared = hit[1][3]
     reached: set[int] = set()
     owner: dict[int, int] = {}
-    out: list[tuple[_Unit, set[str], _Split]] = []
+    out: list[tuple[_Unit, set[str], Split]] = []
     for k, unit in enumerate(cold):
         found = {index[n] for n in unit.needed if n in index}
         stack = list(found)
@@ -389,9 +263,9 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
                 body.append(black_style(st.text))
                 own.update(st.names)
                 if owner.setdefault(i, k) != k:
-                    raise _Fallback(st.names)
+                    raise Fallback(st.names)
             elif not set(st.names) <= others:
-                raise _Fallback(st.names)
+                raise Fallback(st.names)
         if unit.needed & inlined and (unit.needed & inlined - plain or modules[:1] not in ([], ["pydantic"])):
             clear = False
         if any(name not in index and not any(name in edges[m] for m in unit.needed if m != name) for name in unit.names):
@@ -408,7 +282,7 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
         if clear:
             out.append((unit, others, (imports, body, again, own)))
     if reached != {i for i, st in enumerate(stmts) if st.kind == "define"}:
-        raise _Fallback("a statement no unit reaches")
+        raise Fallback("a statement no unit reaches")
     return out
 
 
@@ -422,7 +296,7 @@ def _seed(defs: dict[str, Any], edges: dict[str, tuple[str, ...]], plan: list[_U
     try:
         for unit, others, result in _cut(source, plan, cold, defs, edges, _titles(doc, set(wanted)), run):
             _remember(unit.text, others, result)
-    except Exception:  # _Fallback, or anything unforeseen: the units' own runs decide
+    except Exception:  # Fallback, or anything unforeseen: the units' own runs decide
         pass
     return source
 
@@ -462,9 +336,9 @@ def models_source(doc: dict[str, Any], groups: Iterable[Iterable[str]], run: Cal
             imports += more
             body += stmts
             rebuilds += again
-    except (_Fallback, SyntaxError):
+    except (Fallback, SyntaxError):
         return whole if whole is not None else run(doc)
-    text = "\n".join(_import_lines(imports)) + "\n\n\n" + "\n\n\n".join(body) + "\n"
+    text = "\n".join(import_lines(imports)) + "\n\n\n" + "\n\n\n".join(body) + "\n"
     if rebuilds:
         text += "\n\n" + "\n".join(rebuilds) + "\n"
     return text
