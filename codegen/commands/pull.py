@@ -30,7 +30,9 @@ from ..diagnostics import Diagnostic, Level
 from ..runtime.client import ClientBase
 from ..runtime.wire.errors import MethodNotFoundError, TransportClosedError, UnsupportedProtocolVersionError
 from ..spec.load import load_spec_file
-from .pull_normalize import INFO, Note, normalize_catalog, normalize_server, normalize_tools
+from .pull_catalog import normalize_catalog
+from .pull_normalize import normalize_server, normalize_tools
+from .pull_notes import INFO, Note
 
 EraChoice = Literal["auto", "modern", "legacy"]
 #: Mappings and lists whose flow form is at most this long are written on one line.

@@ -257,7 +257,7 @@ def test_pull_hints_name_the_real_cause() -> None:
 
 
 def test_catalog_is_normalized_into_spec_entries() -> None:
-    from codegen.commands.pull_normalize import normalize_catalog
+    from codegen.commands.pull_catalog import normalize_catalog
 
     catalog, notes = normalize_catalog(
         [{"uri": "x://a", "name": "a.md", "size": 3, "vendorKey": 1}, {"uri": "x://a", "name": "other"},
