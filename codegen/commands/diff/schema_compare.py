@@ -11,13 +11,25 @@ contravariant, outputs covariant) and is decided in :mod:`codegen.commands.diff.
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ...schemas.walk import deref_local
 from ...spec.pointer import join_pointer
+from .schema_facts import (
+    HANDLED,
+    LOWER_BOUNDS,
+    STRING_CONSTRAINTS,
+    UPPER_BOUNDS,
+    canon,
+    covers,
+    enum_values,
+    is_doc_key,
+    strip_doc,
+    type_text,
+    types_of,
+)
 
 
 class Effect(enum.Enum):
@@ -51,73 +63,6 @@ class Delta:
     new: Any = None
     required: bool = False
     closed: bool = False
-
-
-#: Keywords that never change which values a schema accepts.
-ANNOTATIONS = frozenset({
-    "title", "description", "examples", "$comment", "deprecated", "readOnly", "writeOnly",
-    "$schema", "$id", "$anchor", "$dynamicAnchor", "contentMediaType", "contentEncoding", "contentSchema",
-})
-LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
-UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
-STRING_CONSTRAINTS = ("pattern", "format")
-#: Keywords handled by dedicated code below (everything else is compared generically).
-HANDLED = frozenset({
-    "$ref", "$defs", "definitions", "type", "enum", "const", "default", "multipleOf", "uniqueItems",
-    "properties", "required", "additionalProperties", "items", "prefixItems", "anyOf", "oneOf", "allOf",
-    *LOWER_BOUNDS, *UPPER_BOUNDS, *STRING_CONSTRAINTS,
-}) | ANNOTATIONS
-
-
-def canon(value: Any) -> str:
-    """Canonical JSON text, for equality and set operations on JSON values."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _is_doc_key(key: str) -> bool:
-    return key in ANNOTATIONS or key.startswith("x-")
-
-
-def _types(schema: dict[str, Any]) -> frozenset[str] | None:
-    t = schema.get("type")
-    if t is None:
-        return None
-    return frozenset([t] if isinstance(t, str) else t)
-
-
-def _accepts(types: frozenset[str] | None, t: str) -> bool:
-    return types is None or t in types or (t == "integer" and "number" in types)
-
-
-def _covers(big: frozenset[str] | None, small: frozenset[str] | None) -> bool:
-    if big is None:
-        return True
-    if small is None:
-        return False
-    return all(_accepts(big, t) for t in small)
-
-
-def _type_text(types: frozenset[str] | None) -> str:
-    return "any" if types is None else " | ".join(sorted(types))
-
-
-def _enum(schema: dict[str, Any]) -> list[Any] | None:
-    if "enum" in schema and isinstance(schema["enum"], list):
-        values = schema["enum"]
-        if "const" in schema:
-            values = [v for v in values if canon(v) == canon(schema["const"])]
-        return values
-    if "const" in schema:
-        return [schema["const"]]
-    return None
-
-
-def _strip_doc(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _strip_doc(v) for k, v in schema.items() if not _is_doc_key(k) and k != "default"}
-    if isinstance(schema, list):
-        return [_strip_doc(v) for v in schema]
-    return schema
 
 
 class _Walker:
@@ -168,7 +113,7 @@ class _Walker:
             return
         self._docs(old, new, path)
         self._type(old, new, path)
-        self._enum(old, new, path)
+        self.enum_values(old, new, path)
         self._bounds(old, new, path)
         self._object(old, new, path)
         self._array(old, new, path)
@@ -176,14 +121,14 @@ class _Walker:
             self._alternatives(old, new, key, path)
         self._all_of(old, new, path)
         for key in sorted((set(old) | set(new)) - HANDLED):
-            if _is_doc_key(key):
+            if is_doc_key(key):
                 continue
             if canon(old.get(key)) != canon(new.get(key)):
                 self.emit("changed", Effect.CHANGED, join_pointer(path, key),
                           f"keyword {key!r} changed", old.get(key), new.get(key))
 
     def _docs(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
-        for key in sorted(k for k in set(old) | set(new) if _is_doc_key(k)):
+        for key in sorted(k for k in set(old) | set(new) if is_doc_key(k)):
             if canon(old.get(key)) != canon(new.get(key)):
                 self.emit("doc", Effect.DOC, join_pointer(path, key), f"{key} changed", old.get(key), new.get(key))
         if canon(old.get("default")) != canon(new.get("default")):
@@ -191,20 +136,20 @@ class _Walker:
                       old.get("default"), new.get("default"))
 
     def _type(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
-        ta, tb = _types(old), _types(new)
+        ta, tb = types_of(old), types_of(new)
         if ta == tb:
             return
         at = join_pointer(path, "type")
-        text = f"type {_type_text(ta)} -> {_type_text(tb)}"
-        if _covers(tb, ta):
+        text = f"type {type_text(ta)} -> {type_text(tb)}"
+        if covers(tb, ta):
             self.emit("type", Effect.WIDENED, at, f"{text} (accepts more)", old.get("type"), new.get("type"))
-        elif _covers(ta, tb):
+        elif covers(ta, tb):
             self.emit("type", Effect.NARROWED, at, f"{text} (accepts less)", old.get("type"), new.get("type"))
         else:
             self.emit("type", Effect.CHANGED, at, text, old.get("type"), new.get("type"))
 
-    def _enum(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
-        ea, eb = _enum(old), _enum(new)
+    def enum_values(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
+        ea, eb = enum_values(old), enum_values(new)
         at = join_pointer(path, "enum" if "enum" in new or "enum" in old else "const")
         if ea is None and eb is None:
             return
@@ -334,9 +279,9 @@ class _Walker:
             plain, union = (old, new) if key in new else (new, old)
             rest = {k: v for k, v in union.items() if k != key}
             branches = union[key] if isinstance(union[key], list) else []
-            target = canon(_strip_doc(plain))
+            target = canon(strip_doc(plain))
             root = self.new_root if union is new else self.old_root
-            hit = any(canon(_strip_doc({**rest, **self.deref(b, root)[0]})) == target for b in branches if isinstance(b, dict))
+            hit = any(canon(strip_doc({**rest, **self.deref(b, root)[0]})) == target for b in branches if isinstance(b, dict))
             at = join_pointer(path, key)
             if hit:
                 self._docs({k: v for k, v in old.items() if k != key}, {k: v for k, v in new.items() if k != key}, path)
@@ -373,8 +318,8 @@ class _Walker:
         rest_b = list(enumerate(bb))
         rest_a: list[tuple[int, Any]] = []
         for i, a in enumerate(ba):
-            key = canon(_strip_doc(self.deref(a, self.old_root)[0]))
-            hit = next((j for j, (_, b) in enumerate(rest_b) if canon(_strip_doc(self.deref(b, self.new_root)[0])) == key), None)
+            key = canon(strip_doc(self.deref(a, self.old_root)[0]))
+            hit = next((j for j, (_, b) in enumerate(rest_b) if canon(strip_doc(self.deref(b, self.new_root)[0])) == key), None)
             if hit is None:
                 rest_a.append((i, a))
             else:
