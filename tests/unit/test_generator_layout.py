@@ -11,8 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 CODEGEN = ROOT / "codegen"
 MAX_LINES = 400
@@ -127,24 +125,32 @@ def test_stages_import_only_earlier_stages_and_leaves() -> None:
     assert not bad, bad
 
 
-def test_no_import_cycles() -> None:
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` (its modules, the first repeated at the end), or None."""
     state: dict[str, int] = {}
     stack: list[str] = []
 
-    def visit(m: str) -> None:
+    def visit(m: str) -> list[str] | None:
         state[m] = 1
         stack.append(m)
-        for t in sorted(GRAPH[m]):
+        for t in sorted(graph.get(m, ())):
             if state.get(t) == 1:
-                pytest.fail("import cycle: " + " -> ".join([*stack[stack.index(t):], t]))
-            if not state.get(t):
-                visit(t)
+                return [*stack[stack.index(t):], t]
+            if not state.get(t) and (found := visit(t)):
+                return found
         stack.pop()
         state[m] = 2
+        return None
 
-    for m in sorted(GRAPH):
-        if not state.get(m):
-            visit(m)
+    for m in sorted(graph):
+        if not state.get(m) and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_cycles() -> None:
+    cycle = _cycle(GRAPH)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
 def test_the_checks_can_fail() -> None:
@@ -154,3 +160,7 @@ def test_the_checks_can_fail() -> None:
     assert "codegen.commands" in GRAPH["codegen.__main__"]  # the package __init__ importing runs
     assert "codegen.api" in GRAPH["codegen"]  # under TYPE_CHECKING
     assert "codegen.spec" not in GRAPH["codegen.spec.load"]  # a module inside its package: no edge to it
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    # the cycle this layout removed: the package __init__ (for the API, under TYPE_CHECKING) ->
+    # api -> ... -> render.lockfile -> the package __init__ (for __version__)
+    assert _cycle({**GRAPH, "codegen.render.lockfile": GRAPH["codegen.render.lockfile"] | {"codegen"}})
