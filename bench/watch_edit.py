@@ -1,6 +1,6 @@
 """The ``--watch`` loop the user waits on: edit one tool, time the rebuild.
 
-Runs the real :class:`codegen.watch.Watcher` in this process (as ``mcp-codegen build
+Runs the real :class:`codegen.commands.watch.Watcher` in this process (as ``mcp-codegen build
 --watch`` does): one initial build, then for each round one tool of the middle spec file is
 edited (a new description and one more property, as in ``bench_generator.py``) and
 ``Watcher.poll()`` is timed (after ``Watcher.freeze_heap()``, as ``Watcher.run()`` does): it sees the change and rebuilds the affected spec, output
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    from codegen.watch import Watcher
+    from codegen.commands.watch import Watcher
 
     events: list[object] = []
     watcher = Watcher([args.specs], args.out, events.append)

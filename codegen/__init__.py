@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
 from .diagnostics import CodegenError, Diagnostic, Level
 
 if TYPE_CHECKING:
     from .api import Result, build, check, generate
-    from .render import GeneratedFile
+    from .render.files import GeneratedFile
 
-__version__ = "0.1.0"
-
-_LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "GeneratedFile": "render"}
+_LAZY = {"Result": "api", "build": "api", "check": "api", "generate": "api", "GeneratedFile": "render.files"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
 """``python -m codegen`` = ``mcp-codegen``."""
 
-from .cli import main
+from .commands.cli import main
 
 main()

@@ -1,9 +1,9 @@
 """The public Python API: spec paths in, generated files (or diagnostics) out.
 
 ``generate()`` never touches the output folder; ``build()`` and ``check()`` add the
-write / compare step from :mod:`codegen.emit`.  The CLI only wraps these functions.
+write / compare step from :mod:`codegen.output.emit`.  The CLI only wraps these functions.
 
-Speed (see :mod:`codegen.cache` and ``bench/README.md``): each spec's finished result is
+Speed (see :mod:`codegen.output.cache` and ``bench/README.md``): each spec's finished result is
 cached by content hash, specs that miss the cache are generated in parallel worker
 processes, and ``build`` returns at once when a build stamp shows that neither the
 inputs, the generator nor the output files changed.  The pipeline's heavy modules
@@ -17,16 +17,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import cache
-from .batch import diag_from_json, diag_to_json, generate_all, logger, merge
 from .diagnostics import Diagnostic, Level
-from .discovery import SPEC_SUFFIXES, discover
+from .driver.batch import diag_from_json, diag_to_json, generate_all, logger, merge
+from .driver.pipeline import Lowered, Result, generate_one, lower_one
 from .options import DEFAULT, Options
-from .pipeline import Lowered, Result, generate_one, lower_one
-from .sources import one_read_per_file
+from .output import cache
+from .spec.discovery import SPEC_SUFFIXES, discover
+from .spec.sources import one_read_per_file
 
 if TYPE_CHECKING:
-    from .emit import WriteReport
+    from .output.emit import WriteReport
 
 __all__ = ["SPEC_SUFFIXES", "Lowered", "Result", "build", "check", "discover", "generate", "generate_one", "lower_one",
            "scaffold"]
@@ -46,12 +46,12 @@ def build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | No
     """Generate and write into ``out``; nothing is written unless every spec succeeded.
 
     Returns at once, without generating, when the build stamp of the last build of the same
-    ``paths`` into ``out`` shows that nothing changed (:func:`codegen.cache.stamp_matches`);
+    ``paths`` into ``out`` shows that nothing changed (:func:`codegen.output.cache.stamp_matches`);
     ``result.files`` is then read back from ``out``, or left empty with ``load_files=False``
     (for callers that only need the report, like the CLI).
 
     Builds into one folder are serialized (``waiting`` hears it when this one has to wait);
-    leftovers of a killed build are cleaned up first (:func:`codegen.emit.recover_leftovers`).
+    leftovers of a killed build are cleaned up first (:func:`codegen.output.emit.recover_leftovers`).
     """
     with one_read_per_file():
         return _build(paths, out, progress, load_files, waiting, options)
@@ -72,7 +72,7 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
                 return unchanged
         except OSError as exc:
             logger.info("%s changed while it was checked (%s): building under the lock", out, exc)
-    from .emit import output_lock, plan_writes, recover_leftovers, write_tree
+    from .output.emit import output_lock, plan_writes, recover_leftovers, write_tree
 
     result = generate(paths, progress, options)
     if not result.ok:
@@ -98,12 +98,12 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
 
 def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Result, WriteReport]:
     """What ``build`` returns when the stamp matched: the files as they are on disk."""
-    from .emit import WriteReport
+    from .output.emit import WriteReport
 
     rels = [entry[0] for entry in stamp["outputs"]]
     files = []
     if load_files:
-        from .render import GeneratedFile
+        from .render.files import GeneratedFile
 
         files = [GeneratedFile(rel, (out / rel).read_bytes().decode("utf-8")) for rel in rels]
     result = Result(files=files, diagnostics=[diag_from_json(d) for d in stamp["diagnostics"]],
@@ -113,7 +113,7 @@ def _unchanged(out: Path, stamp: dict[str, Any], load_files: bool) -> tuple[Resu
 
 def check(paths: Sequence[Path], out: Path, options: Options = DEFAULT) -> tuple[Result, list[str]]:
     """Compare what ``build`` would write with ``out``; returns unified diffs."""
-    from .emit import diff_tree, output_lock
+    from .output.emit import diff_tree, output_lock
 
     result = generate(paths, options=options)
     if not result.ok:
@@ -133,8 +133,9 @@ def scaffold(paths: Sequence[Path], out: Path, target: str | None = None) -> tup
     Returns:
         (files written, files kept because they exist, diagnostics).
     """
-    from .emit import format_python, write_text_file
-    from .render import render_scaffold
+    from .output.emit import write_text_file
+    from .output.format import format_python
+    from .render.package import render_scaffold
 
     specs, diags = discover(paths)
     written: list[Path] = []

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .ir import ProjectIR
+    from .ir.nodes import ProjectIR
 
 TARGETS = ("server", "client", "both")
 

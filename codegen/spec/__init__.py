@@ -1,1 +1,1 @@
-"""Spec files: loading with source positions, the spec model, and validation."""
+"""Spec files: finding them, reading each once, loading with source positions, the spec model, ``$ref`` resolution, validation."""

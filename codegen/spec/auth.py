@@ -12,8 +12,9 @@ import ipaddress
 import urllib.parse
 
 from ..diagnostics import Diagnostic, Level
-from .load import SourceDoc, join_pointer
+from .load import SourceDoc
 from .model import SpecFile
+from .pointer import join_pointer
 
 
 def _loopback(host: str | None) -> bool:

@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
-from ..sources import read_bytes
+from .pointer import join_pointer
+from .sources import read_bytes
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
 #: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.
@@ -29,14 +30,6 @@ MAX_EXPANDED_VALUES = 1_000_000
 PULL_MARKER = "# Pulled by `mcp-codegen pull`"
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-
-
-def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def join_pointer(base: str, *tokens: str | int) -> str:
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
 
 
 @dataclass

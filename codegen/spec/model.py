@@ -1,7 +1,7 @@
 """Typed view of a spec file after it passed the structural check (spec-format.schema.json).
 
 These classes hold the spec as written (schemas unresolved).  Names for Python are NOT
-decided here; that is the lowering step's job (``codegen.lower``).
+decided here; that is the lowering step's job (``codegen.ir.lower``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .load import SourceDoc, join_pointer
+from .load import SourceDoc
+from .pointer import join_pointer
 
 FORMAT_VERSION = 1
 

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urljoin
 
 from ..diagnostics import Diagnostic
 from .load import SourceDoc, load_spec_file
+from .pointer import resolve_pointer
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: Base URI of a spec document when no ``$id`` says otherwise (never fetched).
@@ -51,22 +52,6 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
         elif isinstance(node, list):
             for i in range(len(node) - 1, -1, -1):
                 stack.append((node[i], f"{ptr}/{i}"))
-
-
-def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
-    """Follow a JSON pointer; (False, None) when it does not exist."""
-    if pointer in ("", "#"):
-        return True, data
-    node = data
-    for raw in pointer.lstrip("/").split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return False, None
-    return True, node
 
 
 def join_uri(base: str, ref: str) -> str:

@@ -22,8 +22,9 @@ from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
 from .auth import auth_checks
 from .keywords import near_miss, schema_typos
-from .load import SourceDoc, join_pointer
+from .load import SourceDoc
 from .model import FORMAT_VERSION, SpecFile, parse_spec
+from .pointer import join_pointer
 from .refs import Resolver, Target, iter_refs
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from adversarial_support import LONG, snapshot, write_spec
 
-from codegen import emit
 from codegen.api import build
+from codegen.output import emit
 
 HAND_WRITTEN = {"adv_impl.py": b"# mine\n", "adv/custom.py": b"# also mine\n"}
 
@@ -229,7 +229,7 @@ def test_a_no_op_build_that_sees_a_file_vanish_builds_instead_of_crashing(tmp_pa
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The up-to-date check reads the output without the lock; a file replaced or deleted by
     another build meanwhile makes this build run under the lock, never crash."""
-    from codegen import cache
+    from codegen.output import cache
 
     spec = write_spec(tmp_path / "s", _spec("1.0"))
     out = tmp_path / "out"

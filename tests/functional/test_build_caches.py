@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from adversarial_support import snapshot, write_spec
 
-from codegen import cache, pipeline
 from codegen.api import build
+from codegen.driver import pipeline
+from codegen.output import cache
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"

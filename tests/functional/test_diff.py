@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from codegen.cli import app
-from codegen.diff import KINDS, Severity, compare_views, diff, view_from_wire
-from codegen.diff.report import render_json, render_junit, render_sarif
+from codegen.commands.cli import app
+from codegen.commands.diff import KINDS, Severity, compare_views, diff, view_from_wire
+from codegen.commands.diff.report import render_json, render_junit, render_sarif
 from codegen.runtime.wire.tools import tool_fingerprint
 
 

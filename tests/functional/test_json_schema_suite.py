@@ -22,8 +22,8 @@ import json_schema_suite as suite
 import pytest
 import yaml
 
-from codegen.exactness import inexact_keywords, model_view
 from codegen.runtime.schema.patterns import PatternError, compile_pattern, search
+from codegen.schemas.exactness import inexact_keywords, model_view
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,8 +17,8 @@ from typing import Any
 import json_schema_suite as suite
 import pytest
 
-from codegen.exactness import inexact_keywords, model_view
 from codegen.runtime.schema.residual import pattern_checks
+from codegen.schemas.exactness import inexact_keywords, model_view
 
 POINT = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": False}
 

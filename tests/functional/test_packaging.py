@@ -29,7 +29,7 @@ def test_wheel_contains_templates_runtime_and_schema(tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)
-    code = ("import codegen.render as r, pathlib; d = r.templates_dir(); "
+    code = ("import codegen.render.package as r, pathlib; d = r.templates_dir(); "
             "assert 'site' in str(d), d; print(sorted(p.name for p in d.iterdir() if p.is_file())[0])")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=60)
@@ -110,5 +110,5 @@ def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: 
     assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
     requires = set(meta.get_all("Requires-Dist") or [])
     assert set(project["dependencies"]) <= requires
-    assert "mcp-codegen = codegen.cli:main" in entry_points
+    assert "mcp-codegen = codegen.commands.cli:main" in entry_points
     assert meta.get_payload().startswith("# mcp-codegen")  # the README is the long description

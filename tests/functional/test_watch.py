@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.watch import BuildEvent, Watcher, scan
+from codegen.commands.watch import BuildEvent, Watcher, scan
 
 SPEC = """\
 mcp-codegen: 1

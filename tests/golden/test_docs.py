@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from codegen.cli import app
-from codegen.docs import DOCS_MANIFEST, build_docs, md_cell, md_code, md_text
+from codegen.commands.cli import app
+from codegen.commands.docs import build_docs
+from codegen.render.docs import DOCS_MANIFEST
+from codegen.render.markdown import md_cell, md_code, md_text
 
 CASES = Path(__file__).parent / "docs"
 UPDATE = "pytest tests/golden/test_docs.py --update-goldens"

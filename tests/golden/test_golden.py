@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codegen import generate
-from codegen.emit import MANIFEST
+from codegen.output.emit import MANIFEST
 
 CASES = Path(__file__).parent / "cases"
 ERRORS = Path(__file__).parent / "errors"

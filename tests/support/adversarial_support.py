@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from codegen.api import Result, build
-from codegen.emit import WriteReport
+from codegen.output.emit import WriteReport
 
 #: ``MCP_CODEGEN_FUZZ=long`` selects the long profile.
 LONG = os.environ.get("MCP_CODEGEN_FUZZ", "").lower() == "long"

@@ -1,5 +1,5 @@
-"""Generated code written in black's style (codegen/blackstyle.py, codegen/pylayout.py), and
-black's second pass made only on the units the first pass changed (codegen/fmtunits.py).
+"""Generated code written in black's style (codegen/render/blackstyle.py, codegen/render/pylayout.py), and
+black's second pass made only on the units the first pass changed (codegen/output/fmtunits.py).
 
 The rewrites must not change what black makes of a text, and on the benchmark spec they
 must leave black nothing to change in models.py, tools.py and client.py (the cold-build
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from codegen import fmtunits
-from codegen.blackstyle import AST_LINE, black_style, double_quotes, long_fields
-from codegen.emit import format_python, format_python_once
-from codegen.models import run_dcg
-from codegen.pipeline import lower_one
-from codegen.render import environment, render_package
+from codegen.driver.pipeline import lower_one
+from codegen.models.generate import run_dcg
+from codegen.output import fmtunits
+from codegen.output.format import format_python, format_python_once
+from codegen.render.blackstyle import AST_LINE, black_style, double_quotes, long_fields
+from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
@@ -77,7 +77,7 @@ def _bench_modules(tmp_path: Path) -> dict[str, str]:
 def test_bench_modules_leave_black_nothing_to_change(tmp_path: Path) -> None:
     modules = _bench_modules(tmp_path)
     for name in ("models.py", "tools.py", "client.py"):
-        # the whole module too (blank lines included): black's output needs no cutting (codegen/fmtunits.py)
+        # the whole module too (blank lines included): black's output needs no cutting (codegen/output/fmtunits.py)
         assert format_python_once(modules[name]) == modules[name], name
         runs = fmtunits.split(modules[name])
         assert runs is not None

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from codegen.render import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
+from codegen.render.filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
 
 HOSTILE = ['"""', "'''", '\\', '"', "a\"\"\"); import os; os.system('x') #", "\x00\x07\x1b[31m", "\u2028\u2029",
            "line1\nline2", "ends with backslash \\", 'ends with quote"', "😀 ü", "\r\n", "{{ jinja }}", "\ud800"]

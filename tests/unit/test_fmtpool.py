@@ -1,4 +1,4 @@
-"""Formatting in worker processes (codegen/fmtpool.py) gives the bytes of formatting in one.
+"""Formatting in worker processes (codegen/output/fmtpool.py) gives the bytes of formatting in one.
 
 The runs of the generated example modules are spread over this process and forked workers
 (the size threshold lowered so that small modules are spread too), and the result is
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from codegen import fmtpool, fmtunits
-from codegen.emit import format_python
-from codegen.pipeline import lower_one
-from codegen.render import environment, render_package
+from codegen.driver.pipeline import lower_one
+from codegen.output import fmtpool, fmtunits
+from codegen.output.format import format_python
+from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Black unit by unit (codegen/fmtunits.py) gives exactly black's bytes for the whole file.
+"""Black unit by unit (codegen/output/fmtunits.py) gives exactly black's bytes for the whole file.
 
 The identity is checked on the unformatted text of every generated example module and of a
 golden case, on sources written to hit black's blank-line special cases, and after a small
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from codegen import fmtunits
-from codegen.emit import format_python, format_python_once
-from codegen.pipeline import lower_one
-from codegen.render import environment, render_package
+from codegen.driver.pipeline import lower_one
+from codegen.output import fmtunits
+from codegen.output.format import format_python, format_python_once
+from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))

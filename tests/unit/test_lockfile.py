@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from codegen import __version__, generate
-from codegen.cli import app
-from codegen.emit import MANIFEST
-from codegen.lockfile import LOCKFILE, generator_versions, read_lock, version_drift
+from codegen.commands.cli import app
+from codegen.output.emit import MANIFEST
+from codegen.render.lockfile import LOCKFILE, generator_versions, read_lock, version_drift
 from codegen.runtime.wire.tools import tool_fingerprint
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen.ir import ProjectIR
-from codegen.lower import lower
+from codegen.ir.lower import lower
+from codegen.ir.nodes import ProjectIR
 from codegen.options import Options
 from codegen.spec.load import load_spec_file
 from codegen.spec.validate import validate

@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codegen.ir import ProjectIR
-from codegen.lower import lower
-from codegen.models import build_models, widen, with_params
+from codegen.ir.lower import lower
+from codegen.ir.nodes import ProjectIR
+from codegen.models.generate import build_models, widen, with_params
 from codegen.spec.load import load_spec_file
 from codegen.spec.validate import validate
 

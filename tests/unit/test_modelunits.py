@@ -1,7 +1,7 @@
-"""DCG unit by unit (codegen/modelunits.py) writes every class exactly as DCG on the whole document.
+"""DCG unit by unit (codegen/models/units.py) writes every class exactly as DCG on the whole document.
 
 Checked on every example, golden and docs-golden spec and on a benchmark spec: the same
-statements (class by class, text for text, after codegen/blackstyle.py's rewrites) and the
+statements (class by class, text for text, after codegen/render/blackstyle.py's rewrites) and the
 same imports; that the cold build's one DCG run, cut into units, gives what one DCG run per
 unit gives (the text, and memo entry for memo entry), also when only some units are
 missing; that where the cut cannot tell a unit's part, that unit runs alone; then that an
@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from codegen import modelunits
-from codegen.blackstyle import AST_LINE, black_style
-from codegen.ir import ProjectIR
-from codegen.models import run_dcg
-from codegen.pipeline import lower_one
+from codegen.driver.pipeline import lower_one
+from codegen.ir.nodes import ProjectIR
+from codegen.models import units as modelunits
+from codegen.models.generate import run_dcg
+from codegen.render.blackstyle import AST_LINE, black_style
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = (sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
@@ -90,7 +90,7 @@ def test_units_write_what_dcg_writes_for_the_whole_document(spec: Path | None, t
     parts = modelunits.models_source(ir.model_schema, _groups(ir), counting, cut=False)
     units = modelunits.partition(ir.model_schema["$defs"], _groups(ir))
     assert counting.calls == sum(1 for u in units if u)  # cut, not the whole-document fallback
-    # the same statements, each with the rewrites that save black work (codegen/blackstyle.py)
+    # the same statements, each with the rewrites that save black work (codegen/render/blackstyle.py)
     assert _statements(parts) == _statements(run_dcg(ir.model_schema), restyle=True)
 
 

@@ -18,8 +18,8 @@ import yaml
 from pull_support import imported
 
 from codegen import build
+from codegen.commands.pull import ServerSnapshot, check_spec, spec_from_snapshot, write_spec
 from codegen.diagnostics import CODES, Level
-from codegen.pull import ServerSnapshot, check_spec, spec_from_snapshot, write_spec
 
 OBJ: dict[str, Any] = {"type": "object"}
 
@@ -214,7 +214,7 @@ def test_live_snapshot_from_in_process_server() -> None:
     """read_server on the generated weather server in process (no subprocess): the API path."""
     import sys
 
-    from codegen.pull import read_server
+    from codegen.commands.pull import read_server
     from codegen.runtime.client import ClientBase
 
     examples = str(Path(__file__).resolve().parents[2] / "generated_examples")
@@ -240,7 +240,7 @@ def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
 
 
 def test_pull_hints_name_the_real_cause() -> None:
-    from codegen.pull import PullError, _pull_hint
+    from codegen.commands.pull import PullError, _pull_hint
     from codegen.runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
     def failing(cause: Exception, text: str) -> PullError:
@@ -257,7 +257,7 @@ def test_pull_hints_name_the_real_cause() -> None:
 
 
 def test_catalog_is_normalized_into_spec_entries() -> None:
-    from codegen.pull_normalize import normalize_catalog
+    from codegen.commands.pull_catalog import normalize_catalog
 
     catalog, notes = normalize_catalog(
         [{"uri": "x://a", "name": "a.md", "size": 3, "vendorKey": 1}, {"uri": "x://a", "name": "other"},

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from codegen.lower import lower
-from codegen.schemas import bundle_wire, canonical
+from codegen.ir.lower import lower
+from codegen.schemas.document import bundle_wire, canonical
 from codegen.spec.load import load_spec_file
 from codegen.spec.validate import validate
 

@@ -3,11 +3,7 @@
 ``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
 Requests go through the lean h11 pool of ``client/http_conn.py``, or through httpx when an
 ``httpx.AsyncClient`` is given or the environment names a proxy (OAuth requests: httpx).
-Use it through ``Client.http(url, ...)`` (see the ``client`` package) or directly::
-
-    transport = HttpTransport("http://127.0.0.1:8000/mcp", bearer_token="...", headers={...})
-    async with WeatherClient(transport) as client: ...
-
+Use it through ``Client.http(url, ...)`` or as ``WeatherClient(HttpTransport(url, ...))``.
 What it does (the client core only sees JSON-RPC messages):
 
 * every message is one POST with ``Accept: application/json, text/event-stream``; the
@@ -426,11 +422,10 @@ class HttpTransport(ClientTransport):
                         if not event.data.strip():
                             continue  # priming event
                         message = parse_incoming(event.data)  # an unreadable response fails its call
+                        if message is None and not got and not jsonrpc.unreadable_is_request(event.data):
+                            await self._fail(rid, p.PARSE_ERROR, "unreadable response on the response stream")
+                            return True, parser.last_event_id, parser.retry_ms  # failed now, not at its timeout
                         if message is None:
-                            if not got and not jsonrpc.unreadable_is_request(event.data):
-                                # most likely the response itself: fail the call now, not at its timeout
-                                await self._fail(rid, p.PARSE_ERROR, "unreadable response on the response stream")
-                                return True, parser.last_event_id, parser.retry_ms
                             continue
                         if not got and isinstance(message, dict) and message.get("id") == rid and "method" not in message:
                             got = True  # read on briefly: a stream read to its end leaves its connection reusable

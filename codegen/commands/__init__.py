@@ -1,0 +1,1 @@
+"""The command line and the commands around the build: cli, config, dev, watch, pull, diff, docs, starter."""

@@ -1,0 +1,341 @@
+"""The ``mcp-codegen`` command line (typer).  Thin: every command calls the API in api.py."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from typer._click.core import Context as ClickContext
+from typer._click.exceptions import UsageError  # the click typer (pinned) runs on: its own copy, not the click package
+from typer.core import TyperCommand
+
+from .._version import __version__
+from ..api import Result, build, check, generate
+from ..api import scaffold as scaffold_stubs
+from ..diagnostics import Level, relocate
+from ..options import Options
+from ..spec.discovery import discover
+from .cli_pull import register as register_pull_command
+from .cli_sync import register as register_sync_commands
+from .cli_sync import run_watch
+from .config import resolve
+from .dev import DEFAULT_OUTPUT as DEV_OUTPUT
+from .starter import SCHEMA_COPY, spec_format_schema, starter_spec
+
+app = typer.Typer(
+    name="mcp-codegen",
+    help="Generate typed MCP servers and clients from declarative tool specs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: wraps at any width instead of truncating option names
+)
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/commands/cli_sync.py)
+register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # cli_pull.py
+
+
+class Target(str, Enum):
+    server = "server"
+    client = "client"
+    both = "both"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        out_console.print(f"mcp-codegen {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version and exit.", callback=_show_version,
+                                          is_eager=True)] = False,
+) -> None:
+    """Generate typed MCP servers and clients from declarative tool specs."""
+
+SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also list every file written and what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
+TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
+SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
+
+
+def _print_diagnostics(result: Result, paths: list[Path] | None = None) -> None:
+    """Print the diagnostics, located relative to the working directory when ``paths`` (the
+    spec paths given) say where the spec folders are."""
+    diags = result.diagnostics
+    if paths:
+        diags = relocate(diags, discover(paths)[0], Path.cwd())
+    for d in diags:
+        style = "red" if d.level is Level.ERROR else "yellow"
+        err_console.print(d.render(), style=style, markup=False)
+    errors = sum(d.level is Level.ERROR for d in result.diagnostics)
+    warnings = len(result.diagnostics) - errors
+    if result.diagnostics:
+        err_console.print(f"{errors} error(s), {warnings} warning(s) in {len(result.specs)} spec(s)", markup=False)
+
+
+def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True, target: Target | None = None,
+            shared_runtime: bool | None = None) -> tuple[list[Path], Path, Options]:
+    cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd(),
+                         target=target.value if target else None, shared_runtime=shared_runtime)
+    if cfg is None:
+        err_console.print(f"error: {error}", style="red", markup=False)
+        raise typer.Exit(2)
+    return list(cfg.specs), cfg.output, cfg.options
+
+
+class _ToStderr(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (not when the handler was made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"  {record.getMessage()}", style="dim", markup=False)
+
+
+def _verbose(on: bool) -> None:
+    """``--verbose``: the build's decisions (cache hits, stamps, timings, options) on stderr."""
+    log = logging.getLogger("mcp_codegen.build")
+    for handler in [h for h in log.handlers if isinstance(h, _ToStderr)]:
+        log.removeHandler(handler)
+    log.setLevel(logging.INFO if on else logging.NOTSET)
+    if on:
+        log.addHandler(_ToStderr())
+
+
+def _progress(verbose: bool) -> Callable[[str], None] | None:
+    """Per-spec progress: a line each with ``-v``, a transient status line on a terminal, else none."""
+    if verbose:
+        def line(name: str) -> None:
+            err_console.print(f"  generating {name}", style="dim", markup=False)
+        return line
+    if not err_console.is_terminal:
+        return None
+
+    def status(name: str) -> None:
+        err_console.print(f"\r\x1b[2K  generating {name}", style="dim", markup=False, end="")
+    return status
+
+
+def _end_progress() -> None:
+    if err_console.is_terminal:
+        err_console.print("\r\x1b[2K", end="", markup=False)
+
+
+@app.command("build")
+def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Print only diagnostics and failures (no progress, no file list).")] = False,
+              verbose: VerboseOpt = False,
+              watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
+              interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
+              scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one typed stub per tool, resource, resource template, prompt and completion handler, if it does not exist (it is yours from then on).")] = False,
+              target: TargetOpt = None, shared_runtime: SharedOpt = None) -> None:
+    """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
+    _verbose(verbose)
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
+    if watch:
+        raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
+    result, report = build(paths, out, None if quiet else _progress(verbose), load_files=False,
+                           waiting=lambda message: err_console.print(message, style="yellow", markup=False),
+                           options=options)
+    if not quiet:
+        _end_progress()
+    _print_diagnostics(result, paths)
+    if report is None:
+        err_console.print("build failed: nothing was written", style="red", markup=False)
+        raise typer.Exit(1)
+    if scaffold:
+        written, kept, notes = scaffold_stubs(paths, out, options.target)
+        for note in relocate(notes, discover(paths)[0], Path.cwd()):
+            err_console.print(note.render(), style="yellow", markup=False)
+        for path in written:
+            package = path.name.removesuffix("_impl.py")
+            out_console.print(f"  wrote    {path} (yours from now on; fill in the handlers; python -m {package} serves it "
+                              "by default when the spec sets no server.implementation)", markup=False)
+        for path in kept:
+            out_console.print(f"  kept     {path} (exists; never overwritten)", markup=False)
+    if verbose:
+        for label, items, style in (("created", report.created, "green"), ("updated", report.updated, "yellow"), ("deleted", report.deleted, "red")):
+            for item in items:
+                out_console.print(f"  {label:8} {item}", style=style, markup=False)
+    if not quiet:
+        out_console.print(
+            f"{len(result.specs)} spec(s) -> {out}: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
+
+
+@app.command("check")
+def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
+              shared_runtime: SharedOpt = None, verbose: VerboseOpt = False) -> None:
+    """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
+    _verbose(verbose)
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
+    result, diffs = check(paths, out, options)
+    _print_diagnostics(result, paths)
+    if not result.ok:
+        raise typer.Exit(1)
+    if diffs:
+        for d in diffs:
+            out_console.print(d, markup=False, end="")
+        err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
+        from ..render.lockfile import version_drift
+
+        for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
+            err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
+        raise typer.Exit(1)
+    out_console.print(f"{out} is up to date ({len(result.files)} files from {len(result.specs)} spec(s))", markup=False)
+
+
+@app.command("validate")
+def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False,
+                 impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool, resource, template, prompt and completion handler implemented, not a stub, taking the runtime's arguments. One server only.")] = None,
+                 output: OutOpt = None) -> None:
+    """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
+    paths, out, options = _config(specs, output, need_output=False)
+    result = generate(paths, options=options)
+    _print_diagnostics(result, paths)
+    if not result.ok or (strict and result.diagnostics):
+        raise typer.Exit(1)
+    out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)
+    if impl is not None:
+        raise typer.Exit(_check_implementation(result, impl, out))
+
+
+def _check_implementation(result: Result, impl: str, out: Path) -> int:
+    """Run the generated package's own ``--check`` on ``impl``, with the package built in a
+    temporary folder (so the check sees exactly this spec, whatever the output folder holds);
+    the implementation is imported from the working directory or the output folder."""
+    import subprocess
+    import tempfile
+
+    from ..output.emit import MANIFEST
+
+    packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime"})
+    if len(packages) != 1:
+        err_console.print(f"error: --impl needs exactly one server; these specs make {len(packages)}", style="red", markup=False)
+        return 2
+    if not any(f.path == f"{packages[0]}/__main__.py" for f in result.files):
+        err_console.print("error: --impl checks a server implementation, but this spec's target is client "
+                          "(set server.target: both in the spec, or target = \"both\" in [tool.mcp-codegen])", style="red", markup=False)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-validate-") as tmp:
+        for f in result.files:
+            target = Path(tmp) / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(f.content, encoding="utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([tmp, str(Path.cwd()), str(out.resolve()), env.get("PYTHONPATH", "")])
+        proc = subprocess.run([sys.executable, "-m", packages[0], "--check", "--impl", impl], env=env,
+                              capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.replace(tmp, "<built>").strip().splitlines()
+    for line in lines:  # a usage error is its message alone ("; see --help" is about the package's flags)
+        line = line.removeprefix(f"{packages[0]}: error: ").removesuffix("; see --help")
+        err_console.print(line, style="red" if proc.returncode else None, markup=False)
+    return 0 if proc.returncode == 0 else 1
+
+
+@app.command("init")
+def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes.")], directory: Annotated[Path, typer.Option("-d", "--dir", help="Folder for the spec.")] = Path("specs")) -> None:
+    """Write a starter spec NAME.yaml (never overwrites an existing file)."""
+    text, error = starter_spec(name)
+    if error:
+        err_console.print(f"error: {error}", style="red", markup=False)
+        raise typer.Exit(2)
+    target = directory / f"{name}.yaml"
+    if target.exists():
+        err_console.print(f"error: {target} already exists; not overwriting it", style="red", markup=False)
+        raise typer.Exit(1)
+    directory.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    schema = directory / SCHEMA_COPY
+    if not schema.exists():  # what the spec's yaml-language-server line points editors to
+        schema.parent.mkdir(parents=True, exist_ok=True)
+        schema.write_text(spec_format_schema(), encoding="utf-8")
+    cfg, _ = resolve([target], None, Path.cwd())
+    out = cfg.output if cfg is not None else Path("generated")
+    out_console.print(f"wrote {target} (and {schema} for editors); next: mcp-codegen build {target} -o {out}",
+                      markup=False)
+
+
+class _ShortUsageErrors(TyperCommand):
+    """A command whose usage errors are one line ending with "see ... --help" (no usage dump)."""
+
+    @staticmethod
+    def _short(exc: UsageError) -> UsageError:
+        path = exc.ctx.command_path if exc.ctx is not None else "mcp-codegen"
+        return UsageError(f"{exc.format_message().rstrip('.')}; see {path} --help")
+
+    def make_context(self, info_name: str | None, args: list[str], parent: ClickContext | None = None,
+                     **extra: Any) -> ClickContext:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except UsageError as exc:
+            raise self._short(exc) from None
+
+
+@app.command("dev", cls=_ShortUsageErrors)
+def dev_cmd(spec: Annotated[Path, typer.Argument(help="The spec file of the server.", show_default=False)],
+            output: Annotated[Optional[Path], typer.Option("-o", "--output", help=f"Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml, else ./{DEV_OUTPUT}).", show_default=False)] = None,
+            port: Annotated[int, typer.Option("--port", help="HTTP port on 127.0.0.1.")] = 8000,
+            impl: Annotated[Optional[str], typer.Option("--impl", help="module:Class of the handlers (default: server.implementation, else the scaffold class <package>_impl:<Name>Service; its stub is written into the output folder only when that module is nowhere on the module path). The module path is the folder dev runs in, PYTHONPATH (relative entries from there), ./src when it exists, and the output folder.", show_default=False)] = None,
+            inspector: Annotated[bool, typer.Option("--inspector", help="Also start the MCP Inspector's web UI connected to the server (npx -y @modelcontextprotocol/inspector; needs Node.js 22+).")] = False,
+            interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.", min=0.05)] = 0.5) -> None:
+    """Build SPEC, serve it over HTTP, restart when the spec, a file it $refs or a module the server imported changes (Ctrl-C stops)."""
+    from .config import load_config_file
+    from .dev import DevLoop
+
+    if not spec.is_file():
+        err_console.print(f"error: {spec}: no such spec file; see mcp-codegen dev --help", style="red", markup=False)
+        raise typer.Exit(2)
+    defaulted = output is None and not load_config_file(Path.cwd())[0].output
+    _, out, options = _config([spec], DEV_OUTPUT if defaulted else output)
+    out_console.print(f"output folder: {out}" + (" (the default; -o OUT or [tool.mcp-codegen] output sets another)"
+                                                 if defaulted else ""), markup=False)
+    loop = DevLoop(spec, out, port, impl, lambda line: out_console.print(line, markup=False),
+                   lambda diags: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]), options,
+                   inspector=inspector)
+    raise typer.Exit(loop.run(interval))
+
+
+@app.command("schema")
+def schema_cmd(output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write it to this file instead of printing it.")] = None) -> None:
+    """Print the JSON Schema of the spec format (for editors and CI validation of spec files)."""
+    text = spec_format_schema()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    out_console.print(f"wrote {output}", markup=False)
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the mcp-codegen version."""
+    out_console.print(__version__, markup=False)
+
+
+#: Imported by ``jsonschema`` when installed (the ``format-nongpl`` extra), only for its
+#: format checks: ``rfc3987_syntax`` (``iri``/``iri-reference``) builds 38 parser grammars on
+#: import, about 2 s of CPU for every generator process; ``isoduration`` (``duration``, which
+#: pulls in arrow and dateutil) and the others cost about 0.1 s together.  The generator
+#: never checks formats (the runtime's ``format_checker`` is for generated packages, which run
+#: in their own process), so the CLI process does without them.  (``idna`` stays: httpx needs it.)
+_UNUSED_IMPORTS = ("rfc3987_syntax", "isoduration", "rfc3986_validator", "rfc3339_validator", "webcolors",
+                   "uri_template", "jsonpointer", "fqdn")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    if "jsonschema" not in sys.modules:
+        for name in _UNUSED_IMPORTS:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # "import name" raises ImportError
+    app()

@@ -1,0 +1,86 @@
+"""``mcp-codegen pull``: a spec from a live server's tools/list (the command's options and its output)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+
+from ..driver.pipeline import Result
+
+
+class EraOption(str, Enum):
+    auto = "auto"
+    modern = "modern"
+    legacy = "legacy"
+
+
+def _pairs(items: list[str], what: str, sep: str, err: Console) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            err.print(f"error: {what} {item!r} is not KEY{sep}VALUE", style="red", markup=False)
+            raise typer.Exit(2)
+        out[key.strip()] = value.strip() if sep == ":" else value
+    return out
+
+
+def register(app: typer.Typer, out_console: Console, err_console: Console,
+             print_diagnostics: Callable[[Result], Any]) -> None:
+    """Add the ``pull`` command to ``app``."""
+
+    @app.command("pull")
+    def pull_cmd(
+        output: Annotated[Path, typer.Option("-o", "--output", help="Spec file to write, e.g. specs/NAME.yaml ('-' prints it).")],
+        stdio: Annotated[Optional[str], typer.Option("--stdio", help='Server command line, e.g. "npx -y @modelcontextprotocol/server-everything".')] = None,
+        http: Annotated[Optional[str], typer.Option("--http", help="URL of a Streamable HTTP server.")] = None,
+        name: Annotated[Optional[str], typer.Option("--name", help="Python name of the pulled package (package NAME in snake_case, classes in PascalCase); serverInfo.name stays as the server reports it. Default: derived from serverInfo.name (see the README).")] = None,
+        era: Annotated[EraOption, typer.Option("--era", help="auto: probe 2026-07-28, fall back to initialize.")] = EraOption.auto,
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
+        cwd: Annotated[Optional[Path], typer.Option("--cwd", help="Working directory of the --stdio server.")] = None,
+        env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE for the --stdio server (repeatable).")] = None,
+        header: Annotated[Optional[list[str]], typer.Option("--header", help="'Name: value' HTTP header for --http (repeatable).")] = None,
+        timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the server.")] = 30.0,
+        no_check: Annotated[bool, typer.Option("--no-check", help="Do not build the pulled spec to check it.")] = False,
+        oauth: Annotated[bool, typer.Option("--oauth", help="Log in with OAuth in the browser when the --http server asks (needs authlib).")] = False,
+        oauth_client_id: Annotated[Optional[str], typer.Option("--oauth-client-id", help="Pre-registered OAuth client id (secret: $MCP_CODEGEN_OAUTH_CLIENT_SECRET); default: dynamic registration.")] = None,
+        oauth_token_file: Annotated[Optional[Path], typer.Option("--oauth-token-file", help="Keep OAuth tokens in this file (mode 0600) instead of memory.")] = None,
+    ) -> None:
+        """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
+        from . import pull as pull_mod
+
+        if (stdio is None) == (http is None):
+            err_console.print("error: give exactly one of --stdio COMMAND or --http URL", style="red", markup=False)
+            raise typer.Exit(2)
+        try:
+            if stdio is not None:
+                client = pull_mod.stdio_client(shlex.split(stdio), era=era.value, cwd=cwd, env=_pairs(env or [], "--env", "=", err_console), timeout=timeout)
+            else:
+                auth = None
+                if oauth or oauth_client_id or oauth_token_file:
+                    secret = os.environ.get("MCP_CODEGEN_OAUTH_CLIENT_SECRET") or None
+                    auth = pull_mod.oauth_settings(client_id=oauth_client_id, client_secret=secret, token_file=oauth_token_file)
+                client = pull_mod.http_client(str(http), era=era.value, headers=_pairs(header or [], "--header", ":", err_console), timeout=timeout, auth=auth)
+        except (ValueError, pull_mod.PullError) as exc:
+            err_console.print(f"error: {exc}", style="red", markup=False)
+            raise typer.Exit(2) from None
+        to_stdout = str(output) == "-"
+        result, diags = pull_mod.pull(client, None if to_stdout else output, name=name, force=force, build=not no_check, timeout=timeout * 2)
+        print_diagnostics(Result(diagnostics=diags, specs=[str(output)]))
+        if result is None:
+            raise typer.Exit(1)
+        if to_stdout:
+            out_console.print(result.text, markup=False, end="")
+        if any(d.is_error for d in diags):
+            err_console.print(f"{'the pulled spec' if to_stdout else output} does not build; fix the errors above", style="red", markup=False)
+            raise typer.Exit(1)
+        if not to_stdout:
+            tools = len(result.data["tools"])
+            out_console.print(f"wrote {output} ({tools} tool(s)); next: mcp-codegen build {output} -o generated", markup=False)

@@ -1,0 +1,94 @@
+"""Configuration: ``[tool.mcp-codegen]`` in the nearest pyproject.toml, overridden by flags.
+
+Two layers: :class:`ConfigFile` mirrors what a user may write; :func:`resolve` turns it plus
+command-line values into the frozen :class:`Config` the commands use.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..options import Options
+
+
+class ConfigFile(BaseModel):
+    """The ``[tool.mcp-codegen]`` table."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    specs: list[str] | str | None = None
+    output: str | None = None
+    target: Literal["server", "client", "both"] | None = None
+    shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
+    docs: str | None = None  # output folder of `mcp-codegen docs`
+
+
+DEFAULT_DOCS = "docs/reference"
+
+
+def docs_defaults(specs: list[Path] | None, output: Path | None, cwd: Path) -> tuple[list[Path], Path, str | None]:
+    """Spec paths and output folder of ``mcp-codegen docs``: flags, else ``specs`` and ``docs``
+    of ``[tool.mcp-codegen]``, else ``docs/reference`` (relative to the pyproject, or ``cwd``)."""
+    cfg, root, error = load_config_file(cwd)
+    base = root or cwd
+    if error:
+        return [], Path(), error
+    if not specs:
+        raw = cfg.specs or []
+        specs = [base / s for s in ([raw] if isinstance(raw, str) else raw)]
+    if not specs:
+        return [], Path(), "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
+    return specs, output or base / (cfg.docs or DEFAULT_DOCS), None
+
+
+@dataclass(frozen=True)
+class Config:
+    specs: tuple[Path, ...]
+    output: Path
+    source: str  # where the defaults came from (for messages)
+    options: Options = Options()
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config_file(start: Path) -> tuple[ConfigFile, Path | None, str | None]:
+    """Read the table; returns (config, the pyproject's folder, an error message or None)."""
+    path = find_pyproject(start)
+    if path is None:
+        return ConfigFile(), None, None
+    try:
+        table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("mcp-codegen", {})
+        return ConfigFile.model_validate(table), path.parent, None
+    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
+        return ConfigFile(), path.parent, f"{path}: [tool.mcp-codegen] is invalid: {exc}"
+
+
+def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target: str | None = None,
+            shared_runtime: bool | None = None) -> tuple[Config | None, str | None]:
+    """Merge flags over the pyproject defaults (paths in pyproject are relative to it)."""
+    cfg, root, error = load_config_file(cwd)
+    if error:
+        return None, error
+    base = root or cwd
+    if not specs:
+        raw = cfg.specs or []
+        specs = [base / s for s in ([raw] if isinstance(raw, str) else raw)]
+    if output is None and cfg.output:
+        output = base / cfg.output
+    if not specs:
+        return None, "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
+    if output is None:
+        return None, "no output folder given (-o OUT) and no [tool.mcp-codegen] output default in pyproject.toml"
+    options = Options(target or cfg.target, bool(cfg.shared_runtime if shared_runtime is None else shared_runtime))
+    source = str(root / "pyproject.toml") if root else "flags"
+    return Config(specs=tuple(specs), output=output, source=source, options=options), None

@@ -1,0 +1,345 @@
+"""``mcp-codegen pull``: a spec file from a live MCP server (typed clients for any server).
+
+Three steps, each usable on its own:
+
+1. :func:`read_server` connects with the runtime client (``codegen.runtime``; both eras,
+   every ``tools/list`` page) and returns a :class:`ServerSnapshot`: ``serverInfo``,
+   instructions and the wire ``Tool`` objects.
+2. :func:`spec_from_snapshot` turns a snapshot into spec text (pure): tool entries copied
+   as written, except what :mod:`codegen.commands.pull_normalize` must change, each change written
+   as a ``# pull:`` comment above its tool.  Output is deterministic: tools sorted by name,
+   fixed key order, no timestamps and no command line (it may hold secrets).
+3. :func:`check_spec` runs the whole build pipeline on the text (in a temporary folder)
+   and returns the notes and build diagnostics, located in the text; :func:`write_spec`
+   writes the file, refusing to replace an existing one unless ``force``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from ..diagnostics import Diagnostic, Level
+from ..runtime.client import ClientBase
+from ..runtime.wire.errors import MethodNotFoundError, TransportClosedError, UnsupportedProtocolVersionError
+from ..spec.load import load_spec_file
+from .pull_catalog import normalize_catalog
+from .pull_normalize import normalize_server, normalize_tools
+from .pull_notes import INFO, Note
+
+EraChoice = Literal["auto", "modern", "legacy"]
+#: Mappings and lists whose flow form is at most this long are written on one line.
+_FLOW_WIDTH = 72
+
+
+@dataclass(frozen=True)
+class ServerSnapshot:
+    """What a live server said about itself: ``serverInfo``, instructions and tools."""
+
+    server_info: dict[str, Any]
+    instructions: str | None
+    tools: list[dict[str, Any]]
+    era: str | None = None
+    protocol_version: str | None = None
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    templates: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class PullResult:
+    """A pulled spec: its text, its data and the changes pull made to the wire."""
+
+    text: str
+    data: dict[str, Any]
+    notes: list[Note] = field(default_factory=list)
+
+
+class PullError(Exception):
+    """The server could not be read (connection, protocol or timeout problem)."""
+
+
+# -- 1. connect and read -------------------------------------------------------------------
+
+
+def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | os.PathLike[str] | None = None,
+                 env: Mapping[str, str] | None = None, timeout: float = 30.0) -> ClientBase:
+    """An untyped client that spawns ``command`` (program and arguments); stderr is captured."""
+    if not command:
+        raise PullError("empty server command")
+    return ClientBase.stdio(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
+                            era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
+                            audit=None)
+
+
+def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str] | None = None,
+                timeout: float = 30.0, auth: Any = None) -> ClientBase:
+    """An untyped client of a Streamable HTTP endpoint (needs ``httpx``; ``auth``: an
+    :class:`~codegen.runtime.client.OAuthSettings`, which needs authlib too)."""
+    return ClientBase.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
+                           timeout=timeout, max_timeout=max(timeout, 1.0), audit=None, auth=auth)
+
+
+def oauth_settings(*, client_id: str | None = None, client_secret: str | None = None,
+                   token_file: str | os.PathLike[str] | None = None, open_browser: bool = True) -> Any:
+    """OAuth for ``pull --http --oauth``: the loopback browser flow (``127.0.0.1``, a free
+    port), tokens in ``token_file`` (mode 0600) or in memory."""
+    from ..runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthSettings
+
+    storage = FileTokenStorage(token_file) if token_file is not None else MemoryTokenStorage()
+    return OAuthSettings(client_id=client_id, client_secret=client_secret, client_name="mcp-codegen pull",
+                         redirect_handler=LoopbackBrowserRedirect(open_browser=open_browser), storage=storage)
+
+
+async def read_server(client: ClientBase) -> ServerSnapshot:
+    """Connect, list every tool and close.
+
+    Raises:
+        PullError: with the server's stderr tail (stdio) when anything fails.
+    """
+    try:
+        async with client:
+            tools = await client.list_tools(refresh=True)
+            caps = client.server_capabilities
+            resources = await client.list_resources() if "resources" in caps else []
+            templates = await _optional(client.list_resource_templates()) if "resources" in caps else []
+            prompts = await client.list_prompts() if "prompts" in caps else []
+            return ServerSnapshot(dict(client.server_identity), client.instructions, tools,
+                                  client.era, client.protocol_version, resources, templates, prompts)
+    except Exception as exc:
+        stderr = client.stderr_output.strip()
+        tail = "\n".join(stderr.splitlines()[-15:])
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise PullError(detail + (f"\nserver stderr (last lines):\n{tail}" if tail else "")) from exc
+
+
+async def _optional(listing: Awaitable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A list some servers with the capability do not implement (-32601): empty then."""
+    try:
+        return await listing
+    except MethodNotFoundError:
+        return []
+
+
+def _pull_hint(exc: PullError) -> str:
+    """What to try, by what actually went wrong."""
+    cause = exc.__cause__
+    text = str(exc)
+    if isinstance(cause, UnsupportedProtocolVersionError) or "protocol version" in text:
+        return "the server speaks a protocol version this client does not; --era or --protocol-version will not help"
+    if text.startswith("no complete answer"):
+        return "the server did not answer in time: raise --timeout; --era legacy helps servers that hang on server/discover"
+    if isinstance(cause, TransportClosedError) or "TransportClosed" in text:
+        return "the server process exited or closed the connection: run the command by hand and read its stderr"
+    return "check the command (or URL) and the server's stderr above"
+
+
+def fetch(client: ClientBase, timeout: float = 60.0) -> ServerSnapshot:
+    """:func:`read_server` from synchronous code, bounded by ``timeout`` seconds overall."""
+
+    async def bounded() -> ServerSnapshot:
+        try:
+            return await asyncio.wait_for(read_server(client), timeout)
+        except TimeoutError:
+            raise PullError(f"no complete answer from the server within {timeout:g} s") from None
+
+    return asyncio.run(bounded())
+
+
+# -- 2. spec text --------------------------------------------------------------------------
+
+
+class _SpecDumper(yaml.SafeDumper):  # type: ignore[misc]
+    """Block style for structure, flow style for short leaves, ``|`` for multi-line text."""
+
+
+class _Block(dict[str, Any]):
+    """A mapping always written in block style (the ``server:`` section)."""
+
+
+def _is_leaf(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _short_flow(value: Any) -> bool:
+    if isinstance(value, dict):
+        items = list(value.values())
+    else:
+        items = list(value)
+    if not all(_is_leaf(v) and not (isinstance(v, str) and "\n" in v) for v in items):
+        return False
+    return len(yaml.safe_dump(value, default_flow_style=True, width=10_000, allow_unicode=True).strip()) <= _FLOW_WIDTH
+
+
+def _represent_dict(dumper: _SpecDumper, data: dict[str, Any]) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=_short_flow(data) if data else True)
+
+
+def _represent_list(dumper: _SpecDumper, data: list[Any]) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_short_flow(data) if data else True)
+
+
+def _represent_str(dumper: _SpecDumper, data: str) -> yaml.Node:
+    style = "|" if "\n" in data and not any(line != line.rstrip() for line in data.splitlines()) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_SpecDumper.add_representer(dict, _represent_dict)
+_SpecDumper.add_representer(_Block, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=False))
+_SpecDumper.add_representer(list, _represent_list)
+_SpecDumper.add_representer(str, _represent_str)
+
+
+def _dump(value: Any, indent: int) -> str:
+    text = yaml.dump(value, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
+    pad = " " * indent
+    return "".join(pad + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def _comment(text: str, indent: int) -> str:
+    """YAML comment lines; characters YAML cannot carry (ESC, BEL, ...) are shown escaped."""
+    pad = " " * indent
+    safe = "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
+    return "".join(f"{pad}# {line}".rstrip() + "\n" for line in safe.splitlines())
+
+
+def _header(snapshot: ServerSnapshot) -> str:
+    info = snapshot.server_info
+    who = f"{info.get('name', '?')!s} {info.get('version', '?')!s}"
+    era = f", protocol {snapshot.protocol_version}" if snapshot.protocol_version else ""
+    return (f"Pulled by `mcp-codegen pull` from the live MCP server {who}{era}.\n"
+            "Tool entries are the server's tools/list, copied as written, except where a `pull:`\n"
+            "comment says otherwise. Pull again to refresh; build with `mcp-codegen build`.\n")
+
+
+def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> PullResult:
+    """The spec text (YAML) for a snapshot; pure and deterministic.
+
+    Args:
+        snapshot: what the server said.
+        name: the Python package / class-name stem (default: derived from ``serverInfo.name``, which is kept verbatim).
+    """
+    server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
+    tools, shared, more = normalize_tools(snapshot.tools)
+    notes += more
+    catalog, more = normalize_catalog(snapshot.resources, snapshot.templates, snapshot.prompts, tools)
+    notes += more
+    data: dict[str, Any] = {"mcp-codegen": 1, "server": server}
+    if shared:
+        data["$defs"] = shared
+    data["tools"] = tools
+    data.update(catalog)
+
+    parts = [_comment(_header(snapshot), 0), "mcp-codegen: 1\n"]
+    live = snapshot.server_info.get("name")
+    server_notes = [n for n in notes if not n.tool and n.pointer.startswith("/server")]
+    if isinstance(live, str) and live != server["name"]:
+        parts.append(_comment(f"serverInfo.name: {live}", 0))
+    if server_notes:
+        parts.append(_comment("\n".join(f"pull: {n.message}" for n in server_notes), 0))
+    parts.append(_dump({"server": _Block(server)}, 0))
+    if shared:
+        parts.append(_comment("\n".join(f"pull: {n.message}" for n in notes if n.pointer == "/$defs"), 0))
+        parts.append(_dump({"$defs": shared}, 0))
+    dropped = [n for n in notes if n.pointer.startswith("/tools/") or (n.tool and not n.pointer)]
+    parts.append("tools:" + (" []\n" if not tools else "\n"))
+    if dropped:
+        parts.append(_comment("\n".join(f"pull: {n.message}" for n in dropped), 2))
+    for tool in tools:
+        mine = sorted((n for n in notes if n.tool == tool["name"] and n.pointer), key=lambda n: n.pointer)
+        if mine:
+            parts.append(_comment("\n".join(f"pull: {n.code} {n.pointer.lstrip('/')}: {n.message}" for n in mine), 2))
+        parts.append(_dump([tool], 2))
+    for key in ("resources", "resourceTemplates", "prompts"):
+        if key in catalog:
+            mine = [n for n in notes if n.pointer.startswith(f"/{key}")]
+            if mine:
+                parts.append(_comment("\n".join(f"pull: {n.message}" for n in mine), 0))
+            parts.append(_dump({key: catalog[key]}, 0))
+    text = "".join(parts)
+    if yaml.safe_load(text) != data:  # the emitter must round-trip; a mismatch is our bug
+        raise AssertionError("pulled spec text does not load back to its data")
+    return PullResult(text=text, data=data, notes=notes)
+
+
+# -- 3. check and write --------------------------------------------------------------------
+
+
+def _note_pointer(note: Note, data: dict[str, Any]) -> str:
+    if not note.tool:
+        return note.pointer if not note.pointer.startswith("/tools/") else "/tools"
+    names = [t["name"] for t in data["tools"]]
+    if note.tool not in names:
+        return "/tools"
+    return f"/tools/{names.index(note.tool)}{note.pointer}"
+
+
+def check_spec(result: PullResult, display: str, build: bool = True) -> list[Diagnostic]:
+    """Pull notes as warnings, plus (``build=True``) what building the spec reports.
+
+    Every diagnostic is located in the spec text (``display`` is its file name).
+    """
+    from ..driver.pipeline import generate_one
+
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-pull-") as tmp:
+        path = Path(tmp) / (Path(display).stem + ".yaml")
+        path.write_text(result.text, encoding="utf-8")
+        doc, diags = load_spec_file(path, display)
+        out: list[Diagnostic] = list(diags)
+        if doc is not None:
+            for note in (n for n in result.notes if n.code != INFO):
+                who = f"tool {note.tool!r}: " if note.tool else ""
+                out.append(doc.diag(note.code, who + note.message, _note_pointer(note, result.data), level=Level.WARNING))
+        if build and doc is not None:
+            out += generate_one(path, display).diagnostics
+    return out
+
+
+def write_spec(text: str, path: Path, force: bool = False) -> None:
+    """Write ``text`` to ``path`` (atomically); an existing file is replaced only with ``force``.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``force`` is false.
+    """
+    from ..output.emit import write_text_file
+
+    write_text_file(path, text, replace=force)
+
+
+# -- all together ----------------------------------------------------------------------------
+
+
+def pull(client: ClientBase, output: Path | None, *, name: str | None = None, force: bool = False,
+         build: bool = True, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
+    """Read the server behind ``client``, write its spec to ``output`` (``None``: don't write).
+
+    Returns:
+        The pulled spec (``None`` when nothing could be pulled) and every diagnostic: E070
+        (server unreadable), E071 (``output`` exists and not ``force``), the pull notes
+        (W102/W104) and, with ``build``, what building the spec reports.  A spec that
+        does not build is still written, so it can be fixed by hand.
+    """
+    shown = str(output) if output is not None else "<stdout>"
+    exists = Diagnostic(shown, 0, 0, "E071", f"{shown} already exists; not overwriting it",
+                        hint="pass --force to replace it, or choose another output file")
+    if output is not None and output.exists() and not force:
+        return None, [exists]
+    try:
+        snapshot = fetch(client, timeout)
+    except PullError as exc:
+        return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}", hint=_pull_hint(exc))]
+    result = spec_from_snapshot(snapshot, name)
+    diags = check_spec(result, shown, build)
+    if output is not None:
+        try:
+            write_spec(result.text, output, force)
+        except FileExistsError:
+            return result, [exists]
+    return result, diags

@@ -1,0 +1,319 @@
+"""Lowering: a validated spec becomes the frozen IR.  The ONE place where names are decided.
+
+Names are claimed in registries (module classes, client/server methods); a clash is a
+diagnostic naming both origins and the override key that fixes it (``python_name`` on a
+tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested schema).
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from functools import cache
+from typing import Any
+
+from ..diagnostics import Diagnostic, Level
+from ..options import SHARED_RUNTIME
+from ..runtime.schema.patterns import PatternError, compile_pattern
+from ..runtime.schema.residual import pattern_checks
+from ..runtime.wire.tools import tool_fingerprint
+from ..runtime.wire.uritemplate import parse as parse_template
+from ..schemas.document import ModelSchemaBuilder, bundle_wire
+from ..schemas.exactness import inexact_keywords, schema_patterns
+from ..spec.load import SourceDoc
+from ..spec.model import PromptSpec, ResourceSpec, SpecFile, TemplateSpec, ToolSpec
+from ..spec.pointer import join_pointer
+from ..spec.refs import Resolver, Target
+from ..spec.validate import object_root
+from .naming import (
+    RESERVED_MODULE_NAMES,
+    RUNTIME_ERROR_NAMES,
+    ClassName,
+    MethodName,
+    NameRegistry,
+    Origin,
+    PyIdent,
+    natural_class_stem,
+    natural_package,
+)
+from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
+
+
+@cache
+def runtime_member_names() -> frozenset[str]:
+    """Attribute names of the runtime base classes; tool methods must not shadow them.
+
+    Computed once per process (importing the runtime client and server costs about 0.2 s
+    of CPU); :mod:`codegen.driver.batch` computes it before forking its workers."""
+    from ..runtime.client import ClientBase, SyncClientBase
+    from ..runtime.server.core import ServerBase
+
+    names: set[str] = {"self", "ctx", "args"}
+    for cls in (ServerBase, ClientBase, SyncClientBase):
+        names.update(n for n in dir(cls))
+        # instance attributes set in __init__ (a tool named `timeout` must not hide one)
+        names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
+    return frozenset(names)
+
+
+def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str, objects_only: bool = True) -> Target:
+    """The schema a tool's input/output class is made from.
+
+    A root that is only a ``$ref`` to an object schema reuses that schema's class (so
+    ``outputSchema: {$ref: "#/$defs/Note"}`` returns ``Note``), anything else is its own class.
+    """
+    file = doc.file
+    here = Target(file, ptr)
+    schema = resolver.schema_at(here)
+    if isinstance(schema, dict) and "$ref" in schema and set(schema) <= {"$ref", "description", "title"}:
+        target = resolver.resolve(schema["$ref"], doc, ptr + "/$ref", ptr)
+        body = resolver.schema_at(target) if target else None
+        if target and (not objects_only or isinstance(body, dict) and body.get("type") == "object" and body.get("properties")):
+            return target
+    return here
+
+
+def _collision_diags(spec: SpecFile, registry: NameRegistry, fix: str) -> list[Diagnostic]:
+    out = []
+    for c in registry.collisions:
+        line, col = spec.doc.locate(c.second.pointer) if c.second.file == spec.doc.display else (0, 0)
+        out.append(Diagnostic(
+            c.second.file, line, col, "E030",
+            f"Python name {c.name!r} of {c.second} collides with {c.first}",
+            pointer=c.second.pointer, hint=fix))
+    return out
+
+
+def _referenced_classes(tools: list[ToolIR]) -> tuple[str, ...]:
+    """Model classes the templates import (they must exist in models.py)."""
+    names = {t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+    names |= {i.answer_class for t in tools for i in t.inputs if i.answer_class}
+    return tuple(sorted(names))
+
+
+def lower(spec: SpecFile, resolver: Resolver, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
+    """Decide every name and build the IR.
+
+    Returns:
+        The IR (None when names collide) and diagnostics (warnings for schema keywords the
+        models cannot express, renamed identifiers, and collisions).
+    """
+    return _Lowering(spec, resolver).run(spec_display)
+
+
+class _Lowering:
+    """The state of one lowering: the name registries, the model-document builder and the
+    diagnostics, filled in spec order (the order decides which of two clashing names wins)."""
+
+    def __init__(self, spec: SpecFile, resolver: Resolver) -> None:
+        self.spec, self.resolver, self.doc = spec, resolver, spec.doc
+        self.diags: list[Diagnostic] = []
+        s = spec.server
+        package = s.package or str(PyIdent(natural_package(s.name) or s.name))
+        if package in sys.stdlib_module_names:
+            self.diags.append(self.doc.diag(
+                "W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
+                "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
+            package += "_mcp"
+        if package == SHARED_RUNTIME:
+            self.diags.append(self.doc.diag(
+                "E033", f"package name {package!r} is the shared runtime's", "/server/package" if s.package else "/server/name",
+                hint="set server.package to another name"))
+        self.package = package
+        self.stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
+        self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
+        for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
+            self.classes.claim(self.stem + suffix, Origin(self.doc.display, "/server/name", what))
+        self.runtime_names = runtime_member_names()
+        self.methods = NameRegistry()
+        self.builder = ModelSchemaBuilder(resolver, self.classes)
+        self.error_classes: dict[str, ErrorIR] = {}
+
+    def run(self, spec_display: str) -> tuple[ProjectIR | None, list[Diagnostic]]:
+        self._shared_defs()
+        tools = [self._tool(tool) for tool in self.spec.tools]
+        resources = tuple(self._resource(r) for r in self.spec.resources)
+        templates = tuple(self._template(tpl) for tpl in self.spec.templates)
+        prompts = tuple(self._prompt(pr) for pr in self.spec.prompts)
+        model_schema = self.builder.finish()
+        self.diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
+                          for d, at, message in self.builder.loosened)
+        self.diags.extend(self.resolver.diagnostics)
+        self.diags.extend(_collision_diags(self.spec, self.classes, "rename one of them, or set `python_name` on the tool / "
+                                           "`x-python-name` on the schema"))
+        self.diags.extend(_collision_diags(self.spec, self.methods, "set `python_name` on one of the tools"))
+        if any(d.is_error for d in self.diags):
+            return None, self.diags
+        ir = ProjectIR(server=self._server(spec_display), tools=tuple(tools),
+                       errors=tuple(sorted(self.error_classes.values(), key=lambda e: e.class_name)),
+                       model_schema=model_schema,
+                       model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
+                                                   *(pr.arguments_class for pr in prompts)})),
+                       resources=resources, templates=templates, prompts=prompts)
+        return ir, self.diags
+
+    def _server(self, spec_display: str) -> ServerIR:
+        s, package, stem = self.spec.server, self.package, self.stem
+        return ServerIR(
+            name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
+            implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
+            sync_client_class=stem + "SyncClient", spec_display=spec_display,
+            project=s.project, target=s.target, subscribe=s.subscribe, script=package.replace("_", "-") + "-server",
+            impl_module=package + "_impl", impl_class=stem + "Service",
+            auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
+                        s.auth.resource_name) if s.auth is not None else None,
+        )
+
+    def _shared_defs(self) -> None:
+        """The spec's ``$defs``: one class each, named after its key (first claim wins)."""
+        file = self.doc.file
+        for name, _ in sorted(self.spec.defs.items()):
+            here = Target(file, join_pointer("/$defs", name))
+            target = _class_target(self.resolver, self.doc, here.pointer, objects_only=False)
+            cls = self.builder.name_target(target, ClassName(name), "$defs entry")
+            if target != here:
+                self.builder.alias(here, cls)
+
+    def _tool(self, tool: ToolSpec) -> ToolIR:
+        doc, builder = self.doc, self.builder
+        method = self.methods.claim(str(MethodName(tool.python_name or tool.name, self.runtime_names)),
+                                    Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+        tstem = ClassName(tool.python_name or tool.name)
+        in_ptr = join_pointer(tool.pointer, "inputSchema")
+        in_target = _class_target(self.resolver, doc, in_ptr)
+        input_class = builder.name_target(in_target, ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        if object_root(tool.wire["inputSchema"]) == "loose":
+            builder.force_object(in_target)  # W102 reported by validation
+        wire = dict(tool.wire)
+        wire["inputSchema"] = bundle_wire(self.resolver, doc, in_ptr)
+        output_class = None
+        if "outputSchema" in tool.wire:
+            out_ptr = join_pointer(tool.pointer, "outputSchema")
+            output_class = builder.name_target(_class_target(self.resolver, doc, out_ptr), ClassName(tstem, "Output"),
+                                               f"tool {tool.name!r} outputSchema")
+            wire["outputSchema"] = bundle_wire(self.resolver, doc, out_ptr)
+        checked = self._schema_checks(tool, wire)
+        errs = self._errors(tool)
+        inputs = self._inputs(tool, tstem)
+        inputs_class = None
+        if inputs:
+            inputs_class = self.classes.claim(str(ClassName(tstem, "Inputs")), Origin(
+                doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))
+        ann = tool.wire.get("annotations") or {}
+        assert_formats = self.spec.server.format_assertion and checked
+        return ToolIR(
+            name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
+            title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
+            input_class=input_class, output_class=output_class, inputs_class=inputs_class,
+            schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
+            errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
+            raw_output=tool.raw_output, scopes=tool.scopes,
+        )
+
+    def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any]) -> bool:
+        """W106 for patterns Python cannot run, W100 for keywords the models cannot express;
+        True when the tool must be schema-checked at run time.  Patterns that apply
+        unconditionally are checked beside the models instead (no W100)."""
+        checked = False
+        for key in ("inputSchema", "outputSchema"):
+            if key not in wire:
+                continue
+            for at, pattern in schema_patterns(wire[key]):
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    self.diags.append(self.doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
+                                                    join_pointer(tool.pointer, key) + at, level=Level.WARNING,
+                                                    hint="rewrite it without that construct"))
+            inexact = inexact_keywords(wire[key], self.spec.server.format_assertion)
+            if all(kw == "pattern" for _, kw in inexact) and pattern_checks(wire[key]) is not None:
+                continue  # patterns only, each checked beside the model (schema/residual.py)
+            for at, kw in inexact:
+                checked = True
+                self.diags.append(self.doc.diag(
+                    "W100", f"tool {tool.name!r}: JSON Schema keyword {kw!r} is not expressible by the models; "
+                    f"the tool's original {key} is checked at run time with jsonschema, and its model leaves "
+                    f"{kw!r} out (the handler's typed view only)", join_pointer(tool.pointer, key) + at,
+                    hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
+                    "pyproject.toml lists it): without it the server refuses to start", level=Level.WARNING))
+        return checked
+
+    def _errors(self, tool: ToolSpec) -> list[ErrorIR]:
+        """The tool's declared errors; a code declared by several tools is one class."""
+        out = []
+        for e in tool.errors:
+            if e.code not in self.error_classes:
+                cls = self.classes.claim(str(ClassName(e.code, "Error")), Origin(self.doc.display, e.pointer, f"error {e.code!r}"))
+                self.error_classes[e.code] = ErrorIR(e.code, cls, e.description)
+            out.append(self.error_classes[e.code])
+        return out
+
+    def _inputs(self, tool: ToolSpec, tstem: ClassName) -> list[InputIR]:
+        """The tool's declared client inputs; a form elicitation gets an answer model."""
+        out = []
+        for inp in tool.inputs:
+            answer = None
+            if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
+                answer = self.builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
+                                                 self.doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
+            message = inp.params.get("message")
+            out.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
+                               message if isinstance(message, str) else ""))
+        return out
+
+    # -- resources, templates, prompts ---------------------------------------------------
+    def _handler(self, prefix: str, python_name: str | None, name: str, pointer: str, what: str) -> str:
+        """A server method name for a resource / template / prompt handler (one registry with the tools)."""
+        stem = python_name or str(PyIdent(name))
+        return self.methods.claim(str(MethodName(f"{prefix}_{stem}", self.runtime_names)),
+                                  Origin(self.doc.display, pointer, what))
+
+    def _completions(self, complete: dict[str, Any], owner: str, pointer: str, what: str) -> tuple[CompletionIR, ...]:
+        out = []
+        for key, source in sorted(complete.items()):
+            if source == "handler":
+                method = self.methods.claim(str(MethodName(f"complete_{owner}_{PyIdent(key)}", self.runtime_names)),
+                                            Origin(self.doc.display, join_pointer(pointer, key), f"{what} completion {key!r}"))
+                out.append(CompletionIR(key, (), method))
+            elif isinstance(source, list):
+                out.append(CompletionIR(key, tuple(str(v) for v in source), None))
+        return tuple(out)
+
+    def _resource(self, r: ResourceSpec) -> ResourceIR:
+        method = self._handler("read", r.python_name, r.name, r.pointer, f"resource {r.uri!r}")
+        return ResourceIR(r.uri, r.name, method, r.wire, str(r.wire.get("description") or r.wire.get("title") or r.name))
+
+    def _template(self, tpl: TemplateSpec) -> TemplateIR:
+        what = f"resource template {tpl.uri_template!r}"
+        method = self._handler("read", tpl.python_name, tpl.name, tpl.pointer, what)
+        parsed = parse_template(tpl.uri_template)
+        optional = set(parsed.query_variables)
+        schema = {"type": "object",
+                  "properties": {v: tpl.variables.get(v, {"type": "string"}) for v in parsed.variables},
+                  "required": [v for v in parsed.variables if v not in optional]}
+        stem = ClassName(tpl.python_name or tpl.name)
+        cls = self.builder.add_schema(ClassName(stem, "Variables"), schema, self.doc,
+                                      join_pointer(tpl.pointer, "variables"), what)
+        owner = method.removeprefix("read_")
+        completions = self._completions(tpl.complete, owner, join_pointer(tpl.pointer, "complete"), what)
+        description = str(tpl.wire.get("description") or tpl.wire.get("title") or tpl.name)
+        return TemplateIR(tpl.uri_template, tpl.name, method, tpl.wire, cls, description, completions, schema=schema)
+
+    def _prompt(self, pr: PromptSpec) -> PromptIR:
+        what = f"prompt {pr.name!r}"
+        method = self._handler("prompt", pr.python_name, pr.name, pr.pointer, what)
+        properties: dict[str, Any] = {}
+        for a in pr.arguments:
+            prop: dict[str, Any] = {"type": "string"}
+            if a.description:
+                prop["description"] = a.description
+            if a.enum:
+                prop["enum"] = list(a.enum)
+            properties[a.name] = prop
+        schema = {"type": "object", "properties": properties, "required": [a.name for a in pr.arguments if a.required]}
+        cls = self.builder.add_schema(ClassName(ClassName(pr.python_name or pr.name), "Arguments"), schema, self.doc,
+                                      join_pointer(pr.pointer, "arguments"), what)
+        sources = {a.name: a.complete for a in pr.arguments if a.complete is not None}
+        completions = self._completions(sources, method.removeprefix("prompt_"), join_pointer(pr.pointer, "arguments"), what)
+        description = str(pr.wire.get("description") or pr.wire.get("title") or pr.name)
+        return PromptIR(pr.name, method, pr.wire, cls, description, completions, schema=schema)

@@ -1,0 +1,162 @@
+"""The frozen intermediate representation between a validated spec and the templates.
+
+Tree::
+
+    ProjectIR
+    ├── server: ServerIR            names of the package and of its classes
+    ├── tools: (ToolIR, ...)        one per tool, in spec order
+    │   ├── params: (ParamIR, ...)  client keyword arguments (from the generated input model)
+    │   ├── errors: (ErrorRef, ...) declared errors the tool may raise
+    │   └── inputs: (InputIR, ...)  declared client inputs (elicitation, sampling, roots)
+    ├── errors: (ErrorIR, ...)      declared error classes of the whole server
+    └── model_schema                the one JSON Schema document given to the model generator
+
+Every Python name in here was decided by ``codegen.ir.lower``; templates only print them.
+Spec text reaches templates only as data (rendered with the ``pyrepr``/``docstring`` filters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ParamIR:
+    """One keyword argument of a typed client method."""
+
+    name: str  # the kwarg name in the client method
+    field: str  # the model field name it fills
+    annotation: str  # annotation source text, valid in client.py
+    default: str | None  # default expression source ("UNSET" for optional), None when required
+    wire: str = ""  # the JSON property name it is sent as
+    schema_default: str | None = None  # the schema's default (documentation only), as Python source
+    description: str = ""  # the property's description (documentation only)
+
+
+@dataclass(frozen=True)
+class ErrorIR:
+    code: str
+    class_name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class InputIR:
+    key: str
+    accessor: str  # method name on the <Tool>Inputs class
+    method: str  # elicitation/create | sampling/createMessage | roots/list
+    params: dict[str, Any]  # the request's params, embedded as data (``InputDef.params``)
+    answer_class: str | None  # model of the form content (form elicitation only)
+    message: str = ""  # what the user is asked (elicitation), for docstrings and docs
+
+
+@dataclass(frozen=True)
+class ToolIR:
+    name: str
+    method: str
+    const: str  # module constant holding the ToolDef, e.g. GET_WEATHER
+    title: str | None
+    description: str
+    wire: dict[str, Any]
+    input_class: str
+    output_class: str | None
+    inputs_class: str | None  # <Tool>Inputs accessor class (server side), when inputs declared
+    schema_checked: bool
+    assert_formats: bool
+    fingerprint: str
+    errors: tuple[ErrorIR, ...]
+    inputs: tuple[InputIR, ...]
+    read_only: bool
+    params: tuple[ParamIR, ...] = ()
+    raw_output: bool = False  # text content sent as written (no control-sequence stripping)
+    scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (``ToolDef.scopes``)
+
+
+@dataclass(frozen=True)
+class CompletionIR:
+    """Completion values of one prompt argument or template variable."""
+
+    key: str  # the argument / variable name
+    values: tuple[str, ...]  # fixed values (when no method)
+    method: str | None  # server method computing them
+
+
+@dataclass(frozen=True)
+class ResourceIR:
+    uri: str
+    name: str
+    method: str  # server handler ``(self, ctx)``
+    wire: dict[str, Any]  # the Resource object as listed
+    description: str
+
+
+@dataclass(frozen=True)
+class TemplateIR:
+    uri_template: str
+    name: str
+    method: str  # server handler ``(self, variables, ctx)``
+    wire: dict[str, Any]  # the ResourceTemplate object as listed
+    variables_class: str
+    description: str
+    completions: tuple[CompletionIR, ...] = ()
+    params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the variables model)
+    schema: dict[str, Any] = field(default_factory=dict)  # the variables' JSON Schema (before models)
+
+
+@dataclass(frozen=True)
+class PromptIR:
+    name: str
+    method: str  # server handler ``(self, args, ctx)``
+    wire: dict[str, Any]  # the Prompt object as listed
+    arguments_class: str
+    description: str
+    completions: tuple[CompletionIR, ...] = ()
+    params: tuple[ParamIR, ...] = ()  # typed client method arguments (from the arguments model)
+    schema: dict[str, Any] = field(default_factory=dict)  # the arguments' JSON Schema (before models)
+
+
+@dataclass(frozen=True)
+class AuthIR:
+    """``server.auth``, printed into ``SERVER_INFO`` as an ``AuthDef``."""
+
+    authorization_servers: tuple[str, ...]
+    resource: str | None
+    scopes: tuple[str, ...]
+    scopes_supported: tuple[str, ...]
+    resource_name: str | None
+
+
+@dataclass(frozen=True)
+class ServerIR:
+    name: str
+    version: str
+    title: str | None
+    description: str | None
+    instructions: str | None
+    implementation: str | None
+    package: str
+    base_class: str
+    client_class: str
+    sync_client_class: str
+    spec_display: str  # path of the spec as shown in headers (posix, relative)
+    project: bool = False  # also write pyproject.toml (installable package with a console script)
+    impl_module: str = ""  # module of the implementation stub ``build --scaffold`` writes once
+    impl_class: str = ""  # its class
+    script: str = ""  # the console script's name, when ``project``
+    subscribe: bool = False  # resources may be subscribed to (legacy resources/subscribe)
+    target: str = "both"  # server | client | both: which side's modules and runtime are generated
+    shared_runtime: bool = False  # import the runtime from the output folder's shared package
+    auth: AuthIR | None = None  # OAuth resource server (spec ``server.auth``)
+
+
+@dataclass(frozen=True)
+class ProjectIR:
+    server: ServerIR
+    tools: tuple[ToolIR, ...]
+    errors: tuple[ErrorIR, ...]
+    model_schema: dict[str, Any] = field(repr=False)
+    model_classes: tuple[str, ...] = ()
+    resources: tuple[ResourceIR, ...] = ()
+    templates: tuple[TemplateIR, ...] = ()
+    prompts: tuple[PromptIR, ...] = ()

@@ -1,0 +1,1 @@
+"""IR + models -> the generated files (unformatted): templates, filters, the runtime copy, the lockfile, the Markdown docs."""

@@ -1,0 +1,17 @@
+"""The record every stage after rendering passes on: one file of the output.
+
+A shared leaf: it imports nothing of the generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    """A file of the output, path relative to the output folder (posix)."""
+
+    path: str
+    content: str
+    verbatim: bool = False  # a runtime copy: compile-checked, never reformatted

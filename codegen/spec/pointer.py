@@ -1,0 +1,34 @@
+"""JSON pointers (RFC 6901): joining tokens into one, following one into a document.
+
+A shared leaf: it imports nothing of the generator, so every stage may use it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def escape_pointer_token(token: str | int) -> str:
+    """``token`` escaped for a pointer (``~`` as ``~0``, ``/`` as ``~1``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    """``base`` followed by each token, escaped."""
+    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
+    """Follow a JSON pointer; (False, None) when it does not exist."""
+    if pointer in ("", "#"):
+        return True, data
+    node = data
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False, None
+    return True, node
