@@ -26,7 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .core import SUPPORTED_VERSIONS, ServerBase
+from .base import ServerBase
+from .core import SUPPORTED_VERSIONS
 from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
 from .security import StateKeyError

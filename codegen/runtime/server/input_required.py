@@ -1,4 +1,4 @@
-"""MRTR ``requestState`` (2026-07-28): signed, expiring, bound to one tool call (or prompt).
+"""The 2026-07-28 ``input_required`` round trip (MRTR): the signed, expiring ``requestState`` token.
 
 The payload carries the tool name, a digest of the arguments, a digest of the principal
 (:func:`server.principal.identity`: issuer, subject and client of a verified token),
