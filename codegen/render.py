@@ -25,6 +25,7 @@ from .models import ModelsModule
 from .naming import RUNTIME_ERROR_NAMES
 from .options import SHARED_RUNTIME
 from .runtime import RUNTIME_VERSION
+from .runtime.gencode import RUNTIME_API
 
 #: Output file -> template (one template per generated file kind).
 TEMPLATES = {
@@ -300,6 +301,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "any_completions": any(x.completions for x in (*ir.templates, *ir.prompts)),
         "needs_jsonschema": any(t.schema_checked for t in tools),
         "runtime_version": RUNTIME_VERSION,
+        "runtime_api": RUNTIME_API,
         "runtime_packages": _runtime_packages(ir.server.target),
     }
 
