@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any
 from ..wire import protocol as p
 from ..wire.sse import SseError
 from .headers import HeaderPlan
-from .http_conn import PooledHttp, remember_missing_sniffio, usable_for
+from .http_conn import PooledHttp
+from .http_env import remember_missing_sniffio, usable_for
 from .http_legacy import LegacySession, SessionRenewalError, session_lost
 from .http_responses import SSE_DRAIN_SECONDS, ResponseReader
 from .oauth_metadata import OAuthError
