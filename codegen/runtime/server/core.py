@@ -62,9 +62,9 @@ from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
 from .input_required import RequestStateCodec
 from .limits import Limits
+from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
-from .shared import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .telemetry import observe
 
 logger = logging.getLogger("mcp_codegen.server")
