@@ -45,8 +45,8 @@ def runtime_member_names() -> frozenset[str]:
 
     Computed once per process (importing the runtime client and server costs about 0.2 s
     of CPU); :mod:`codegen.driver.batch` computes it before forking its workers."""
-    from ..runtime.client import ClientBase, SyncClientBase
-    from ..runtime.server.core import ServerBase
+    from ..runtime.client.gencode import ClientBase, SyncClientBase
+    from ..runtime.server.gencode import ServerBase
 
     names: set[str] = {"self", "ctx", "args"}
     for cls in (ServerBase, ClientBase, SyncClientBase):

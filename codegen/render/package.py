@@ -22,6 +22,7 @@ from ..ir.nodes import ProjectIR
 from ..models.generate import ModelsModule
 from ..options import SHARED_RUNTIME
 from ..runtime import RUNTIME_VERSION
+from ..runtime.gencode import RUNTIME_API
 from . import pylayout
 from .files import GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
@@ -216,6 +217,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "any_completions": any(x.completions for x in (*ir.templates, *ir.prompts)),
         "needs_jsonschema": any(t.schema_checked for t in tools),
         "runtime_version": RUNTIME_VERSION,
+        "runtime_api": RUNTIME_API,
         "runtime_packages": _runtime_packages(ir.server.target),
     }
 

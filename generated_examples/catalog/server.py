@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from ._runtime.server.context import Context
-from ._runtime.server.core import ServerBase
-from ._runtime.wire.content import ToolResult
-from ._runtime.wire.tools import ServerInfo, ToolDef
+from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
+from ._runtime.server.gencode import Context, ServerBase
 from .models import (
     Category,
     CategoryTreeInput,

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
-from ._runtime.server.context import Context, Elicited
-from ._runtime.server.core import ServerBase
-from ._runtime.wire.content import ToolResult
-from ._runtime.wire.tools import ServerInfo, ToolDef
-from ._runtime.wire.resources import (
+from ._runtime.gencode import (
     PromptDef,
     PromptMessage,
     PromptResult,
     ResourceContents,
     ResourceDef,
     ResourceTemplateDef,
+    ServerInfo,
+    ToolDef,
+    ToolResult,
 )
+from ._runtime.server.gencode import Context, Elicited, ServerBase
 from .models import (
     JsonSchema202012ToolInput,
     TemplateDataVariables,

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.wire.tools import InputDef, ServerInfo, ToolDef
-from ._runtime.wire.resources import CompletionDef, PromptDef, ResourceDef, ResourceTemplateDef
+from ._runtime.gencode import (
+    CompletionDef,
+    InputDef,
+    PromptDef,
+    ResourceDef,
+    ResourceTemplateDef,
+    ServerInfo,
+    ToolDef,
+)
 from .errors import IntentionalError
 from .models import (
     JsonSchema202012ToolInput,

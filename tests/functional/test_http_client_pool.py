@@ -33,7 +33,8 @@ import pytest
 from common_support import free_port, stop_pid, wait_port
 
 from codegen.runtime.client.http import HttpTransport
-from codegen.runtime.client.http_conn import PooledHttp, usable_for
+from codegen.runtime.client.http_conn import PooledHttp
+from codegen.runtime.client.http_env import usable_for
 
 PEER = r'''
 import asyncio, json, sys

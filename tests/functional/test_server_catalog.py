@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from codegen.runtime.client import ClientBase
 from codegen.runtime.client.subscriptions import Change
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.context import Context
-from codegen.runtime.server.core import ServerBase
 from codegen.runtime.server.settings import ServerSettings
 from codegen.runtime.wire import errors as E
 from codegen.runtime.wire import protocol as p

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support_server import EXAMPLES, DemoServer, modern_meta, server_env
 
-from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.main import load_implementation
 
 

@@ -1,4 +1,4 @@
-"""State shared between replicas through a real redis-server (server/shared.py): list changes and
+"""State shared between replicas through a real redis-server (server/replicas.py): list changes and
 resource updates reach the listeners of every replica, the rate limit holds across them, and a
 server whose Redis is down still serves (alone).  Replicas are real ``python -m everything``
 processes on 127.0.0.1 (and, for resource updates, two server objects in one process)."""

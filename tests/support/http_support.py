@@ -28,8 +28,8 @@ import httpx
 from common_support import free_port, stop_pid, wait_port
 from pydantic import BaseModel, Field
 
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.context import Context
-from codegen.runtime.server.core import ServerBase
 from codegen.runtime.server.http import close_sse_stream
 from codegen.runtime.wire import protocol as p
 from codegen.runtime.wire.content import TextContent, ToolResult

@@ -22,8 +22,8 @@ from common_support import free_port
 from http_support import ROOT, ServerProcess, modern_headers, modern_request
 from pydantic import BaseModel, Field
 
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.context import Context
-from codegen.runtime.server.core import ServerBase
 from codegen.runtime.wire.content import TextContent, ToolResult
 from codegen.runtime.wire.tools import ServerInfo, ToolDef
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.context import Context
-from codegen.runtime.server.core import ServerBase
 from codegen.runtime.server.settings import ServerSettings
 from codegen.runtime.wire import protocol as p
 from codegen.runtime.wire.content import TextContent, ToolResult

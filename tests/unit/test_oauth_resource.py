@@ -24,7 +24,7 @@ from codegen.runtime.server.http.jwks import JwksCache, JwtVerifier
 from codegen.runtime.server.http.oauth import ResourceServer, metadata_url
 from codegen.runtime.server.http.settings import OAuthSettings
 from codegen.runtime.server.http.verifiers import AuthServerUnavailable, IntrospectionVerifier, InvalidToken
-from codegen.runtime.server.mrtr import RequestStateCodec
+from codegen.runtime.server.input_required import RequestStateCodec
 from codegen.runtime.server.principal import Principal, identity, principal_from_claims
 from codegen.runtime.server.security import Signer
 from codegen.runtime.wire.errors import InvalidParamsError

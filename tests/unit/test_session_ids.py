@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.runtime.server.core import ServerBase
+from codegen.runtime.server.base import ServerBase
 from codegen.runtime.server.http import HttpApp, HttpSettings
 from codegen.runtime.server.http.legacy import REPLICA_ENV, new_session_id, replica_id
 

@@ -1,7 +1,7 @@
 """Client half of the runtime: ``ClientBase`` (async) and ``SyncClientBase`` (blocking).
 
-The generated ``client.py`` subclasses both (``from ._runtime.client import ClientBase,
-SyncClientBase``; one module per concern, in this folder) and adds one typed method per tool, calling
+The generated ``client.py`` subclasses both (imported through the facade
+``client/gencode.py``; one module per concern, in this folder) and adds one typed method per tool, calling
 :meth:`ClientBase._call_structured` (tools with an ``outputSchema``) or
 :meth:`ClientBase._call_content` (the others).  This module is the entry point; the
 work is done in:
@@ -16,7 +16,8 @@ work is done in:
 ``hooks``         confirm, audit and progress hooks; :func:`default_audit_hook`
 ``session``       JSON-RPC ids, pending requests, idle and hard timeouts
 ``transports``    stdio and in-process transports (``client/http.py``: Streamable HTTP;
-                  ``client/http_legacy.py``: its legacy session, renewed after a 404)
+                  ``http_responses``: reading its answers; ``http_legacy``: its legacy
+                  session, renewed after a 404; ``http_conn``: the h11 connection pool)
 ``types``         the models and records handlers and hooks receive
 ``oauth``         the OAuth 2.1 flow of the HTTP transport (``oauth_metadata``: discovery;
                   ``oauth_redirect``: redirect handlers; ``tokens``: token storage)

@@ -3,7 +3,11 @@
 ``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
 Requests go through the lean h11 pool of ``client/http_conn.py``, or through httpx when an
 ``httpx.AsyncClient`` is given or the environment names a proxy (OAuth requests: httpx).
-Use it through ``Client.http(url, ...)`` or as ``WeatherClient(HttpTransport(url, ...))``.
+Use it through ``Client.http(url, ...)`` (see the ``client`` package) or directly::
+
+    transport = HttpTransport("http://127.0.0.1:8000/mcp", bearer_token="...", headers={...})
+    async with WeatherClient(transport) as client: ...
+
 What it does (the client core only sees JSON-RPC messages):
 
 * every message is one POST with ``Accept: application/json, text/event-stream``; the
@@ -44,15 +48,15 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..wire import jsonrpc
 from ..wire import protocol as p
-from ..wire.errors import ParseError
-from ..wire.sse import SseError, SseParser
+from ..wire.sse import SseError
 from .headers import HeaderPlan
-from .http_conn import PooledHttp, remember_missing_sniffio, usable_for
-from .http_legacy import LB_HINT, LegacySession, SessionRenewalError, session_lost
+from .http_conn import PooledHttp
+from .http_env import remember_missing_sniffio, usable_for
+from .http_legacy import LegacySession, SessionRenewalError, session_lost
+from .http_responses import SSE_DRAIN_SECONDS, ResponseReader
 from .oauth_metadata import OAuthError
-from .transports import ClientTransport, JsonMessage, MessageSink, parse_incoming
+from .transports import JsonMessage, MessageSink, parse_incoming
 
 if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -66,12 +70,9 @@ logger = logging.getLogger("mcp_codegen.client.http")
 MAX_CONNECTIONS = 100
 #: Seconds the legacy handshake waits for the GET stream to open (a server slow to answer it costs this once).
 _SETTLE_S = 2.0
-#: Seconds an SSE response stream is read on after its response, for the server to end it (it
-#: SHOULD; then the connection is reused).  Generous: a busy client may read the end late.
-SSE_DRAIN_SECONDS = 1.0
 
 
-class HttpTransport(ClientTransport):
+class HttpTransport(ResponseReader):
     """Streamable HTTP transport (see the module docstring).
 
     Args:
@@ -180,7 +181,7 @@ class HttpTransport(ClientTransport):
             if self.session_id is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(
-                        self._http.delete(self.url, headers=self._base_headers(legacy=True)), 2.0
+                        self._http.delete(self.url, headers=self.base_headers(legacy=True)), 2.0
                     )
             for owned in {self._http, self._oauth_http} - {None, self._given_client}:
                 with contextlib.suppress(Exception):
@@ -206,14 +207,25 @@ class HttpTransport(ClientTransport):
         if self.listen:
             await self.ensure_listening(_SETTLE_S)
 
-    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+    @property
+    def closing(self) -> bool:
+        """:meth:`aclose` has begun: no new request, stream or renewal starts."""
+        return self._closing
+
+    def open_stream(self, method: str, headers: Mapping[str, str], content: bytes = b"") -> Any:
+        """``async with transport.open_stream("GET", headers) as resp``: one request to the endpoint."""
+        assert self._http is not None
+        return self._http.stream(method, self.url, content=content, headers=headers)
+
+    def spawn(self, coro: Any) -> asyncio.Task[None]:
+        """Run ``coro`` as a background task of the transport (cancelled by :meth:`aclose`)."""
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task
 
     # -- headers -------------------------------------------------------------------------------
-    def _base_headers(self, *, legacy: bool) -> dict[str, str]:
+    def base_headers(self, *, legacy: bool) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         headers.update(self.headers)
         token = self.oauth.authorization() if self.oauth is not None else None
@@ -229,11 +241,11 @@ class HttpTransport(ClientTransport):
     def _headers_for(self, message: JsonMessage) -> dict[str, str]:
         modern = self._plan.modern_headers(message)
         if modern is None:
-            headers = self._base_headers(legacy=True)
+            headers = self.base_headers(legacy=True)
             if isinstance(message, dict) and message.get("method") == "initialize":
                 headers.pop("mcp-protocol-version", None)
             return headers
-        return {**self._base_headers(legacy=False), **modern}
+        return {**self.base_headers(legacy=False), **modern}
 
     def _filter(self, message: JsonMessage) -> JsonMessage:
         """A ``tools/list`` answer minus tools with invalid header annotations; others as they are."""
@@ -264,9 +276,9 @@ class HttpTransport(ClientTransport):
                 running.cancel()  # closing the stream is the cancellation (2026)
             if self.era != "legacy":
                 return
-        await self._post_other(message)
+        await self.post_message(message)
 
-    async def _post_other(self, message: JsonMessage) -> None:
+    async def post_message(self, message: JsonMessage) -> None:
         """A notification or a (legacy) response: expect 202."""
         assert self._http is not None
         import httpx
@@ -288,7 +300,7 @@ class HttpTransport(ClientTransport):
         elif resp.content:
             answer = parse_incoming(resp.content)
             if answer is not None:
-                await self._deliver(answer)
+                await self.deliver(answer)
 
     async def _request(self, message: dict[str, Any]) -> None:
         assert self._http is not None
@@ -309,18 +321,18 @@ class HttpTransport(ClientTransport):
                         if sid:
                             self.legacy.id = sid.strip()
                     if sent is None or resp.status_code != 404:
-                        await self._answer(resp, message)
+                        await self.deliver_answer(resp, message)
                         return
-                    body = await self._read_all(resp)
+                    body = await self.read_body(resp)
                     lost = session_lost(body)
                     if not lost or renewed:
-                        await self._http_error(resp, rid, body, again=lost)
+                        await self.deliver_http_error(resp, rid, body, again=lost)
                         return
                 renewed = True
                 try:
                     await self.legacy.renew(sent)  # the request was not processed: send it again
                 except SessionRenewalError as exc:
-                    await self._fail(rid, p.INVALID_REQUEST, f"the server lost the session (HTTP 404) and {exc}",
+                    await self.fail(rid, p.INVALID_REQUEST, f"the server lost the session (HTTP 404) and {exc}",
                                      {"httpStatus": 404, "sessionLost": True})
                     return
         except asyncio.CancelledError:
@@ -328,11 +340,11 @@ class HttpTransport(ClientTransport):
         except httpx.ConnectError as exc:
             self._report_closed(f"cannot connect: {exc}")
         except httpx.TimeoutException as exc:
-            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
         except OAuthError as exc:
-            await self._fail(rid, p.INVALID_REQUEST, f"authorization failed: {exc}", {"httpStatus": 401, "oauth": True})
+            await self.fail(rid, p.INVALID_REQUEST, f"authorization failed: {exc}", {"httpStatus": 401, "oauth": True})
         except (httpx.HTTPError, SseError, OSError) as exc:
-            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
         finally:
             self._requests.pop(rid, None)
             self._list_ids.discard(rid)
@@ -343,100 +355,6 @@ class HttpTransport(ClientTransport):
             await self.oauth.prepare()
         return self._headers_for(message)
 
-    async def _fail(self, rid: Any, code: int, text: str, data: Any = None) -> None:
-        error: dict[str, Any] = {"code": code, "message": text}
-        if data is not None:
-            error["data"] = data
-        await self._deliver({"jsonrpc": p.JSONRPC, "id": rid, "error": error})
-
-    async def _read_all(self, resp: httpx.Response) -> bytes:
-        body = bytearray()
-        async for chunk in resp.aiter_bytes():
-            body += chunk
-            if len(body) > self.max_message_bytes:
-                raise SseError(f"response larger than {self.max_message_bytes} bytes")
-        return bytes(body)
-
-    async def _answer(self, resp: httpx.Response, message: dict[str, Any]) -> None:
-        rid = message["id"]
-        ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
-        if resp.status_code >= 400:
-            await self._http_error(resp, rid)
-            return
-        if ctype == "text/event-stream":
-            got, last_id, retry = await self._consume(resp, rid)
-            if not got:
-                await self.legacy.resume(rid, last_id, retry)
-            return
-        body = await self._read_all(resp)
-        if resp.status_code in (202, 204) or not body:
-            await self._fail(rid, p.INTERNAL_ERROR, f"HTTP {resp.status_code} without a response")
-            return
-        try:
-            answer = jsonrpc.decode(body)
-        except ParseError as exc:
-            await self._fail(rid, p.PARSE_ERROR, f"the server answered with unreadable JSON ({exc.message})")
-            return
-        if isinstance(answer, (dict, list)):
-            await self._deliver(self._filter(answer))
-
-    async def _http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *, again: bool = False) -> None:
-        """Deliver an HTTP error as the response to ``rid`` (``again``: a 404 after a renewal)."""
-        if body is None:
-            body = await self._read_all(resp)
-        if again:
-            text = f"the server lost the session again after a new one was started (HTTP 404): {LB_HINT}"
-            await self._fail(rid, p.INVALID_REQUEST, text, {"httpStatus": 404, "sessionLost": True})
-            return
-        answer: Any = None
-        with contextlib.suppress(ParseError):
-            answer = jsonrpc.decode(body) if body else None
-        error = answer.get("error") if isinstance(answer, dict) else None
-        if isinstance(error, dict) and isinstance(error.get("code"), int):
-            if resp.status_code in (401, 403) and error.get("data") is None:
-                auth: dict[str, Any] = {"httpStatus": resp.status_code}
-                if resp.headers.get("www-authenticate"):
-                    auth["wwwAuthenticate"] = resp.headers["www-authenticate"]
-                error = {**error, "data": auth}
-            elif resp.status_code == 404 and error.get("code") == p.METHOD_NOT_FOUND and error.get("data") is None:
-                error = {**error, "data": {"httpStatus": 404}}  # a 2026 server's answer (era probe, §2.3)
-            await self._deliver({**answer, "id": rid, "error": error})
-            return
-        data: dict[str, Any] = {"httpStatus": resp.status_code}
-        challenge = resp.headers.get("www-authenticate")
-        if challenge:
-            data["wwwAuthenticate"] = challenge
-        text = body[:200].decode("utf-8", errors="replace").strip()
-        await self._fail(rid, p.INVALID_REQUEST, f"HTTP {resp.status_code} {resp.reason_phrase}: {text}".strip(": "), data)
-
-    async def _consume(self, resp: httpx.Response, rid: Any) -> tuple[bool, str | None, int | None]:
-        """Deliver an SSE stream; (got the response?, last event id, retry ms)."""
-        import httpx
-
-        parser = SseParser(self.max_message_bytes)
-        got = False
-        try:
-            async with asyncio.timeout(None) as limit:
-                async for chunk in resp.aiter_bytes():
-                    for event in parser.feed(chunk):
-                        if not event.data.strip():
-                            continue  # priming event
-                        message = parse_incoming(event.data)  # an unreadable response fails its call
-                        if message is None and not got and not jsonrpc.unreadable_is_request(event.data):
-                            await self._fail(rid, p.PARSE_ERROR, "unreadable response on the response stream")
-                            return True, parser.last_event_id, parser.retry_ms  # failed now, not at its timeout
-                        if message is None:
-                            continue
-                        if not got and isinstance(message, dict) and message.get("id") == rid and "method" not in message:
-                            got = True  # read on briefly: a stream read to its end leaves its connection reusable
-                            limit.reschedule(asyncio.get_running_loop().time() + SSE_DRAIN_SECONDS)
-                        await self._deliver(self._filter(message))
-        except TimeoutError:
-            pass  # the server kept the stream open after the response: its connection is closed
-        except (httpx.HTTPError, OSError) as exc:
-            logger.debug("SSE stream broke: %r", exc)
-        return got, parser.last_event_id, parser.retry_ms
-
 
 def _encode(message: JsonMessage) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -446,4 +364,4 @@ def _describe(message: JsonMessage) -> str:
     return str(message.get("method") or "response") if isinstance(message, dict) else "batch"
 
 
-__all__ = ["HttpTransport"]
+__all__ = ["SSE_DRAIN_SECONDS", "HttpTransport"]

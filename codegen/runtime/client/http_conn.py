@@ -7,7 +7,7 @@ calls in flight); and, even for one call at a time, httpx's request and response
 cookie extraction, URL merging and anyio wrappers cost about four times the HTTP/1.1
 protocol work itself.  :class:`PooledHttp` keeps that work and drops the rest:
 
-* cookies a server sets are sent back (``http.cookiejar`` rules, as httpx does), so
+* cookies a server sets are sent back (``client/http_cookies.py``: ``http.cookiejar`` rules, as httpx does), so
   cookie-based load-balancer affinity keeps working;
 * the protocol is **h11** (what httpcore uses): request framing, header validation,
   response parsing, ``Content-Length`` / chunked / close-delimited bodies, keep-alive rules,
@@ -30,7 +30,7 @@ It offers the subset of ``httpx.AsyncClient`` the transport uses: ``stream(...)`
 context manager yielding a response with ``status_code``, ``reason_phrase``, ``headers``,
 ``aiter_bytes()``), ``post``, ``delete`` and ``aclose``.  The transport uses it unless it was
 given an ``httpx.AsyncClient``, or the environment names a proxy (httpx honours
-``HTTP_PROXY`` and friends; :func:`usable_for` sends those cases to httpx), or h11 is missing.
+``HTTP_PROXY`` and friends; :func:`~client.http_env.usable_for` sends those cases to httpx), or h11 is missing.
 """
 
 from __future__ import annotations
@@ -38,42 +38,15 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import importlib.util
 import ssl
-import sys
-import urllib.request
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
+
+from .http_cookies import CookieJar
 
 #: Bytes asked of the socket per read.
 READ_SIZE = 65536
 _USER_AGENT = "mcp-codegen"
-
-
-def usable_for(url: str) -> bool:
-    """Whether :class:`PooledHttp` can serve ``url``: http(s) without credentials in it, no proxy
-    in the environment, h11 present."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
-        return False  # credentials in the URL: httpx turns them into basic auth
-    proxies = urllib.request.getproxies()
-    if any(proxies.get(k) for k in ("http", "https", "all")):
-        return False
-    try:
-        import h11  # type: ignore[import-not-found, unused-ignore]  # noqa: F401  (comes with httpx)
-    except ImportError:  # pragma: no cover - h11 is a dependency of httpx
-        return False
-    return True
-
-
-def remember_missing_sniffio() -> None:
-    """Make a failed ``import sniffio`` cheap: httpcore 1.x tries it for every lock, event and
-    shield it creates, and without sniffio each try searched ``sys.path`` (a quarter of the client's
-    CPU at 100 concurrent calls); a ``None`` in ``sys.modules`` fails at once, with the same ImportError."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 class Headers(dict[str, str]):
@@ -184,39 +157,6 @@ class _Streaming:
             await self.response.aclose()
 
 
-class _Cookies:
-    """The cookies servers set (a load balancer's affinity cookie, say), sent back as httpx's
-    client would: the stdlib's ``http.cookiejar`` rules (domain, path, expiry, ``Secure``).
-    Created on the first ``Set-Cookie``, so a server that sets none costs nothing."""
-
-    def __init__(self) -> None:
-        import http.cookiejar
-
-        self.jar = http.cookiejar.CookieJar()
-
-    def extract(self, url: str, raw_headers: Any) -> None:
-        import email.message
-        import urllib.request
-
-        message = email.message.Message()
-        for name, value in raw_headers:
-            message[name.decode("latin-1")] = value.decode("latin-1")
-
-        class _Answer:
-            def info(self) -> email.message.Message:
-                return message
-
-        self.jar.extract_cookies(_Answer(), urllib.request.Request(url))  # type: ignore[arg-type]
-
-    def header_for(self, url: str) -> list[tuple[str, str]]:
-        import urllib.request
-
-        request = urllib.request.Request(url)
-        self.jar.add_cookie_header(request)
-        cookie = request.get_header("Cookie")
-        return [("cookie", cookie)] if cookie else []
-
-
 class PooledHttp:
     """Keep-alive HTTP/1.1 connections (see the module docstring).
 
@@ -236,7 +176,7 @@ class PooledHttp:
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._ssl: ssl.SSLContext | None = None
         self._closed = False
-        self._cookies: _Cookies | None = None
+        self._cookies: CookieJar | None = None
 
     # -- the httpx.AsyncClient subset -----------------------------------------------------------
     def stream(self, method: str, url: str, *, content: bytes = b"", headers: Mapping[str, str] | None = None) -> _Streaming:
@@ -315,7 +255,7 @@ class PooledHttp:
             name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
             received[name] = f"{received[name]}, {value}" if name in received else value
         if "set-cookie" in received:
-            self._cookies = self._cookies or _Cookies()
+            self._cookies = self._cookies or CookieJar()
             self._cookies.extract(url, event.headers)
         reason = event.reason.decode("latin-1") if event.reason else ""
         return Response(self, conn, origin, event.status_code, reason, received, self.read_timeout)
@@ -434,4 +374,4 @@ class PooledHttp:
                 return
 
 
-__all__ = ["Headers", "PooledHttp", "Response", "remember_missing_sniffio", "usable_for"]
+__all__ = ["Headers", "PooledHttp", "Response"]

@@ -33,7 +33,8 @@ import contextlib
 import inspect
 import itertools
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
@@ -42,7 +43,9 @@ from ..wire.sse import SseError, SseParser
 from .transports import parse_incoming
 
 if TYPE_CHECKING:
-    from .http import HttpTransport
+    import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
+
+    from .transports import JsonMessage
 
 logger = logging.getLogger("mcp_codegen.client.http")
 
@@ -57,6 +60,61 @@ class SessionRenewalError(Exception):
     """A new session could not be started (the text says why)."""
 
 
+class LegacyTransport(Protocol):
+    """What the session needs of its transport (:class:`~client.http.HttpTransport`): public
+    calls only, so the transport can change its internals without the session noticing."""
+
+    url: str
+    era: str | None
+    protocol_version: str | None
+    max_message_bytes: int
+    max_reconnects: int
+    default_retry_ms: int
+    on_session_renewed: Callable[[dict[str, Any]], Awaitable[None] | None] | None
+
+    @property
+    def closing(self) -> bool:
+        """The transport is closing: start nothing new."""
+        ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coro`` as one of the transport's background tasks."""
+        ...
+
+    def base_headers(self, *, legacy: bool) -> dict[str, str]:
+        """Accept, auth and (``legacy``) the session headers."""
+        ...
+
+    def open_stream(self, method: str, headers: Mapping[str, str], content: bytes = b"") -> Any:
+        """An ``async with`` request to the endpoint, yielding the streamed response."""
+        ...
+
+    async def read_body(self, resp: httpx.Response) -> bytes:
+        """The whole body, within the message size limit."""
+        ...
+
+    async def post_message(self, message: JsonMessage) -> None:
+        """POST a notification or a response (expects 202)."""
+        ...
+
+    async def deliver(self, message: JsonMessage) -> None:
+        """Hand a received message to the client."""
+        ...
+
+    async def fail(self, rid: Any, code: int, text: str, data: Any = None) -> None:
+        """Deliver an error response to the request ``rid``."""
+        ...
+
+    async def deliver_http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *,
+                                 again: bool = False) -> None:
+        """Deliver an HTTP error as the response to ``rid``."""
+        ...
+
+    async def consume_sse(self, resp: httpx.Response, rid: Any) -> tuple[bool, str | None, int | None]:
+        """Deliver an SSE stream; (got the response?, last event id, retry ms)."""
+        ...
+
+
 class LegacySession:
     """The session state of one HTTP transport (see the module docstring).
 
@@ -64,7 +122,7 @@ class LegacySession:
         transport: the transport it belongs to.
     """
 
-    def __init__(self, transport: HttpTransport) -> None:
+    def __init__(self, transport: LegacyTransport) -> None:
         self.transport = transport
         #: The session id (from the ``initialize`` answer), None before and without one.
         self.id: str | None = None
@@ -90,7 +148,7 @@ class LegacySession:
         Raises:
             SessionRenewalError: ``initialize`` failed or agreed on another version.
         """
-        task = self.transport._spawn(self._renew(stale))
+        task = self.transport.spawn(self._renew(stale))
         task.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved if nobody waits
         await asyncio.shield(task)
 
@@ -101,7 +159,7 @@ class LegacySession:
         async with self._lock:
             if self.id != stale:
                 return  # another request renewed it meanwhile
-            if t._closing:
+            if t.closing:
                 raise SessionRenewalError("the transport is closing")
             if self.init_params is None or t.protocol_version is None:
                 raise SessionRenewalError("no initialize to repeat")
@@ -118,7 +176,7 @@ class LegacySession:
                 )
             self.id = sid
             self.renewals += 1
-            await t._post_other({"jsonrpc": p.JSONRPC, "method": "notifications/initialized"})
+            await t.post_message({"jsonrpc": p.JSONRPC, "method": "notifications/initialized"})
             self.start_listening(renewed=True)
         hook = t.on_session_renewed
         if hook is not None:
@@ -131,12 +189,11 @@ class LegacySession:
         import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
 
         t = self.transport
-        assert t._http is not None
-        headers = t._base_headers(legacy=False)
+        headers = t.base_headers(legacy=False)
         try:
-            async with t._http.stream("POST", t.url, content=jsonrpc.encode(message), headers=headers) as resp:
+            async with t.open_stream("POST", headers, jsonrpc.encode(message)) as resp:
                 sid = resp.headers.get("mcp-session-id")
-                body = await t._read_all(resp)
+                body = await t.read_body(resp)
                 status, ctype = resp.status_code, resp.headers.get("content-type", "")
         except (httpx.HTTPError, SseError, OSError) as exc:
             raise SessionRenewalError(f"initialize failed: {exc!r}") from None
@@ -170,35 +227,34 @@ class LegacySession:
         ``renewed``: the session is new; a 404 before the stream opens ends listening
         instead of renewing again (no renewal loop)."""
         t = self.transport
-        if not self.listening or self.id is None or t._closing:
+        if not self.listening or self.id is None or t.closing:
             return
         old = self._listener
         if old is not None and not old.done() and old is not asyncio.current_task():
             old.cancel()  # it belongs to the old session
-        self._listener = t._spawn(self._listen_loop(renewed))
+        self._listener = t.spawn(self._listen_loop(renewed))
 
     async def resume(self, rid: Any, last_id: str | None, retry: int | None) -> None:
         """GET + ``Last-Event-ID`` until the response arrives (SEP-1699)."""
         import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
 
         t = self.transport
-        assert t._http is not None
         if last_id is None or self.id is None or t.era == "modern":
-            await t._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response")
+            await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response")
             return
         attempts = 0
         while attempts < t.max_reconnects:
             attempts += 1
             await asyncio.sleep((retry if retry is not None else t.default_retry_ms) / 1000.0)
-            headers = t._base_headers(legacy=True)
+            headers = t.base_headers(legacy=True)
             headers["accept"] = "text/event-stream"
             headers["last-event-id"] = last_id
             try:
-                async with t._http.stream("GET", t.url, headers=headers) as resp:
+                async with t.open_stream("GET", headers) as resp:
                     if resp.status_code >= 400:
-                        await t._http_error(resp, rid)  # 404: the session is gone; the request may have run
+                        await t.deliver_http_error(resp, rid)  # 404: the session is gone; the request may have run
                         return
-                    got, new_id, new_retry = await t._consume(resp, rid)
+                    got, new_id, new_retry = await t.consume_sse(resp, rid)
             except httpx.HTTPError as exc:
                 logger.debug("SSE resumption failed: %r", exc)
                 continue
@@ -208,25 +264,24 @@ class LegacySession:
                 attempts = 0  # progress: keep going
                 last_id = new_id
             retry = new_retry if new_retry is not None else retry
-        await t._fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)")
+        await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)")
 
     async def _listen_loop(self, renewed: bool) -> None:
         """The GET stream for unsolicited server messages, reconnecting with Last-Event-ID."""
         import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
 
         t = self.transport
-        assert t._http is not None
         last_id: str | None = None
         retry: int | None = None
         failures = 0
-        while not t._closing and failures < t.max_reconnects:
+        while not t.closing and failures < t.max_reconnects:
             sid = self.id
-            headers = t._base_headers(legacy=True)
+            headers = t.base_headers(legacy=True)
             headers["accept"] = "text/event-stream"
             if last_id is not None:
                 headers["last-event-id"] = last_id
             try:
-                async with t._http.stream("GET", t.url, headers=headers) as resp:
+                async with t.open_stream("GET", headers) as resp:
                     if resp.status_code == 404 and sid is not None and not renewed:
                         await self.renew(sid)  # re-opens the stream from a new task: this one ends
                         return
@@ -242,7 +297,7 @@ class LegacySession:
                             if event.data.strip():
                                 message = parse_incoming(event.data)
                                 if message is not None:
-                                    await t._deliver(message)
+                                    await t.deliver(message)
                     last_id = parser.last_event_id or last_id
                     retry = parser.retry_ms or retry
             except SessionRenewalError as exc:

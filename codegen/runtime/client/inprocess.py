@@ -123,7 +123,7 @@ class InProcessTransport(ClientTransport):
             while True:
                 message = await peer.receive()
                 if isinstance(message, (dict, list)):
-                    await self._deliver(message)
+                    await self.deliver(message)
 
     def _serve(self) -> Awaitable[None]:
         return cast(InMemoryServer, self.server).serve_messages(self._receive, self._send_to_client)
@@ -133,7 +133,7 @@ class InProcessTransport(ClientTransport):
         return await self._inbox.get()
 
     async def _send_to_client(self, message: JsonMessage) -> None:
-        await self._deliver(json.loads(json.dumps(message)) if self._copy else message)
+        await self.deliver(json.loads(json.dumps(message)) if self._copy else message)
 
     async def send(self, message: JsonMessage) -> None:
         if self._task is None or self._task.done() or self._closing or self._closed_reported:

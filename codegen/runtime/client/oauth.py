@@ -15,9 +15,9 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
 5. chooses the scope: the challenge's ``scope``, else the metadata's ``scopes_supported``,
    else none; on 403, the union of the scopes asked before and the challenged ones; adds
    ``offline_access`` when the authorization server lists it (and a scope is asked at all);
-6. gets a client id: the stored registration, else the pre-registered ``client_id``, else the
-   client ID metadata document URL when the server supports those, else dynamic client
-   registration (RFC 7591) at ``registration_endpoint``;
+6. gets a client id (``client/oauth_registration.py``): the stored registration, else the
+   pre-registered ``client_id``, else the client ID metadata document URL when the server
+   supports those, else dynamic client registration (RFC 7591) at ``registration_endpoint``;
 7. authorization code with PKCE S256 (authlib) and ``resource`` (RFC 8707): the redirect
    handler (``client/oauth_redirect.py``) takes the user there and returns the callback URL,
    whose ``state`` must match and whose ``iss`` (RFC 9207) must equal the issuer exactly
@@ -55,6 +55,7 @@ from .oauth_metadata import (
     parse_challenge,
 )
 from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect, RedirectHandler
+from .oauth_registration import choose_client
 from .tokens import MemoryTokenStorage, TokenStorage
 
 if TYPE_CHECKING:  # types only; httpx is optional
@@ -62,7 +63,6 @@ if TYPE_CHECKING:  # types only; httpx is optional
 
 logger = logging.getLogger("mcp_codegen.client.oauth")
 
-AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 #: Seconds before expiry at which a token is refreshed ahead of a request.
 REFRESH_LEEWAY = 30.0
 
@@ -254,63 +254,14 @@ class OAuthFlow:
     async def _client(self, meta: dict[str, Any]) -> dict[str, Any]:
         """The client registration to use with this authorization server (made if needed)."""
         _, redirect_uri = self._redirect()
-        s = self.settings
         client = self.entry.get("client")
         if isinstance(client, dict) and client.get("redirect_uri") == redirect_uri:
             return client
-        supported = meta.get("token_endpoint_auth_methods_supported")
-        if s.client_id:
-            secret = s.client_secret
-            method = s.token_endpoint_auth_method or _secret_method(supported) if secret else "none"
-            client = {"client_id": s.client_id, "client_secret": secret, "method": method}
-        elif s.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
-            client = {"client_id": s.client_metadata_url, "method": "none"}
-        elif isinstance(meta.get("registration_endpoint"), str):
-            client = await self._register(meta["registration_endpoint"], redirect_uri, supported)
-        else:
-            raise OAuthError("the authorization server offers no dynamic client registration: "
-                             "give OAuthSettings(client_id=...) (a pre-registered client)")
+        client = await choose_client(self.settings, meta, redirect_uri, self.http)
         client["redirect_uri"] = redirect_uri
         self.entry["client"] = client
         self._save()
         return client
-
-    async def _register(self, endpoint: str, redirect_uri: str, supported: Any) -> dict[str, Any]:
-        import httpx
-
-        if isinstance(supported, list) and "none" in supported:
-            method = "none"
-        else:
-            method = _secret_method(supported)
-        body = {
-            "client_name": self.settings.client_name,
-            "redirect_uris": [redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": method,
-            "application_type": self.settings.application_type,
-        }
-        try:
-            resp = await self.http.post(endpoint, json=body, timeout=self.settings.timeout)
-        except httpx.HTTPError as exc:
-            raise OAuthError(f"dynamic client registration at {endpoint} failed: {exc!r}") from None
-        if resp.status_code not in (200, 201):
-            raise OAuthError(f"dynamic client registration at {endpoint} failed: HTTP {resp.status_code}")
-        try:
-            data = resp.json()
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
-            raise OAuthError(f"dynamic client registration at {endpoint} answered without a client_id")
-        secret = data.get("client_secret") if isinstance(data.get("client_secret"), str) else None
-        chosen = data.get("token_endpoint_auth_method") or method
-        if chosen not in AUTH_METHODS:
-            raise OAuthError(f"the authorization server registered token_endpoint_auth_method {chosen!r}, "
-                             f"which this client does not support")
-        if chosen != "none" and not secret:
-            chosen = "none"
-        logger.info("registered client %s at %s", data["client_id"], endpoint)
-        return {"client_id": data["client_id"], "client_secret": secret, "method": chosen}
 
     def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
         cls = _need_authlib()
@@ -402,13 +353,6 @@ class OAuthFlow:
 
     def __repr__(self) -> str:
         return f"OAuthFlow({self.server_url!r}, authorized={self.access_token is not None})"
-
-
-def _secret_method(supported: Any) -> str:
-    """The client authentication for a client with a secret (RFC 8414 default: basic)."""
-    if isinstance(supported, list) and "client_secret_basic" not in supported and "client_secret_post" in supported:
-        return "client_secret_post"
-    return "client_secret_basic"
 
 
 def _describe(exc: BaseException) -> str:

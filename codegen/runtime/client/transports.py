@@ -108,7 +108,8 @@ class ClientTransport:
 
     # -- helpers for subclasses ------------------------------------------------------
 
-    async def _deliver(self, message: JsonMessage) -> None:
+    async def deliver(self, message: JsonMessage) -> None:
+        """Hand one received message to the sink (dropped once the channel is reported closed)."""
         if self._sink is not None and not self._closed_reported:
             await self._sink.deliver(message)
 
@@ -256,7 +257,7 @@ class StdioTransport(ClientTransport):
                     break
                 message = parse_incoming(line)
                 if message is not None:
-                    await self._deliver(message)
+                    await self.deliver(message)
         except asyncio.CancelledError:
             reason = "transport closed"
             raise

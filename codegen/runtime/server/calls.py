@@ -32,8 +32,8 @@ from ..wire.tools import ToolDef
 from ..wire.versions import call_result_for_version
 from .connection import Connection
 from .context import Context, InputRequired, InputUnavailableError
+from .input_required import RequestStateCodec
 from .limits import Limits
-from .mrtr import RequestStateCodec
 from .results import build_result, error_result
 from .settings import ServerSettings
 
@@ -89,7 +89,7 @@ class ToolCalls:
             raise UnknownToolError(f"Unknown tool: {name}", data={"tool": name})
         answers: dict[str, Any] | None = None
         if env.modern:
-            answers = self._mrtr_answers(params, name, args, conn)
+            answers = self._input_required_answers(params, name, args, conn)
         if not await self._limits.admit(conn.client_key):
             return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
         try:
@@ -133,7 +133,7 @@ class ToolCalls:
             return self._finish(self._error_for(tool, exc, env), env)
         return self._finish(build_result(tool, value), env)
 
-    def _mrtr_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
+    def _input_required_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
         return self._states.answers(params, name, args, conn.principal)
 
     async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Any:

@@ -48,8 +48,8 @@ from ..wire.resources import (
 from .calls import RequestEnv
 from .connection import Connection
 from .context import Context, InputRequired
+from .input_required import RequestStateCodec
 from .limits import Limits
-from .mrtr import RequestStateCodec
 from .notify import MAX_SUBSCRIPTIONS, Notifications
 from .security import Signer
 from .settings import ServerSettings

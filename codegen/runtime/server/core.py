@@ -1,6 +1,7 @@
-"""Server base class and the transport-neutral protocol core (both eras).
+"""The transport-neutral protocol core of a server (both eras): :class:`ServerCore`.
 
-A generated ``<Name>ServerBase`` subclasses :class:`ServerBase` and sets ``server_info``
+A generated ``<Name>ServerBase`` subclasses :class:`~server.base.ServerBase` (this core plus
+``connect_in_process`` and ``asgi_app``) and sets ``server_info``
 and ``tool_defs``; the user subclasses that and implements one method per tool
 (``ToolDef.method``), taking ``(args: <Input model>, ctx: Context)``, ``async`` or plain.
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
@@ -59,16 +60,12 @@ from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
+from .input_required import RequestStateCodec
 from .limits import Limits
-from .mrtr import RequestStateCodec
+from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
-from .shared import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .telemetry import observe
-
-if TYPE_CHECKING:
-    from .http import HttpApp, HttpSettings
-    from .session import InProcessPeer
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -82,8 +79,10 @@ MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
 _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS
 
 
-class ServerBase(ToolCalls, Catalog):
-    """Base of every generated server (see the module docstring for the wire side)."""
+class ServerCore(ToolCalls, Catalog):
+    """The protocol core of every server (see the module docstring); :class:`~server.base.ServerBase`
+    adds the ways to serve it.  It knows no transport: they reach it through
+    :class:`~server.interface.ServedServer`."""
 
     server_info: ClassVar[ServerInfo]
     tool_defs: ClassVar[tuple[ToolDef, ...]] = ()
@@ -114,19 +113,6 @@ class ServerBase(ToolCalls, Catalog):
         """Release the Redis connections of the change bus and the rate limit (on shutdown)."""
         await self.close_bus()
         await self._limits.aclose()
-
-    def connect_in_process(self, *, principal: Any = None, copy: bool = True) -> InProcessPeer:
-        """An in-memory client end of a new connection (see :mod:`server.session`); messages
-        are copied through JSON unless ``copy`` is False."""
-        from .session import InProcessPeer
-
-        return InProcessPeer(self, principal=principal, copy=copy)
-
-    def asgi_app(self, settings: HttpSettings | None = None, **options: Any) -> HttpApp:
-        """This server as an ASGI app: Streamable HTTP at ``/mcp`` (see :mod:`server.http`)."""
-        from .http import HttpApp
-
-        return HttpApp(self, settings, **options)
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
@@ -333,4 +319,4 @@ class ServerBase(ToolCalls, Catalog):
         return result
 
 
-__all__ = ["InvalidRequestError", "ServerBase", "SUPPORTED_VERSIONS"]
+__all__ = ["InvalidRequestError", "ServerCore", "SUPPORTED_VERSIONS"]

@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core import ServerBase
+from .core import ServerCore
 
 #: Kind -> (label of the count, the handler's parameters after ``self``).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -87,7 +87,7 @@ class Report:
         return text
 
 
-def declared_handlers(base: type[ServerBase]) -> list[Handler]:
+def declared_handlers(base: type[ServerCore]) -> list[Handler]:
     """Every handler ``base`` declares, in spec order, kind by kind."""
     out = [Handler("tool", t.method, f"tool {t.name!r}") for t in base.tool_defs]
     out += [Handler("resource", r.method, f"resource {r.name!r}") for r in base.resource_defs]
@@ -119,7 +119,7 @@ def is_stub(function: Any) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
 
 
-def check_implementation(cls: type[ServerBase], base: type[ServerBase], *, stubs: bool = True) -> Report:
+def check_implementation(cls: type[ServerCore], base: type[ServerCore], *, stubs: bool = True) -> Report:
     """Check every handler of ``base`` in ``cls``: overridden, callable with the runtime's
     arguments, and (with ``stubs``) more than a ``raise NotImplementedError``."""
     report = Report(cls.__name__, base.server_info.spec if hasattr(base, "server_info") else None,

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .core import ServerBase
+from .base import ServerBase
 
 #: Hosts whose MCP configuration ``--print-config`` writes an entry for.
 HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")

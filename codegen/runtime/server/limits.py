@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .connection import is_network_client
+from .replicas import RedisRateLimit
 from .security import TokenBucket
 from .settings import ServerSettings
-from .shared import RedisRateLimit
 
 #: Client keys whose buckets are remembered (memory stays bounded under many clients).
 MAX_CLIENTS = 10_000
@@ -40,7 +40,7 @@ class Limits:
 
     async def admit(self, client_key: str) -> bool:
         """Take one token from the client's bucket; False when it is empty (rate limited).
-        With Redis (:mod:`server.shared`) the bucket is shared by every replica."""
+        With Redis (:mod:`server.replicas`) the bucket is shared by every replica."""
         if self._shared is not None:
             shared = await self._shared.admit(client_key)
             if shared is not None:

@@ -32,13 +32,14 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from ..schema.available import missing_schema_checker
-from .core import SUPPORTED_VERSIONS, ServerBase
+from .base import ServerBase
+from .core import SUPPORTED_VERSIONS
 from .handlers import check_implementation
 from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
+from .replicas import REDIS_URL_ENV
 from .security import StateKeyError
 from .settings import ServerSettings
-from .shared import REDIS_URL_ENV
 from .stdio import run_stdio
 
 logger = logging.getLogger("mcp_codegen.server")

@@ -19,7 +19,7 @@ What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``,
 
 Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
 process's listeners (:meth:`Notifications.deliver_change`), or with a change bus
-(:mod:`server.shared`, Redis) to the listeners of every replica.  Both entry points may be
+(:mod:`server.replicas`, Redis) to the listeners of every replica.  Both entry points may be
 called from handlers and other threads.
 """
 
@@ -37,8 +37,8 @@ from ..wire.errors import InternalError, InvalidParamsError
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ToolDef
 from .connection import Connection, is_network_client
+from .replicas import ChangeBus
 from .settings import ServerSettings
-from .shared import ChangeBus
 
 JsonObject = dict[str, Any]
 
@@ -83,7 +83,7 @@ class Notifications:
     settings: ServerSettings
 
     def _init_notifications(self, bus: ChangeBus | None = None) -> None:
-        #: Carries changes to the other replicas (None: this process only; :mod:`server.shared`).
+        #: Carries changes to the other replicas (None: this process only; :mod:`server.replicas`).
         self._bus = bus
         self._bus_started = False
         #: Names switched off per list (``tools`` / ``prompts`` / ``resources``).

@@ -1,6 +1,6 @@
 """Drive one connection of a message-stream transport, and the in-process peer.
 
-:class:`ServerSession` feeds decoded messages to ``ServerBase.handle``: requests (and
+:class:`ServerSession` feeds decoded messages to ``ServedServer.handle``: requests (and
 batches) each run in their own task, so a handler awaiting a client answer never blocks
 the reading of that answer; ``initialize``, notifications and responses are handled in
 order, inline.  Responses leave through ``Connection.deliver``.  Stream transports
@@ -34,7 +34,7 @@ from ..wire.errors import TransportClosedError
 from .connection import Connection, Outgoing
 
 if TYPE_CHECKING:
-    from .core import ServerBase
+    from .interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.server")
 
@@ -42,7 +42,7 @@ logger = logging.getLogger("mcp_codegen.server")
 class ServerSession:
     """Runs ``server.handle`` for the messages of one connection (see module docstring)."""
 
-    def __init__(self, server: ServerBase, conn: Connection) -> None:
+    def __init__(self, server: ServedServer, conn: Connection) -> None:
         self.server = server
         self.conn = conn
         self._tasks: set[asyncio.Task[None]] = set()
@@ -94,7 +94,7 @@ _CLOSED = _Closed()
 class InProcessPeer:
     """Client end of an in-memory connection to a server (see module docstring)."""
 
-    def __init__(self, server: ServerBase, *, principal: Any = None, copy: bool = True) -> None:
+    def __init__(self, server: ServedServer, *, principal: Any = None, copy: bool = True) -> None:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self.connection = Connection(self._to_client, principal=principal)
         self._session = ServerSession(server, self.connection)

@@ -60,7 +60,7 @@ class ServerSettings:
     #: server's name.
     state_audience: str | None = None
     #: Redis shared by the replicas (``redis://host:6379/0``): change notifications and the rate
-    #: limit reach across processes (:mod:`server.shared`).  None: ``MCP_CODEGEN_REDIS_URL``, else
+    #: limit reach across processes (:mod:`server.replicas`).  None: ``MCP_CODEGEN_REDIS_URL``, else
     #: each process alone.
     redis_url: str | None = None
 

@@ -38,7 +38,7 @@ from .connection import Connection, Outgoing
 from .session import ServerSession
 
 if TYPE_CHECKING:
-    from .core import ServerBase
+    from .interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.stdio")
 _CHUNK = 65536
@@ -89,7 +89,7 @@ class _LoopPipes:
 
 
 async def serve_stdio(
-    server: ServerBase, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
+    server: ServedServer, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None
 ) -> None:
     """Serve ``server`` over stdio until stdin reaches EOF."""
     loop = asyncio.get_running_loop()
@@ -210,7 +210,7 @@ async def serve_stdio(
             pipes.writer.close()
 
 
-def run_stdio(server: ServerBase) -> None:
+def run_stdio(server: ServedServer) -> None:
     """Blocking entry point: protect stdout, then serve until EOF.
 
     What exists now (modules, classes, the server) lives as long as the process: it is

@@ -47,7 +47,7 @@ from .responses import send_body, send_error
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.http")
 access_logger = logging.getLogger("mcp_codegen.http.access")
@@ -55,7 +55,7 @@ _FIELD_LIMIT = 100  # characters of a client-chosen method or tool name in a log
 
 
 class HttpApp:
-    """The ASGI application serving one :class:`~server.core.ServerBase` (module docstring).
+    """The ASGI application serving one :class:`~server.interface.ServedServer` (module docstring).
 
     Args:
         server: the server to serve.
@@ -63,7 +63,7 @@ class HttpApp:
         **overrides: fields of :class:`HttpSettings` replacing those of ``settings``.
     """
 
-    def __init__(self, server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> None:
+    def __init__(self, server: ServedServer, settings: HttpSettings | None = None, **overrides: Any) -> None:
         base = settings or HttpSettings()
         self.settings = replace(base, **overrides) if overrides else base
         self.server = server
@@ -189,7 +189,7 @@ class HttpApp:
             await self._modern.handle(req, receive, send, principal, message)
 
 
-def asgi_app(server: ServerBase, settings: HttpSettings | None = None, **overrides: Any) -> HttpApp:
+def asgi_app(server: ServedServer, settings: HttpSettings | None = None, **overrides: Any) -> HttpApp:
     """The ASGI application for ``server`` (same as ``server.asgi_app(...)``).
 
     Args:

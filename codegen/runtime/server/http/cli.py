@@ -29,7 +29,7 @@ from .oauth import add_oauth_arguments, oauth_from_args
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 _UVICORN_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 #: Default of ``--grace``: seconds requests in flight may still run after SIGTERM.
@@ -102,7 +102,7 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
     )
 
 
-def run(server: ServerBase, args: argparse.Namespace) -> None:
+def run(server: ServedServer, args: argparse.Namespace) -> None:
     """Serve ``server`` with uvicorn until SIGTERM/SIGINT, then drain (the main.py hook; blocking).
 
     Args:

@@ -39,7 +39,7 @@ from .oauth import oauth_from_json, oauth_to_json
 from .settings import HttpSettings
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 IMPL_ENV = "MCP_CODEGEN_IMPL"
 SETTINGS_ENV = "MCP_CODEGEN_HTTP_SETTINGS"
@@ -49,7 +49,7 @@ _BOOT_FAILURE = 3
 logger = logging.getLogger("mcp_codegen.http")
 
 
-def export_app_env(server: ServerBase, settings: HttpSettings) -> None:
+def export_app_env(server: ServedServer, settings: HttpSettings) -> None:
     """Describe ``server`` and ``settings`` in the environment :func:`app_from_env` reads
     (``tokens`` and ``verify_token`` stay out: workers read ``MCP_CODEGEN_HTTP_TOKENS``; so do
     the OAuth client secret and verifier object: workers read ``MCP_CODEGEN_OAUTH_CLIENT_SECRET``)."""

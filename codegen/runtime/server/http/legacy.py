@@ -44,7 +44,7 @@ from .settings import HttpSettings
 from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 #: The environment variable naming the replica when ``HttpSettings.replica_id`` is None.
 REPLICA_ENV = "MCP_CODEGEN_REPLICA_ID"
@@ -167,7 +167,7 @@ class LegacyHandler:
         settings: the transport settings.
     """
 
-    def __init__(self, server: ServerBase, settings: HttpSettings) -> None:
+    def __init__(self, server: ServedServer, settings: HttpSettings) -> None:
         self.server = server
         self.settings = settings
         self.sessions: dict[str, Session] = {}

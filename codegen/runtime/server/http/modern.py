@@ -31,7 +31,7 @@ from .settings import HttpSettings
 from .streams import EventStream, StreamConnection, answer_into
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.http")
 
@@ -39,7 +39,7 @@ logger = logging.getLogger("mcp_codegen.http")
 HeaderTable = dict[str, tuple[tuple[HeaderParam, ...], str | None]]
 
 
-def header_table(server: ServerBase) -> HeaderTable:
+def header_table(server: ServedServer) -> HeaderTable:
     """The ``x-mcp-header`` arguments of every tool (invalid annotations are logged).
 
     Args:
@@ -147,7 +147,7 @@ class StatelessHandler:
         settings: the transport settings.
     """
 
-    def __init__(self, server: ServerBase, settings: HttpSettings) -> None:
+    def __init__(self, server: ServedServer, settings: HttpSettings) -> None:
         self.server = server
         self.settings = settings
         self.table = header_table(server)

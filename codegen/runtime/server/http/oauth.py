@@ -43,7 +43,7 @@ from .settings import OAuthSettings
 from .verifiers import AccessTokenVerifier, IntrospectionVerifier
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.http.auth")
 
@@ -120,7 +120,7 @@ class ResourceServer:
                            timeout=s.timeout)
 
     @classmethod
-    def for_server(cls, server: ServerBase, oauth: OAuthSettings | None, path: str) -> ResourceServer | None:
+    def for_server(cls, server: ServedServer, oauth: OAuthSettings | None, path: str) -> ResourceServer | None:
         """The resource server of ``server``: None unless the spec has ``server.auth`` or ``oauth``
         names an authorization server, a JWKS URL, an introspection endpoint or a verifier."""
         info = getattr(server, "server_info", None)

@@ -25,7 +25,7 @@ from ...wire import jsonrpc
 from ..connection import Connection, Outgoing
 
 if TYPE_CHECKING:
-    from ..core import ServerBase
+    from ..interface import ServedServer
 
 
 class EventStream:
@@ -172,7 +172,7 @@ class StreamConnection(Connection):
             self.route(related_to).append(message)
 
 
-async def answer_into(stream: EventStream, server: ServerBase, message: object, conn: Connection) -> None:
+async def answer_into(stream: EventStream, server: ServedServer, message: object, conn: Connection) -> None:
     """Handle ``message`` and append its response (if any) to ``stream``, then finish it.
 
     Args:

@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
-from ._runtime.wire.content import ToolResult
-from ._runtime.wire.tools import ServerInfo, ToolDef
-from ._runtime.client.catalog import ResourceContents
-from ._runtime.wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef
+from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
+from ._runtime.gencode import (
+    PromptDef,
+    PromptResult,
+    ResourceContents,
+    ResourceDef,
+    ResourceTemplateDef,
+    ServerInfo,
+    ToolDef,
+    ToolResult,
+)
 from .models import GreetArgumentsTone
 from .tools import PING_TOOL_TOOL, PROMPTS, RESOURCE_TEMPLATES, RESOURCES, SERVER_INFO, TOOLS
 

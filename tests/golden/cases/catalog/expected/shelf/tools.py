@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.wire.tools import ServerInfo, ToolDef
-from ._runtime.wire.resources import CompletionDef, PromptDef, ResourceDef, ResourceTemplateDef
+from ._runtime.gencode import (
+    CompletionDef,
+    PromptDef,
+    ResourceDef,
+    ResourceTemplateDef,
+    ServerInfo,
+    ToolDef,
+)
 from .models import GreetArguments, ItemVariables, PingToolInput
 
 SERVER_INFO = ServerInfo(

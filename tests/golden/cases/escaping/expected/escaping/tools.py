@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.wire.tools import ServerInfo, ToolDef
+from ._runtime.gencode import ServerInfo, ToolDef
 from .errors import WeirdErrorError
 from .models import TrickyInput, TrickyOutput
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.wire.tools import AuthDef, InputDef, ServerInfo, ToolDef
+from ._runtime.gencode import AuthDef, InputDef, ServerInfo, ToolDef
 from .errors import LockedError, TooManyError
 from .models import (
     ListItemsInput,

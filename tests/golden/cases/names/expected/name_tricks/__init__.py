@@ -6,35 +6,46 @@ Everything an implementation or a caller needs is importable from here; the runt
 
 from __future__ import annotations
 
-from ._runtime.client import UNSET, Unset
-from ._runtime.client.catalog import Completion
-from ._runtime.client.subscriptions import Change, Subscription
-from ._runtime.client.types import (
+from ._runtime.gencode import require_api
+
+require_api(1, __name__)  # before any other runtime import: a clear error if too old
+
+from ._runtime.client.gencode import (
+    UNSET,
     AuditRecord,
     CatalogChange,
+    Change,
     CompatReport,
+    Completion,
     ElicitationRequest,
     ElicitationResponse,
     Progress,
     Root,
     SamplingRequest,
     SamplingResponse,
+    Subscription,
     ToolCallInfo,
+    Unset,
 )
-from ._runtime.server.context import Context, Elicited, InputUnavailableError
-from ._runtime.server.principal import Principal
-from ._runtime.server.settings import ServerSettings
-from ._runtime.wire.content import (
+from ._runtime.gencode import (
     AudioContent,
     BlobResourceContents,
     EmbeddedResource,
     ImageContent,
+    PromptMessage,
+    PromptResult,
     ResourceLink,
     TextContent,
     TextResourceContents,
     ToolResult,
 )
-from ._runtime.wire.resources import PromptMessage, PromptResult
+from ._runtime.server.gencode import (
+    Context,
+    Elicited,
+    InputUnavailableError,
+    Principal,
+    ServerSettings,
+)
 from .client import NameTricksClient, NameTricksSyncClient
 from .errors import (
     InvalidArgumentsError,

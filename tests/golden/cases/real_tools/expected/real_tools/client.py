@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from ._runtime.client import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
-from ._runtime.wire.content import ToolResult
-from ._runtime.wire.tools import ServerInfo, ToolDef
+from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
+from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
 from .models import Item, LintInputMode, Node, SecondOutput, ThirdItem
 from .tools import (
     FIRST_TOOL,

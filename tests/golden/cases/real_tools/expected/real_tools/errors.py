@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._runtime.wire.errors import (
+from ._runtime.gencode import (
     ConfirmationDeniedError,
     DeclaredToolError,
     HeaderMismatchError,
