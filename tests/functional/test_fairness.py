@@ -109,3 +109,16 @@ def test_one_client_cannot_take_every_listen_stream() -> None:
         finally:
             server.close_subscriptions()
             first.__exit__(None, None, None)
+
+
+def test_default_shares_are_a_tenth_but_never_starve_a_small_server() -> None:
+    from codegen.runtime.server.http import HttpSettings
+
+    assert ServerSettings().listen_streams_per_client() == 100  # of 1000
+    assert ServerSettings(max_listen_streams=50).listen_streams_per_client() == 10
+    assert ServerSettings(max_listen_streams=2).listen_streams_per_client() == 2  # a cap that small is for one client
+    assert ServerSettings(max_concurrent_calls=64).calls_per_client() == 48
+    assert ServerSettings(max_concurrent_calls=1).calls_per_client() == 1
+    assert HttpSettings().sessions_per_client() == 100
+    assert HttpSettings(max_sessions=10, max_sessions_per_client=3).sessions_per_client() == 3
+    assert HttpSettings(max_sessions=5, max_sessions_per_client=50).sessions_per_client() == 5

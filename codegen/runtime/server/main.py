@@ -240,7 +240,7 @@ def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None 
     parser.add_argument("--max-concurrency-per-client", type=int, default=None,
                         help="of those, tool calls one HTTP client may run at once (default: three quarters)")
     parser.add_argument("--max-listen-streams-per-client", type=int, default=None,
-                        help="of those, listen streams one HTTP client may hold (default: a tenth)")
+                        help="of those, listen streams one HTTP client may hold (default: a tenth, at least 10)")
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")

@@ -6,6 +6,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 
+def fair_share(total: int) -> int:
+    """How many of ``total`` bounded places one client may hold by default: a tenth, but at
+    least 10 (all of them when there are no more than 10: a cap that small is for one client)."""
+    return max(min(total, 10), total // 10)
+
+
 @dataclass(frozen=True)
 class ServerSettings:
     """Tunables of a generated server; every field has a safe default.
@@ -30,8 +36,8 @@ class ServerSettings:
     #: 2026-07-28 ``subscriptions/listen`` streams open at once, server-wide (one more is
     #: refused with -32603; each holds a connection: about 28 KB over HTTP).
     max_listen_streams: int = 1000
-    #: Of those, how many one HTTP client may hold; None: a tenth of ``max_listen_streams``
-    #: (at least 1).
+    #: Of those, how many one HTTP client may hold; None: a tenth of ``max_listen_streams``, at
+    #: least 10 (or all of them when there are fewer: see :func:`fair_share`).
     max_listen_streams_per_client: int | None = None
     #: Seconds a tool call may take (waiting for a slot and for client input included).
     call_timeout: float = 300.0
@@ -88,4 +94,4 @@ class ServerSettings:
         """``subscriptions/listen`` streams one HTTP client may hold (``max_listen_streams_per_client``)."""
         if self.max_listen_streams_per_client is not None:
             return min(self.max_listen_streams_per_client, self.max_listen_streams)
-        return max(1, self.max_listen_streams // 10)
+        return fair_share(self.max_listen_streams)

@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"legacy sessions kept at once; the longest idle one makes room, 503 when none is idle "
                             f"(default {HttpSettings.max_sessions})")
     group.add_argument("--max-sessions-per-client", type=int, default=None,
-                       help="legacy sessions one client (principal, else address) may hold (default: a tenth of --max-sessions)")
+                       help="legacy sessions one client (principal, else address) may hold (default: a tenth of --max-sessions, at least 10)")
     group.add_argument("--replica-id", default=None, help="legacy: prefix of session ids for sticky routing "
                        "(default: $MCP_CODEGEN_REPLICA_ID; see docs/legacy-load-balancing.md)")
     group.add_argument("--workers", type=int, default=1,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..settings import fair_share
 from .jwks import DEFAULT_ALGORITHMS
 from .verifiers import AccessTokenVerifier
 
@@ -96,8 +97,8 @@ class HttpSettings:
     session_idle_timeout: float = 3600.0
     max_sessions: int = 1000
     #: Of those, how many one client (its principal, else its address) may hold: at the cap its
-    #: longest-idle session makes room, 503 when none is idle.  None: a tenth of ``max_sessions``
-    #: (at least 1), so one client cannot take every session (and with them every GET stream).
+    #: longest-idle session makes room, 503 when none is idle.  None: a tenth of ``max_sessions``,
+    #: at least 10 (``fair_share``), so one client cannot take every session (nor every GET stream).
     max_sessions_per_client: int | None = None
     #: Events kept per SSE stream for replay (legacy) and queued per request (2026).
     max_events_per_stream: int = 1000
@@ -129,4 +130,4 @@ class HttpSettings:
         """Legacy sessions one client may hold (see ``max_sessions_per_client``)."""
         if self.max_sessions_per_client is not None:
             return min(self.max_sessions_per_client, self.max_sessions)
-        return max(1, self.max_sessions // 10)
+        return fair_share(self.max_sessions)
