@@ -257,7 +257,7 @@ RULES: tuple[HostRule, ...] = (
              "inline the definition where this host matters", _refs),
     HostRule("type-list", ("gemini",), "`type` as a list, such as the nullable form `type: [X, \"null\"]`",
              f"{_GEMINI}#Schema (type: one type; `nullable: true` instead)", _OPTIONAL, _type_list),
-    HostRule("union", ("gemini",), "`anyOf`, `oneOf` or `allOf` at the root or in a property (nullable `anyOf` "
+    HostRule("union", ("gemini",), "`anyOf`, `oneOf` or `allOf` anywhere in the input schema (nullable `anyOf` "
              "forms too)", f"{_GEMINI}#Schema (no oneOf or allOf; anyOf only in newer API versions)",
              f"use one type where this host matters; for a nullable property {_OPTIONAL}", _unions),
     HostRule("gemini-keyword", ("gemini",), "a JSON Schema keyword Gemini's Schema does not have "
