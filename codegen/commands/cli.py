@@ -199,7 +199,8 @@ def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("-
                  output: OutOpt = None,
                  host: Annotated[str, typer.Option("--host", metavar="PROFILE", help="Host limits to warn about (W111, see docs/hosts.md): common (the rules shared by two or more hosts), all, none, or host names: claude, openai, gemini, cursor, vscode (comma-separated).")] = "common") -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
-    from ..spec.hostlint import lint_paths, select
+    from ..spec.hostlint import lint_paths
+    from ..spec.hosts import select
 
     if select(host)[1]:
         err_console.print(f"error: --host: {select(host)[1]}", style="red", markup=False)
