@@ -66,6 +66,7 @@ CODES: dict[str, str] = {
     "W108": "tool scopes without server.auth: enforced only when OAuth is configured at run time",
     "W109": "unknown schema keyword close to a JSON Schema keyword, in a pulled spec (kept as an annotation)",
     "W110": "no implementation stub: the build has no server side",
+    "W111": "host may refuse the tool: a limit of a common MCP host or model API (validate --host; docs/hosts.md)",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
 }

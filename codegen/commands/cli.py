@@ -196,10 +196,19 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
 @app.command("validate")
 def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("--strict", help="Also fail on warnings.")] = False,
                  impl: Annotated[Optional[str], typer.Option("--impl", help="Also check this implementation (module:Class, importable from the working directory or the output folder) against the spec: every tool, resource, template, prompt and completion handler implemented, not a stub, taking the runtime's arguments. One server only.")] = None,
-                 output: OutOpt = None) -> None:
+                 output: OutOpt = None,
+                 host: Annotated[str, typer.Option("--host", metavar="PROFILE", help="Host limits to warn about (W111, see docs/hosts.md): common (the rules shared by two or more hosts), all, none, or host names: claude, openai, gemini, cursor, vscode (comma-separated).")] = "common") -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
+    from ..spec.hostlint import lint_paths
+    from ..spec.hosts import select
+
+    if select(host)[1]:
+        err_console.print(f"error: --host: {select(host)[1]}", style="red", markup=False)
+        raise typer.Exit(2)
     paths, out, options = _config(specs, output, need_output=False)
     result = generate(paths, options=options)
+    if result.ok:
+        result.diagnostics += lint_paths(paths, host)
     _print_diagnostics(result, paths)
     if not result.ok or (strict and result.diagnostics):
         raise typer.Exit(1)
