@@ -20,26 +20,184 @@ the names under ``properties``, ``$defs``, ``patternProperties``, ``dependentSch
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .load import join_pointer
 
+MODEL = "model"
+SIDE_CHECK = "side-check"
+SCHEMA_CHECKED = "schema-checked"
+ANNOTATION = "annotation"
+STRUCTURAL = "structural"
+#: The kinds, in the order the docs explain them.
+KINDS = (MODEL, SIDE_CHECK, SCHEMA_CHECKED, ANNOTATION, STRUCTURAL)
+#: The vocabulary of the keywords that 2020-12 no longer has (a ``$schema`` can pick them).
+OLDER = "older drafts"
+
+
+class Keyword(NamedTuple):
+    """What one JSON Schema keyword becomes in a generated package.
+
+    Attributes:
+        vocabulary: its 2020-12 vocabulary (``core``, ``applicator``, ``unevaluated``,
+            ``validation``, ``meta-data``, ``format-annotation``, ``content``), or
+            :data:`OLDER` for a keyword of an earlier draft.
+        kind: :data:`MODEL` (the Pydantic models express it exactly, where the note says;
+            anywhere else the tool is schema-checked), :data:`SIDE_CHECK` (checked beside the
+            model by the runtime, without ``jsonschema``, where the note says; elsewhere
+            schema-checked), :data:`SCHEMA_CHECKED` (the models cannot express it: the tool's
+            original schema is validated with ``jsonschema``), :data:`ANNOTATION` (never
+            constrains), :data:`STRUCTURAL` (organises the schema, constrains nothing itself).
+        applies: the instance type it constrains (``object``, ``array``, ``string``,
+            ``number``: integers too) or ``any``.
+        note: one line, for the docs and the diagnostics: what it becomes, and where.
+    """
+
+    vocabulary: str
+    kind: str
+    applies: str
+    note: str
+
+
+_ON_NUMBER = "a bound on an integer- or number-typed schema (a field constraint); elsewhere schema-checked"
+_ON_STRING = "on a string-typed schema (a field constraint, in code points); elsewhere schema-checked"
+_ON_ARRAY = "on an array-typed schema (a list constraint); elsewhere schema-checked"
+_IF = "the models cannot express a condition; the tool is schema-checked"
+_CONTAINS = "the models cannot count matching items; the tool is schema-checked"
+_PROPS = "the models cannot count properties; the tool is schema-checked"
+_IDENT = "an identifier the models cannot follow; the tool is schema-checked"
+_META = "an annotation: no check, kept in the docs"
+_CONTENT = "an annotation (2020-12 does not assert content); the string is not decoded or checked"
+
+#: Every keyword of JSON Schema 2020-12 (all vocabularies), then those of earlier drafts that a
+#: schema may still use, and what each becomes: the one place that decides it (the exactness
+#: analysis, the diagnostics and docs/json-schema.md read it; tests keep the runtime to it).
+KEYWORDS: Mapping[str, Keyword] = MappingProxyType({
+    # core
+    "$schema": Keyword("core", STRUCTURAL, "any", "the dialect; another draft's keywords are schema-checked"),
+    "$id": Keyword("core", SCHEMA_CHECKED, "any", "a resource boundary " + _IDENT.removeprefix("an identifier ")),
+    "$ref": Keyword("core", STRUCTURAL, "any", "a same-document JSON pointer is followed (the target's class is "
+                    "shared); siblings beside it, anchors and other documents are schema-checked"),
+    "$anchor": Keyword("core", SCHEMA_CHECKED, "any", "a name for a subschema: " + _IDENT),
+    "$dynamicRef": Keyword("core", SCHEMA_CHECKED, "any", "a reference resolved at run time: " + _IDENT),
+    "$dynamicAnchor": Keyword("core", SCHEMA_CHECKED, "any", "a dynamic name for a subschema: " + _IDENT),
+    "$vocabulary": Keyword("core", SCHEMA_CHECKED, "any", "meaningful in a metaschema only; in a tool's schema "
+                           "the tool is schema-checked"),
+    "$comment": Keyword("core", ANNOTATION, "any", "an annotation: no check, not in the docs"),
+    "$defs": Keyword("core", STRUCTURAL, "any", "definitions for $ref: each named one becomes a shared class"),
+    # applicator
+    "prefixItems": Keyword("applicator", SCHEMA_CHECKED, "array", "the models have no tuples; the tool is "
+                           "schema-checked"),
+    "items": Keyword("applicator", MODEL, "array", "on an array-typed schema: the list's item type; beside "
+                     "prefixItems, or elsewhere, schema-checked"),
+    "contains": Keyword("applicator", SCHEMA_CHECKED, "array", _CONTAINS),
+    "additionalProperties": Keyword("applicator", MODEL, "object", "on an object-typed schema: false forbids "
+                                    "extra properties, true keeps them; a schema only without properties (a "
+                                    "dict's values); otherwise schema-checked"),
+    "properties": Keyword("applicator", MODEL, "object", "on an object-typed schema: the model's fields; "
+                          "elsewhere schema-checked"),
+    "patternProperties": Keyword("applicator", SCHEMA_CHECKED, "object", "names matched by a pattern: the tool "
+                                 "is schema-checked"),
+    "dependentSchemas": Keyword("applicator", SCHEMA_CHECKED, "object", _IF),
+    "propertyNames": Keyword("applicator", SCHEMA_CHECKED, "object", "the models cannot check names; the tool "
+                             "is schema-checked"),
+    "if": Keyword("applicator", SCHEMA_CHECKED, "any", _IF),
+    "then": Keyword("applicator", SCHEMA_CHECKED, "any", _IF),
+    "else": Keyword("applicator", SCHEMA_CHECKED, "any", _IF),
+    "allOf": Keyword("applicator", SCHEMA_CHECKED, "any", "the models cannot intersect schemas; the tool is "
+                     "schema-checked"),
+    "anyOf": Keyword("applicator", MODEL, "any", "a union, when every branch is exact and nothing but "
+                     "annotations is beside it; otherwise schema-checked"),
+    "oneOf": Keyword("applicator", MODEL, "any", "a union, as anyOf, when no two branches' types meet (integer "
+                     "counts as number); overlapping branches are schema-checked"),
+    "not": Keyword("applicator", SCHEMA_CHECKED, "any", "the models cannot negate a schema; the tool is "
+                   "schema-checked"),
+    # unevaluated
+    "unevaluatedItems": Keyword("unevaluated", SCHEMA_CHECKED, "array", "depends on what the other keywords "
+                                "evaluated; the tool is schema-checked"),
+    "unevaluatedProperties": Keyword("unevaluated", SCHEMA_CHECKED, "object", "depends on what the other "
+                                     "keywords evaluated; the tool is schema-checked"),
+    # validation
+    "type": Keyword("validation", MODEL, "any", "the field's type, strict (\"5\" is no integer); [X, \"null\"] "
+                    "is X | None with X's constraints; constraints beside several types are schema-checked"),
+    "const": Keyword("validation", MODEL, "any", "a string on an untyped or string-typed schema: a literal; "
+                     "any other value is schema-checked"),
+    "enum": Keyword("validation", MODEL, "any", "distinct strings (and at most one null) on an untyped or "
+                    "string-typed schema: a string enum class; other members are schema-checked"),
+    "multipleOf": Keyword("validation", MODEL, "number", "a positive integer on an integer-typed schema; "
+                          "fractions, and other types, are schema-checked"),
+    "maximum": Keyword("validation", MODEL, "number", _ON_NUMBER),
+    "exclusiveMaximum": Keyword("validation", MODEL, "number", _ON_NUMBER),
+    "minimum": Keyword("validation", MODEL, "number", _ON_NUMBER),
+    "exclusiveMinimum": Keyword("validation", MODEL, "number", _ON_NUMBER),
+    "maxLength": Keyword("validation", MODEL, "string", _ON_STRING),
+    "minLength": Keyword("validation", MODEL, "string", _ON_STRING),
+    "pattern": Keyword("validation", SIDE_CHECK, "string", "ECMA-262, beside the model, where it applies "
+                       "unconditionally (reached only through properties, items, additionalProperties without "
+                       "properties and same-document refs, in a non-recursive schema); elsewhere schema-checked"),
+    "maxItems": Keyword("validation", MODEL, "array", _ON_ARRAY),
+    "minItems": Keyword("validation", MODEL, "array", _ON_ARRAY),
+    "uniqueItems": Keyword("validation", SCHEMA_CHECKED, "array", "true: the models cannot compare items, the "
+                           "tool is schema-checked (false means nothing)"),
+    "maxContains": Keyword("validation", SCHEMA_CHECKED, "array", _CONTAINS),
+    "minContains": Keyword("validation", SCHEMA_CHECKED, "array", _CONTAINS),
+    "maxProperties": Keyword("validation", SCHEMA_CHECKED, "object", _PROPS),
+    "minProperties": Keyword("validation", SCHEMA_CHECKED, "object", _PROPS),
+    "required": Keyword("validation", MODEL, "object", "names of declared properties on an object-typed schema: "
+                        "required fields; an undeclared name is schema-checked"),
+    "dependentRequired": Keyword("validation", SCHEMA_CHECKED, "object", _IF),
+    # meta-data
+    "title": Keyword("meta-data", ANNOTATION, "any", _META),
+    "description": Keyword("meta-data", ANNOTATION, "any", "an annotation: no check; the docstrings and docs"),
+    "default": Keyword("meta-data", ANNOTATION, "any", "an annotation: no check; filled in where the client "
+                       "left the property out (when it fits the schema)"),
+    "deprecated": Keyword("meta-data", ANNOTATION, "any", _META),
+    "readOnly": Keyword("meta-data", ANNOTATION, "any", _META),
+    "writeOnly": Keyword("meta-data", ANNOTATION, "any", _META),
+    "examples": Keyword("meta-data", ANNOTATION, "any", _META),
+    # format-annotation
+    "format": Keyword("format-annotation", ANNOTATION, "any", "an annotation (format: date is a str); with "
+                      "server.formatAssertion the tool is schema-checked and formats asserted"),
+    # content
+    "contentEncoding": Keyword("content", ANNOTATION, "string", _CONTENT),
+    "contentMediaType": Keyword("content", ANNOTATION, "string", _CONTENT),
+    "contentSchema": Keyword("content", ANNOTATION, "string", _CONTENT),
+    # earlier drafts
+    "definitions": Keyword(OLDER, STRUCTURAL, "any", "draft-07's $defs: definitions for $ref"),
+    "dependencies": Keyword(OLDER, SCHEMA_CHECKED, "object", "draft-07; the tool is schema-checked (2020-12 "
+                            "ignores it unless $schema names an earlier draft)"),
+    "additionalItems": Keyword(OLDER, SCHEMA_CHECKED, "array", "draft-07; the tool is schema-checked (2020-12 "
+                               "ignores it unless $schema names an earlier draft)"),
+    "$recursiveRef": Keyword(OLDER, SCHEMA_CHECKED, "any", "2019-09's $dynamicRef: " + _IDENT),
+    "$recursiveAnchor": Keyword(OLDER, SCHEMA_CHECKED, "any", "2019-09's $dynamicAnchor: " + _IDENT),
+})
 #: Every keyword of JSON Schema 2020-12, all vocabularies (core, applicator, unevaluated,
 #: validation, meta-data, format, content).
-SCHEMA_KEYWORDS = frozenset({
-    "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
-    "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
-    "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
-    "unevaluatedItems", "unevaluatedProperties",
-    "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-    "maxProperties", "minProperties", "required", "dependentRequired",
-    "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
-    "format", "contentEncoding", "contentMediaType", "contentSchema",
-})
+SCHEMA_KEYWORDS = frozenset(k for k, r in KEYWORDS.items() if r.vocabulary != OLDER)
 #: Keywords of earlier drafts that a schema may still use (a ``$schema`` can pick them).
-OLDER_KEYWORDS = frozenset({"definitions", "dependencies", "additionalItems", "$recursiveRef", "$recursiveAnchor"})
+OLDER_KEYWORDS = frozenset(k for k, r in KEYWORDS.items() if r.vocabulary == OLDER)
+
+
+def keywords_of(*kinds: str, applies: str | None = None) -> frozenset[str]:
+    """The keywords of the given kinds (all kinds when none), perhaps only those that
+    constrain ``applies`` instances."""
+    return frozenset(k for k, r in KEYWORDS.items()
+                     if (not kinds or r.kind in kinds) and (applies is None or r.applies == applies))
+
+
+#: What :func:`~codegen.schemas.exactness.inexact_keywords` reports that is not a keyword.
+_NOT_KEYWORDS = {"false": "a false schema refuses every value, which the models cannot say",
+                 "schema": "a value that is not a schema"}
+
+
+def keyword_note(keyword: str) -> str:
+    """The table's one line on ``keyword`` (for a diagnostic), or what a non-keyword means."""
+    record = KEYWORDS.get(keyword)
+    return record.note if record is not None else _NOT_KEYWORDS.get(keyword, "not a JSON Schema keyword")
+
+
 #: Keys other tools put into schemas on purpose: never reported as near misses.
 LEGITIMATE_ANNOTATIONS = frozenset({
     "example", "nullable", "discriminator", "xml", "externalDocs",  # OpenAPI
@@ -110,7 +268,7 @@ def near_miss(key: str, known: Iterable[str]) -> str | None:
     return best[1] if best else None
 
 
-_ALL_KEYWORDS = SCHEMA_KEYWORDS | OLDER_KEYWORDS
+_ALL_KEYWORDS = frozenset(KEYWORDS)
 
 
 def schema_typos(schema: Any, ptr: str = "") -> list[tuple[str, str, str]]:
