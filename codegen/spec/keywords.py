@@ -68,7 +68,7 @@ _IF = "the models cannot express a condition; the tool is schema-checked"
 _CONTAINS = "the models cannot count matching items; the tool is schema-checked"
 _PROPS = "the models cannot count properties; the tool is schema-checked"
 _IDENT = "an identifier the models cannot follow; the tool is schema-checked"
-_META = "an annotation: no check, kept in the docs"
+_META = "an annotation: nothing checks it"
 _CONTENT = "an annotation (2020-12 does not assert content); the string is not decoded or checked"
 
 #: Every keyword of JSON Schema 2020-12 (all vocabularies), then those of earlier drafts that a
@@ -79,14 +79,14 @@ KEYWORDS: Mapping[str, Keyword] = MappingProxyType({
     "$schema": Keyword("core", STRUCTURAL, "any", "the dialect; another draft's keywords are schema-checked"),
     "$id": Keyword("core", SCHEMA_CHECKED, "any", "a resource boundary " + _IDENT.removeprefix("an identifier ")),
     "$ref": Keyword("core", STRUCTURAL, "any", "a same-document JSON pointer is followed (the target's class is "
-                    "shared); siblings beside it, anchors and other documents are schema-checked"),
+                    "shared); another keyword beside it, an anchor or another document is schema-checked"),
     "$anchor": Keyword("core", SCHEMA_CHECKED, "any", "a name for a subschema: " + _IDENT),
     "$dynamicRef": Keyword("core", SCHEMA_CHECKED, "any", "a reference resolved at run time: " + _IDENT),
     "$dynamicAnchor": Keyword("core", SCHEMA_CHECKED, "any", "a dynamic name for a subschema: " + _IDENT),
     "$vocabulary": Keyword("core", SCHEMA_CHECKED, "any", "meaningful in a metaschema only; in a tool's schema "
                            "the tool is schema-checked"),
-    "$comment": Keyword("core", ANNOTATION, "any", "an annotation: no check, not in the docs"),
-    "$defs": Keyword("core", STRUCTURAL, "any", "definitions for $ref: each named one becomes a shared class"),
+    "$comment": Keyword("core", ANNOTATION, "any", _META),
+    "$defs": Keyword("core", STRUCTURAL, "any", "definitions for $ref; they constrain nothing themselves"),
     # applicator
     "prefixItems": Keyword("applicator", SCHEMA_CHECKED, "array", "the models have no tuples; the tool is "
                            "schema-checked"),
@@ -150,9 +150,9 @@ KEYWORDS: Mapping[str, Keyword] = MappingProxyType({
     "dependentRequired": Keyword("validation", SCHEMA_CHECKED, "object", _IF),
     # meta-data
     "title": Keyword("meta-data", ANNOTATION, "any", _META),
-    "description": Keyword("meta-data", ANNOTATION, "any", "an annotation: no check; the docstrings and docs"),
-    "default": Keyword("meta-data", ANNOTATION, "any", "an annotation: no check; filled in where the client "
-                       "left the property out (when it fits the schema)"),
+    "description": Keyword("meta-data", ANNOTATION, "any", _META),
+    "default": Keyword("meta-data", ANNOTATION, "any", "an annotation: nothing checks it; the handler gets it where the "
+                       "client left the property out (when it fits the schema)"),
     "deprecated": Keyword("meta-data", ANNOTATION, "any", _META),
     "readOnly": Keyword("meta-data", ANNOTATION, "any", _META),
     "writeOnly": Keyword("meta-data", ANNOTATION, "any", _META),
@@ -165,7 +165,7 @@ KEYWORDS: Mapping[str, Keyword] = MappingProxyType({
     "contentMediaType": Keyword("content", ANNOTATION, "string", _CONTENT),
     "contentSchema": Keyword("content", ANNOTATION, "string", _CONTENT),
     # earlier drafts
-    "definitions": Keyword(OLDER, STRUCTURAL, "any", "draft-07's $defs: definitions for $ref"),
+    "definitions": Keyword(OLDER, STRUCTURAL, "any", "draft-07's $defs: definitions for $ref; they constrain nothing themselves"),
     "dependencies": Keyword(OLDER, SCHEMA_CHECKED, "object", "draft-07; the tool is schema-checked (2020-12 "
                             "ignores it unless $schema names an earlier draft)"),
     "additionalItems": Keyword(OLDER, SCHEMA_CHECKED, "array", "draft-07; the tool is schema-checked (2020-12 "
