@@ -7,11 +7,21 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from codegen.spec.keywords import KEYWORDS, KINDS, OLDER, SCHEMA_KEYWORDS
+from codegen.spec.keywords import (
+    KEYWORDS,
+    KINDS,
+    NONE,
+    OLDER,
+    SCHEMA,
+    SCHEMA_KEYWORDS,
+    SCHEMA_MAP,
+    SCHEMA_OR_LIST,
+    SCHEMAS,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "json-schema.md"
 BEGIN, END = "<!-- keyword table: begin -->", "<!-- keyword table: end -->"
-HEADER = ["keyword", "vocabulary", "applies to", "becomes", "what it becomes"]
+HEADER = ["keyword", "vocabulary", "applies to", "holds", "becomes", "what it becomes"]
 
 #: JSON Schema 2020-12, written out from the specification's vocabularies (core, applicator,
 #: unevaluated, validation, meta-data, format-annotation, content), not read from the code.
@@ -39,7 +49,7 @@ def _cells(line: str) -> list[str]:
 def _row(keyword: str) -> str:
     r = KEYWORDS[keyword]
     return "| " + " | ".join(c.replace("|", "\\|") for c in (
-        f"`{keyword}`", r.vocabulary, r.applies, r.kind, r.note)) + " |"
+        f"`{keyword}`", r.vocabulary, r.applies, r.holds, r.kind, r.note)) + " |"
 
 
 def _doc_rows() -> list[list[str]]:
@@ -58,6 +68,7 @@ def test_the_table_has_every_2020_12_keyword_in_its_vocabulary() -> None:
     assert {r.vocabulary for r in KEYWORDS.values()} == {*VOCABULARIES, OLDER}
     for keyword, r in KEYWORDS.items():
         assert r.kind in KINDS and r.applies in {"any", "object", "array", "string", "number"}, keyword
+        assert r.holds in {SCHEMA, SCHEMAS, SCHEMA_OR_LIST, SCHEMA_MAP, NONE}, keyword
         assert r.note and "\n" not in r.note and r.note == r.note.strip(), keyword
 
 
