@@ -5,10 +5,12 @@ models do that for a well-understood subset of JSON Schema (typed properties, st
 lengths, numeric bounds, string enums, ``anyOf`` of such schemas, ``oneOf`` whose branches'
 types never meet, and the nullable forms ``type: [X, "null"]`` with X's constraints and
 ``enum: [a, b, null]`` ...).  For a tool whose schemas stay inside that subset, the model is
-the validator.  Anything else (other ``oneOf``, ``allOf``, ``pattern``, ``unevaluated*``,
+the validator.  Anything else (other ``oneOf``, ``allOf``, conditional ``pattern``, ``unevaluated*``,
 untyped constraints, non-string ``enum``/``const``, boolean ``false`` schemas, ``$id``/anchors
 ...) makes the tool *schema-checked*: the runtime validates against the original schema
 with ``jsonschema`` and the model is only the handler's typed view.  Other keys are annotations.
+Which keyword is which is the keyword table's (:data:`codegen.spec.keywords.KEYWORDS`); this
+module applies the conditions its notes name.
 
 Two functions:
 

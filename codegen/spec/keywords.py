@@ -1,4 +1,11 @@
-"""The JSON Schema keywords, and keys that look like a mistyped keyword or spec key.
+"""The keyword table, and keys that look like a mistyped keyword or spec key.
+
+:data:`KEYWORDS` says, for every JSON Schema 2020-12 keyword (and the older ones a
+``$schema`` can pick), what it becomes in a generated package: expressed by the models,
+checked beside them, or left to ``jsonschema`` (the tool is *schema-checked*), an annotation,
+or structure.  The exactness analysis (:mod:`codegen.schemas.exactness`), the diagnostics
+(W100's note, E029's keyword list) and docs/json-schema.md read it; it is here, in the first
+stage, so that every stage can.
 
 JSON Schema ignores a key it does not know (it is an annotation), so ``propertes:`` instead
 of ``properties:`` silently turns a typed object into "anything".  :func:`near_miss` tells a
