@@ -20,6 +20,7 @@ from ..runtime.wire.tools import tool_fingerprint
 from ..runtime.wire.uritemplate import parse as parse_template
 from ..schemas.document import ModelSchemaBuilder, bundle_wire
 from ..schemas.exactness import inexact_keywords, schema_patterns
+from ..spec.keywords import SIDE_CHECK, keyword_note, keywords_of
 from ..spec.load import SourceDoc
 from ..spec.model import PromptSpec, ResourceSpec, SpecFile, TemplateSpec, ToolSpec
 from ..spec.pointer import join_pointer
@@ -37,6 +38,9 @@ from .naming import (
     natural_package,
 )
 from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
+
+#: The keywords the runtime checks beside the models (``pattern``), where they apply unconditionally.
+_SIDE_CHECKED = keywords_of(SIDE_CHECK)
 
 
 @cache
@@ -226,14 +230,15 @@ class _Lowering:
                                                     join_pointer(tool.pointer, key) + at, level=Level.WARNING,
                                                     hint="rewrite it without that construct"))
             inexact = inexact_keywords(wire[key], self.spec.server.format_assertion)
-            if all(kw == "pattern" for _, kw in inexact) and pattern_checks(wire[key]) is not None:
+            if all(kw in _SIDE_CHECKED for _, kw in inexact) and pattern_checks(wire[key]) is not None:
                 continue  # patterns only, each checked beside the model (schema/residual.py)
             for at, kw in inexact:
                 checked = True
                 self.diags.append(self.doc.diag(
-                    "W100", f"tool {tool.name!r}: JSON Schema keyword {kw!r} is not expressible by the models; "
-                    f"the tool's original {key} is checked at run time with jsonschema, and its model leaves "
-                    f"{kw!r} out (the handler's typed view only)", join_pointer(tool.pointer, key) + at,
+                    "W100", f"tool {tool.name!r}: the models cannot express JSON Schema keyword {kw!r} here, so "
+                    f"the tool's original {key} is checked at run time with jsonschema, and its model leaves {kw!r} "
+                    f"out (the handler's typed view only); {kw!r} in docs/json-schema.md: {keyword_note(kw)}",
+                    join_pointer(tool.pointer, key) + at,
                     hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
                     "pyproject.toml lists it): without it the server refuses to start", level=Level.WARNING))
         return checked

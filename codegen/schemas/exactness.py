@@ -5,10 +5,12 @@ models do that for a well-understood subset of JSON Schema (typed properties, st
 lengths, numeric bounds, string enums, ``anyOf`` of such schemas, ``oneOf`` whose branches'
 types never meet, and the nullable forms ``type: [X, "null"]`` with X's constraints and
 ``enum: [a, b, null]`` ...).  For a tool whose schemas stay inside that subset, the model is
-the validator.  Anything else (other ``oneOf``, ``allOf``, ``pattern``, ``unevaluated*``,
+the validator.  Anything else (other ``oneOf``, ``allOf``, conditional ``pattern``, ``unevaluated*``,
 untyped constraints, non-string ``enum``/``const``, boolean ``false`` schemas, ``$id``/anchors
 ...) makes the tool *schema-checked*: the runtime validates against the original schema
 with ``jsonschema`` and the model is only the handler's typed view.  Other keys are annotations.
+Which keyword is which is the keyword table's (:data:`codegen.spec.keywords.KEYWORDS`); this
+module applies the conditions its notes name.
 
 Two functions:
 
@@ -23,25 +25,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.naming import enum_member_names
-from ..spec.keywords import OLDER_KEYWORDS, SCHEMA_KEYWORDS
+from ..spec.keywords import ANNOTATION, KEYWORDS, MODEL, STRUCTURAL, keywords_of
 from ..spec.pointer import join_pointer, resolve_pointer
 from .walk import walk_schemas
 
-#: Keywords that never constrain (kept in the model view where they help, else ignored).
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
-                          "writeOnly", "$schema", "$defs", "definitions", "contentMediaType", "contentEncoding",
-                          "contentSchema", "$id", "$anchor", "$dynamicAnchor"})
 #: The JSON Schema types, in the order an untyped schema's model union lists them.
 _ALL = ("object", "array", "string", "integer", "number", "boolean", "null")
 _TYPES = frozenset(_ALL)
-_STRING_EXACT = frozenset({"minLength", "maxLength"})
-_NUMBER_EXACT = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
-_OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-                          "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
-                          "unevaluatedProperties", "dependencies"})
-_ARRAY_KEYS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
-                         "uniqueItems", "unevaluatedItems"})
-_IDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef")
+#: Per instance type, the keywords the models express on a schema of that one type (the
+#: table's "model" kind); ``multipleOf`` only as a positive int on an integer.
+_EXACT = {kind: keywords_of(MODEL, applies=kind) for kind in ("string", "number", "object", "array")}
+_STRING_EXACT = _EXACT["string"]
+_NUMBER_BOUNDS = _EXACT["number"] - {"multipleOf"}
+#: The keywords that only constrain objects / arrays: an untyped schema with one of them is
+#: modelled as "such an object (or array), or any other JSON value".
+_OBJECT_KEYS = keywords_of(applies="object")
+_ARRAY_KEYS = keywords_of(applies="array")
 #: Marks an ``anyOf: [X, {type: null}]`` the model view made of a nullable enum or array: the
 #: models name X after the node itself (no ``Option1``); removed before the model generator.
 NULLABLE_BRANCH = "x-mcp-codegen-nullable"
@@ -119,8 +118,11 @@ def _disjoint(branches: Any, root: Any) -> bool:
     return True
 
 
-#: Keys a validator acts on; any other key is an annotation (JSON Schema ignores it).
-_KEYWORDS = (SCHEMA_KEYWORDS | OLDER_KEYWORDS) - _ANNOTATIONS
+#: Keys the walk never counts against a node: the annotations and the structural keys, but
+#: ``$ref`` (followed) and ``format`` (asserted with ``server.formatAssertion``, so a keyword
+#: beside a ``$ref`` or an ``anyOf``).  Keys outside the table are annotations too.
+_IGNORED = keywords_of(ANNOTATION, STRUCTURAL) - {"$ref", "format"}
+_KEYWORDS = frozenset(KEYWORDS) - _IGNORED
 
 
 def _is_annotation(key: str) -> bool:
@@ -148,103 +150,98 @@ def inexact_keywords(schema: Any, formats_assert: bool = False) -> list[tuple[st
     """(pointer, keyword) for every place ``schema`` leaves what the models express exactly.
 
     ``schema`` is a self-contained wire schema (refs local to it).  An empty list means
-    the generated model accepts exactly the data the schema accepts.
+    the generated model accepts exactly the data the schema accepts.  What each keyword
+    becomes is the table's (:data:`codegen.spec.keywords.KEYWORDS`); this walk applies the
+    conditions its notes name (a single type, disjoint ``oneOf`` branches, string members).
     """
-    found: list[tuple[str, str]] = []
-    seen: set[int] = set()
-    if isinstance(schema, dict) and any(k in schema for k in _IDS):
-        found.append(("", next(k for k in _IDS if k in schema)))
+    walk = _Walk(schema, formats_assert)
+    walk.visit(schema, "")
+    return walk.found
 
-    def visit(node: Any, at: str) -> None:
+
+class _Walk:
+    """One pass of :func:`inexact_keywords` over ``root``: each node visited once."""
+
+    def __init__(self, root: Any, formats_assert: bool) -> None:
+        self.root = root
+        self.formats_assert = formats_assert
+        self.found: list[tuple[str, str]] = []
+        self.seen: set[int] = set()
+
+    def flag(self, at: str, keys: Any) -> None:
+        self.found.extend((at, k) for k in sorted(keys))
+
+    def visit(self, node: Any, at: str) -> None:
         if node is True:
             return
         if not isinstance(node, dict):
-            found.append((at, "false" if node is False else "schema"))
+            self.found.append((at, "false" if node is False else "schema"))
             return
-        if id(node) in seen:
+        if id(node) in self.seen:
             return
-        seen.add(id(node))
+        self.seen.add(id(node))
         keys = {k for k in node if not _is_annotation(k)}
-        for k in _IDS:
-            if k in node and at:
-                found.append((at, k))
         if "$ref" in node:
-            target = _local(node["$ref"], schema) if isinstance(node["$ref"], str) else None
+            target = _local(node["$ref"], self.root) if isinstance(node["$ref"], str) else None
             if target is None:
-                found.append((at, "$ref"))
+                self.found.append((at, "$ref"))
             else:
-                visit(target, join_pointer(at, "$ref"))
-            for k in sorted(keys - {"$ref"}):
-                found.append((at, k))
+                self.visit(target, join_pointer(at, "$ref"))
+            self.flag(at, keys - {"$ref"})
             return
-        if formats_assert and "format" in node:
-            found.append((at, "format"))
+        if self.formats_assert and "format" in node:
+            self.found.append((at, "format"))
         keys.discard("format")
         types = _types(node)
         if "type" in node and types is None:
-            found.append((at, "type"))
+            self.found.append((at, "type"))
             return
         for k in sorted(keys & {"anyOf", "oneOf"}):
             branches = node[k]
             if keys - {k} or not isinstance(branches, list) or not branches \
-                    or k == "oneOf" and not _disjoint(branches, schema):
-                found.append((at, k))
+                    or k == "oneOf" and not _disjoint(branches, self.root):
+                self.found.append((at, k))
             else:
                 for i, b in enumerate(branches):
-                    visit(b, join_pointer(at, k, i))
-        keys -= {"anyOf", "oneOf"}
+                    self.visit(b, join_pointer(at, k, i))
+        keys -= {"anyOf", "oneOf", "type"}
         stringy = types is None or "string" in types and set(types) <= {"string", "null"}
-        if "enum" in keys:
-            if _string_members(node) is None or not stringy:
-                found.append((at, "enum"))
-            keys.discard("enum")
-        if "const" in keys:
-            if not (isinstance(node["const"], str) and stringy):
-                found.append((at, "const"))
-            keys.discard("const")
-        keys.discard("type")
-        if types is None:
-            for k in sorted(keys):
-                found.append((at, k))  # constraints on an untyped schema apply only to some types
-            return
-        # `type: [X, "null"]`: X's constraints apply to the non-null values, as on X alone
-        kinds = [t for t in types if t != "null"] or types
-        single = kinds[0] if len(kinds) == 1 else None
-        if single is None:
-            for k in sorted(keys):
-                found.append((at, k))
-            return
-        allowed: frozenset[str] = frozenset()
-        if single == "string":
-            allowed = _STRING_EXACT
-        elif single in ("integer", "number"):
-            allowed = _NUMBER_EXACT | ({"multipleOf"} if _int_multiple(node, single) is not None else set())
-        elif single == "object":
-            allowed = frozenset({"properties", "required", "additionalProperties"})
+        if "enum" in keys and (_string_members(node) is None or not stringy):
+            self.found.append((at, "enum"))
+        if "const" in keys and not (isinstance(node["const"], str) and stringy):
+            self.found.append((at, "const"))
+        keys -= {"enum", "const"}
+        # `type: [X, "null"]`: X's constraints apply to the non-null values, as on X alone;
+        # on an untyped schema, or beside several types, a constraint applies to some only
+        kinds = [t for t in types if t != "null"] or types if types is not None else []
+        self.flag(at, keys - self.typed(node, at, kinds[0]) if len(kinds) == 1 else keys)
+
+    def typed(self, node: dict[str, Any], at: str, kind: str) -> frozenset[str]:
+        """The keywords the models express on ``node`` of type ``kind``; visits its
+        properties and items, and flags the conditions the table's notes name."""
+        allowed = _EXACT.get("number" if kind == "integer" else kind, frozenset())
+        if "multipleOf" in allowed and _int_multiple(node, kind) is None:
+            allowed -= {"multipleOf"}
+        if kind == "object":
             raw_props = node.get("properties")
             props: dict[str, Any] = raw_props if isinstance(raw_props, dict) else {}
             for name, sub in props.items():
-                visit(sub, join_pointer(at, "properties", name))
+                self.visit(sub, join_pointer(at, "properties", name))
             req = node.get("required", [])
             if not isinstance(req, list) or any(r not in props for r in req):
-                found.append((at, "required"))
+                self.found.append((at, "required"))
             extra = node.get("additionalProperties", True)
             if isinstance(extra, dict):
                 if props:
-                    found.append((at, "additionalProperties"))
+                    self.found.append((at, "additionalProperties"))
                 else:
-                    visit(extra, join_pointer(at, "additionalProperties"))
-        elif single == "array":
-            allowed = frozenset({"items", "minItems", "maxItems"})
+                    self.visit(extra, join_pointer(at, "additionalProperties"))
+        elif kind == "array":
             if node.get("uniqueItems") is False:
                 allowed = allowed | {"uniqueItems"}
             if "items" in node:
-                visit(node["items"], join_pointer(at, "items"))
-        for k in sorted(keys - allowed):
-            found.append((at, k))
-
-    visit(schema, "")
-    return found
+                self.visit(node["items"], join_pointer(at, "items"))
+        return allowed
 
 
 def model_view(node: Any) -> Any:
@@ -354,7 +351,7 @@ def _shaped(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, 
         if enum is not None:
             out.update(enum)
     elif kind in ("integer", "number"):
-        out.update({k: node[k] for k in _NUMBER_EXACT if isinstance(node.get(k), (int, float))
+        out.update({k: node[k] for k in _NUMBER_BOUNDS if isinstance(node.get(k), (int, float))
                     and not isinstance(node.get(k), bool)})
         mult = _int_multiple(node, kind)
         if mult is not None:
