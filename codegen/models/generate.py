@@ -21,6 +21,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..ir.naming import argument_names, method_body_names
+from ..ir.naming_models import FIELD_NAMES, field_decisions
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..runtime.schema.nulls import allows_null
 from .units import models_source
@@ -38,8 +39,50 @@ class ModelsModule:
     objects: frozenset[str] = frozenset()  # BaseModel classes (objects a caller may pass as mappings)
 
 
-def run_dcg(schema: dict[str, object]) -> str:
-    """Generate pydantic v2 models for ``schema`` (a ``{"$defs": ...}`` document)."""
+def told_names(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The model document without the naming service's field names, and those names as DCG's
+    scoped ``aliases`` option (``{"Class.wire": "python"}``, only where the two differ: an
+    alias equal to the wire name would make DCG write ``Field(alias=...)`` for nothing)."""
+    aliases: dict[str, str] = {}
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            if FIELD_NAMES in node and isinstance(node.get("title"), str):
+                aliases.update({f"{node['title']}.{w}": p for w, p in field_decisions(node) if w != p})
+            return {k: v if k in _DATA_KEYS else strip(v) for k, v in node.items() if k != FIELD_NAMES}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return strip(schema), aliases
+
+
+def decided_fields(schema: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Class name -> {wire name: Python name} of every field the naming service named in the
+    model document (what DCG's output must show)."""
+    out: dict[str, dict[str, str]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if FIELD_NAMES in node and isinstance(node.get("title"), str):
+                out.setdefault(node["title"], dict(field_decisions(node)))
+            for key, value in node.items():
+                if key not in _DATA_KEYS and key != FIELD_NAMES:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(schema)
+    return out
+
+
+_DATA_KEYS = frozenset({"const", "enum", "default", "examples", "x-enum-varnames"})
+
+
+def run_dcg(schema: dict[str, Any]) -> str:
+    """Generate pydantic v2 models for ``schema`` (a ``{"$defs": ...}`` document), telling DCG
+    every field name the naming service decided (:func:`told_names`)."""
     from datamodel_code_generator import (
         DataModelType,
         InputFileType,
@@ -47,10 +90,12 @@ def run_dcg(schema: dict[str, object]) -> str:
         generate,
     )
 
+    schema, aliases = told_names(schema)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = generate(
             schema,
+            aliases=aliases or None,
             input_file_type=InputFileType.JsonSchema,
             output_model_type=DataModelType.PydanticV2BaseModel,
             target_python_version=PythonVersion.PY_311,
@@ -219,6 +264,11 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     if missing:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation did not produce classes {', '.join(missing)}",
                                  hint="this is a generator bug; please report it with the spec attached")]
+    disobeyed = [f"{cls}.{p.wire} is {p.name!r}, told {told[p.wire]!r}" for cls, told in decided_fields(ir.model_schema).items()
+                 for p in fields.get(cls, ()) if p.wire in told and told[p.wire] != p.name]
+    if disobeyed:
+        return None, [Diagnostic(spec, 0, 0, "E050", f"model generation did not use the field names it was told: "
+                                 f"{'; '.join(disobeyed[:5])}", hint="this is a generator bug; please report it with the spec attached")]
     return ModelsModule(source=source, classes=frozenset(classes), fields=fields, imports=imports, enums=enums,
                         objects=frozenset(objects)), []
 
