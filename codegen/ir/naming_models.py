@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 
 from pydantic import BaseModel
 
@@ -31,6 +32,11 @@ FIELD_NAMES = "x-mcp-codegen-fields"
 
 _ASCII_NON_WORD = re.compile(r"[^0-9A-Za-z_]")
 _NON_WORD = re.compile(r"[^\w]|[\u00b2\u00b3\u00b9\u2070-\u209f]")  # \w, without superscript digits
+
+
+def _nfkc(name: str) -> str:
+    """How Python reads an identifier: two names equal under NFKC are one name."""
+    return unicodedata.normalize("NFKC", name)
 
 
 def _model_attribute(name: str) -> bool:
@@ -61,7 +67,7 @@ def _valid(raw: str, taken: set[str], reserved: frozenset[str] = frozenset(), mo
     if keyword.iskeyword(name) or bad(name):
         name += "_"
     candidate, count = name, 1
-    while not candidate.isidentifier() or keyword.iskeyword(candidate) or candidate in taken or bad(candidate):
+    while not candidate.isidentifier() or keyword.iskeyword(candidate) or _nfkc(candidate) in taken or bad(candidate):
         if not candidate.isascii() and not candidate.isidentifier():
             name = candidate = _ascii_fallback(name)
             continue
@@ -85,7 +91,7 @@ def field_names(wire_names: list[str], hidden: set[str], own: list[set[str]]) ->
             name += "_1"
         if name in builtins_used:
             name += "_"
-        used.add(name)
+        used.add(_nfkc(name))
         out.append(name)
     return out
 
@@ -99,8 +105,8 @@ def enum_member_names(values: list[str]) -> list[str]:
     ``high-prio`` -> ``high_prio``, ``count`` -> ``count_``."""
     names: list[str] = []
     for value in values:
-        name = _valid(value, set(names), model=False)
-        while name in _ENUM_TAKEN or keyword.iskeyword(name) or name in names:
+        name = _valid(value, {_nfkc(n) for n in names}, model=False)
+        while name in _ENUM_TAKEN or keyword.iskeyword(name) or _nfkc(name) in map(_nfkc, names):
             name += "_"
         names.append(name)
     return names
