@@ -9,6 +9,23 @@ names decided here: class names as the document's ``$defs`` keys and ``title`` s
 as its ``aliases`` option, enum member names as ``x-enum-varnames``; those two kinds, the names
 *inside* a model, are decided in :mod:`codegen.ir.naming_models`.
 
+Who decides what (the function to call for each kind of name):
+
+=============================  ===========================================================
+package                        :func:`package_name`, :func:`unshadowed_package` (W101)
+server/client classes, script  :func:`class_stem`, :func:`server_names`, :data:`SERVER_CLASSES`
+tool method / constant         :func:`tool_method`, :func:`tool_const`
+tool classes                   :func:`tool_stem`, :func:`tool_class`, :func:`answer_class`
+error classes                  :func:`error_class`
+input / handler / completion   :func:`input_method`, :func:`handler_method`, :func:`completion_method`
+template / prompt models       :func:`template_class`, :func:`prompt_class`
+``$defs`` and ``$ref`` classes  :func:`def_class`, :func:`schema_class`, :func:`scoped_class`, :func:`path_class`
+nested classes                 :func:`nested_class`, :func:`override_class` (``x-python-name``)
+client keyword arguments       :func:`argument_names`, :func:`method_body_names`
+model fields, enum members     :func:`codegen.ir.naming_models.field_names`, ``enum_member_names``
+pulled specs' overrides        :func:`pulled_package`, :func:`pulled_class_stem`, :func:`pulled_local_class`
+=============================  ===========================================================
+
 Building blocks: :class:`PyIdent` (snake_case functions, methods, packages) and
 :class:`ClassName` (PascalCase).  Keywords, builtins and names the runtime itself uses are
 made safe by appending ``_`` (identifiers) or ``Model`` (classes).  :class:`NameRegistry`
@@ -142,6 +159,10 @@ class MethodName(str):
 def method_body_names(tool_const: str, output_class: str | None) -> frozenset[str]:
     """Names a typed client method's body uses, which its arguments must not shadow."""
     return frozenset({"self", "cls", "wire_arguments", tool_const, *([output_class] if output_class else [])})
+
+
+#: Names the typed resource-template and prompt methods' bodies use (their arguments get ``_``).
+CATALOG_METHOD_BODY_NAMES = frozenset({"self", "cls", "RESOURCE_TEMPLATES", "PROMPTS"})
 
 
 def argument_names(fields: list[str], taken: frozenset[str]) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ir.naming import argument_names, method_body_names
+from ..ir.naming import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..runtime.schema.nulls import allows_null
 from .told import decided_fields, told_names
@@ -345,10 +345,10 @@ def with_params(ir: ProjectIR, models: ModelsModule) -> ProjectIR:
     tools = tuple(replace(t, params=client_params(t, models.fields.get(t.input_class, ()), models.enums, models.objects))
                   for t in ir.tools)
     defs = ir.model_schema.get("$defs") or {}
-    taken = frozenset({"self", "cls", "RESOURCE_TEMPLATES", "PROMPTS"})  # names the method bodies use
 
     def params(cls: str) -> tuple[ParamIR, ...]:
-        return typed_params(models.fields.get(cls, ()), defs.get(cls) or {}, taken, models.enums, models.objects)
+        return typed_params(models.fields.get(cls, ()), defs.get(cls) or {}, CATALOG_METHOD_BODY_NAMES, models.enums,
+                            models.objects)
 
     templates = tuple(replace(t, params=params(t.variables_class)) for t in ir.templates)
     prompts = tuple(replace(pr, params=params(pr.arguments_class)) for pr in ir.prompts)
