@@ -167,3 +167,29 @@ def test_dcg_is_told_field_names_not_predicted() -> None:
     assert "told_name: str = Field(..., alias='b-c')" in source
     assert "plain: int | None = None" in source
     assert FIELD_NAMES not in source
+
+
+def test_a_model_that_ignores_its_names_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """build_models compares DCG's output with the decisions: told, DCG writes the service's
+    name; not told (the aliases dropped), its own choice differs and the build is E050."""
+    import codegen.models.generate as generate
+    from codegen.models.told import told_names
+
+    low = lower_one(ROOT / "tests" / "golden" / "cases" / "names" / "spec.yaml", "names.yaml", with_models=False)
+    assert low.ir is not None
+    cls, decided = next((c, pairs) for c, pairs in decided_fields(low.ir.model_schema).items() if pairs)
+    wire = next(iter(decided))
+    node = _titled(low.ir.model_schema, {})[cls]
+
+    def rename(to: str) -> None:  # a new decision (and a new memo key for the unit)
+        node[FIELD_NAMES] = [[w, to if w == wire else p] for w, p in node[FIELD_NAMES]]
+
+    rename("renamed_by_the_service")
+    models, diags = generate.build_models(low.ir)
+    assert models is not None and not diags
+    assert "renamed_by_the_service" in models.source
+    monkeypatch.setattr(generate, "told_names", lambda schema: (told_names(schema)[0], {}))
+    rename("renamed_again")
+    models, diags = generate.build_models(low.ir)
+    assert models is None
+    assert [d.code for d in diags] == ["E050"] and f"{cls}.{wire}" in diags[0].message
