@@ -26,11 +26,8 @@ model fields, enum members     :func:`codegen.ir.naming_models.field_names`, ``e
 pulled specs' overrides        :func:`pulled_package`, :func:`pulled_class_stem`, :func:`pulled_local_class`
 =============================  ===========================================================
 
-Building blocks: :class:`PyIdent` (snake_case functions, methods, packages) and
-:class:`ClassName` (PascalCase).  Keywords, builtins and names the runtime itself uses are
-made safe by appending ``_`` (identifiers) or ``Model`` (classes).  :class:`NameRegistry`
-records where each name came from and reports a collision naming both origins (E030)
-instead of numbering silently.
+Building blocks: :class:`PyIdent` (snake_case) and :class:`ClassName` (PascalCase), made safe by
+appending ``_`` / ``Model``; :class:`NameRegistry` reports a collision naming both origins (E030).
 """
 
 from __future__ import annotations
@@ -41,6 +38,7 @@ import re
 import sys
 import unicodedata
 from dataclasses import dataclass
+from typing import TypedDict
 
 #: Names the generated modules define or import themselves; a spec-derived name must not clash.
 RESERVED_MODULE_NAMES = frozenset({
@@ -255,7 +253,16 @@ def unshadowed_package(package: str) -> str:
     return package + "_mcp" if package in sys.stdlib_module_names else package
 
 
-def server_names(package: str, stem: str) -> dict[str, str]:
+class ServerNames(TypedDict):  # the ServerIR fields named after the package and the class stem
+    base_class: str
+    client_class: str
+    sync_client_class: str
+    script: str
+    impl_module: str
+    impl_class: str
+
+
+def server_names(package: str, stem: str) -> ServerNames:
     """The names a package defines from its name and class stem (``ServerIR`` fields)."""
     return {"base_class": stem + "ServerBase", "client_class": stem + "Client", "sync_client_class": stem + "SyncClient",
             "script": package.replace("_", "-") + "-server", "impl_module": package + "_impl",
