@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..ir.naming import MethodName, PyIdent
+from ..ir.naming import handler_stem, tool_method
 from ..runtime.wire.uritemplate import TemplateError
 from ..runtime.wire.uritemplate import parse as parse_template
 from .pull_notes import Note
@@ -42,7 +42,7 @@ def _stems(entries: list[dict[str, Any]], prefix: str, notes: list[Note], key: s
     a ``python_name`` (numbered)."""
     used: set[str] = set()
     for i, entry in enumerate(entries):
-        stem = str(PyIdent(str(entry["name"])))
+        stem = handler_stem(str(entry["name"]))
         chosen, n = stem, 2
         while chosen in used or f"{prefix}_{chosen}" in tools:
             chosen, n = f"{stem}_{n}", n + 1
@@ -103,7 +103,7 @@ def normalize_catalog(resources: list[Any], templates: list[Any], prompts: list[
         prs.append(entry)
     res = [_typed(r, {"size": int}) for r in res]
     tpls = [_typed(x, {}) for x in tpls]
-    taken = {str(MethodName(str(t.get("python_name") or t["name"]))) for t in tools}
+    taken = {tool_method(str(t["name"]), t.get("python_name"), frozenset()) for t in tools}
     _stems([*res, *tpls], "read", notes, "resources", taken)
     _stems(prs, "prompt", notes, "prompts", taken)
     for key, entries in (("resources", res), ("resourceTemplates", tpls), ("prompts", prs)):

@@ -33,7 +33,17 @@ from typing import Any
 import jsonschema
 
 from ..ir.lower import runtime_member_names
-from ..ir.naming import RESERVED_MODULE_NAMES, RUNTIME_ERROR_NAMES, ClassName, MethodName, pascal, snake
+from ..ir.naming import (
+    RESERVED_MODULE_NAMES,
+    RUNTIME_ERROR_NAMES,
+    def_class,
+    pulled_class_stem,
+    pulled_local_class,
+    pulled_package,
+    tool_class,
+    tool_method,
+    tool_stem,
+)
 from ..runtime.wire.sanitize import strip_controls
 from ..spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
 from ..spec.pointer import join_pointer
@@ -50,10 +60,7 @@ _ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openW
 
 def sanitize_name(raw: str) -> str:
     """A server name usable as a package name: ``mcp-servers/everything`` -> ``mcp_servers_everything``."""
-    name = snake(raw)
-    if name and name[0].isdigit():
-        name = "n" + name
-    return name or "server"
+    return pulled_package(raw)
 
 
 def _string_field(source: Mapping[str, Any], key: str, where: str, notes: list[Note], tool: str = "") -> str | None:
@@ -92,8 +99,7 @@ def normalize_server(info: Mapping[str, Any], instructions: str | None, name: st
     server: dict[str, Any] = {"name": chosen, "version": str(version), "target": "client"}
     if name:
         server["package"] = sanitize_name(name)
-        stem = pascal(name) or "Server"
-        server["class_name"] = stem if stem[0].isalpha() else "N" + stem
+        server["class_name"] = pulled_class_stem(name)
     for key in ("title", "description", "websiteUrl"):
         value = _string_field(info, key, "serverInfo", notes)
         if value:
@@ -186,23 +192,24 @@ def _usable_tools(tools: list[Any], notes: list[Note]) -> list[dict[str, Any]]:
 
 
 def _python_names(tools: list[dict[str, Any]], notes: list[Note]) -> None:
-    """``python_name`` for tools whose method or class names collide (as lowering would derive them)."""
+    """``python_name`` for tools whose method or class names collide (the names lowering gives
+    them: the naming service's :func:`~codegen.ir.naming.tool_method` and ``tool_stem``)."""
     runtime = runtime_member_names()
     methods: set[str] = set()
     stems: set[str] = set()
     for tool in tools:
         name = tool["name"]
-        method, stem = str(MethodName(name, runtime)), str(ClassName(name))
+        method, stem = tool_method(name, None, runtime), str(tool_stem(name, None))
         if method in methods or stem in stems:
             base, n = method.rstrip("_"), 2
-            while str(MethodName(f"{base}_{n}", runtime)) in methods or str(ClassName(f"{base}_{n}")) in stems:
+            while tool_method(name, f"{base}_{n}", runtime) in methods or str(tool_stem(name, f"{base}_{n}")) in stems:
                 n += 1
             chosen = f"{base}_{n}"
             notes.append(Note(name, "/python_name", "W104", f"Python name {method!r} is taken by another tool; python_name {chosen!r} set"))
             rest = {k: v for k, v in tool.items() if k != "name"}
             tool.clear()
             tool.update({"name": name, "python_name": chosen, **rest})
-            method, stem = str(MethodName(chosen, runtime)), str(ClassName(chosen))
+            method, stem = tool_method(name, chosen, runtime), str(tool_stem(name, chosen))
         methods.add(method)
         stems.add(stem)
 
@@ -292,23 +299,23 @@ def _hoist_defs(tools: list[dict[str, Any]], notes: list[Note]) -> dict[str, Any
 
 def _local_class_names(tools: list[dict[str, Any]], shared: dict[str, Any], notes: list[Note]) -> None:
     """``x-python-name`` on tool-local definitions whose class names would collide."""
-    taken = Counter(str(ClassName(n)) for n in shared)
+    taken = Counter(str(def_class(n)) for n in shared)
     for tool in tools:
-        stem = ClassName(tool.get("python_name") or tool["name"])
-        taken.update([str(ClassName(stem, "Input")), str(ClassName(stem, "Output"))])
+        stem = tool_stem(tool["name"], tool.get("python_name"))
+        taken.update([str(tool_class(stem, "Input")), str(tool_class(stem, "Output"))])
         for _, schema in _schemas(tool):
             for key in ("$defs", "definitions"):
-                taken.update(str(ClassName(n)) for n in (schema.get(key) or {}))
+                taken.update(str(def_class(n)) for n in (schema.get(key) or {}))
     reserved = RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES
     for tool in tools:
-        stem = ClassName(tool.get("python_name") or tool["name"])
+        stem = tool_stem(tool["name"], tool.get("python_name"))
         for where, schema in _schemas(tool):
             role = "" if where == "inputSchema" else "Output"
             for key in ("$defs", "definitions"):
                 for name, body in (schema.get(key) or {}).items():
-                    cls = str(ClassName(name))
+                    cls = str(def_class(name))
                     if isinstance(body, dict) and "x-python-name" not in body and (taken[cls] > 1 or cls in reserved):
-                        body["x-python-name"] = str(ClassName(f"{stem}{role}_{name}"))
+                        body["x-python-name"] = pulled_local_class(stem, role, name)
                         notes.append(Note(tool["name"], join_pointer(f"/{where}", key, name, "x-python-name"), "W104",
                                           f"class name {cls!r} is used elsewhere; x-python-name {body['x-python-name']!r} set"))
 

@@ -1,14 +1,15 @@
-"""Lowering: a validated spec becomes the frozen IR.  The ONE place where names are decided.
+"""Lowering: a validated spec becomes the frozen IR.
 
-Names are claimed in registries (module classes, client/server methods); a clash is a
-diagnostic naming both origins and the override key that fixes it (``python_name`` on a
-tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested schema).
+Every name comes from the naming service (:mod:`codegen.ir.naming`, and
+:mod:`codegen.ir.naming_models` for the names inside the models); lowering claims them in
+registries (module classes, client/server methods) in spec order, and a clash is a
+diagnostic (E030) naming both origins and the override key that fixes it (``python_name`` on
+a tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested schema).
 """
 
 from __future__ import annotations
 
 import dis
-import sys
 from functools import cache
 from typing import Any
 
@@ -29,13 +30,25 @@ from ..spec.validate import object_root
 from .naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
-    ClassName,
-    MethodName,
+    SERVER_CLASSES,
     NameRegistry,
     Origin,
-    PyIdent,
-    natural_class_stem,
-    natural_package,
+    answer_class,
+    class_stem,
+    completion_method,
+    def_class,
+    error_class,
+    handler_method,
+    input_method,
+    package_name,
+    prompt_class,
+    server_names,
+    template_class,
+    tool_class,
+    tool_const,
+    tool_method,
+    tool_stem,
+    unshadowed_package,
 )
 from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
 
@@ -113,20 +126,20 @@ class _Lowering:
         self.spec, self.resolver, self.doc = spec, resolver, spec.doc
         self.diags: list[Diagnostic] = []
         s = spec.server
-        package = s.package or str(PyIdent(natural_package(s.name) or s.name))
-        if package in sys.stdlib_module_names:
+        wanted = package_name(s.name, s.package)
+        package = unshadowed_package(wanted)
+        if package != wanted:
             self.diags.append(self.doc.diag(
-                "W101", f"package name {package!r} shadows a standard-library module; using {package}_mcp",
+                "W101", f"package name {wanted!r} shadows a standard-library module; using {package}",
                 "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
-            package += "_mcp"
         if package == SHARED_RUNTIME:
             self.diags.append(self.doc.diag(
                 "E033", f"package name {package!r} is the shared runtime's", "/server/package" if s.package else "/server/name",
                 hint="set server.package to another name"))
         self.package = package
-        self.stem = s.class_name or str(ClassName(natural_class_stem(s.name) or s.name))
+        self.stem = class_stem(s.name, s.class_name)
         self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
-        for suffix, what in (("ServerBase", "server base class"), ("Client", "client class"), ("SyncClient", "sync client class")):
+        for suffix, what in SERVER_CLASSES:
             self.classes.claim(self.stem + suffix, Origin(self.doc.display, "/server/name", what))
         self.runtime_names = runtime_member_names()
         self.methods = NameRegistry()
@@ -160,10 +173,8 @@ class _Lowering:
         s, package, stem = self.spec.server, self.package, self.stem
         return ServerIR(
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
-            implementation=s.implementation, package=package, base_class=stem + "ServerBase", client_class=stem + "Client",
-            sync_client_class=stem + "SyncClient", spec_display=spec_display,
-            project=s.project, target=s.target, subscribe=s.subscribe, script=package.replace("_", "-") + "-server",
-            impl_module=package + "_impl", impl_class=stem + "Service",
+            implementation=s.implementation, package=package, spec_display=spec_display,
+            project=s.project, target=s.target, subscribe=s.subscribe, **server_names(package, stem),
             auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
                         s.auth.resource_name) if s.auth is not None else None,
         )
@@ -174,18 +185,18 @@ class _Lowering:
         for name, _ in sorted(self.spec.defs.items()):
             here = Target(file, join_pointer("/$defs", name))
             target = _class_target(self.resolver, self.doc, here.pointer, objects_only=False)
-            cls = self.builder.name_target(target, ClassName(name), "$defs entry")
+            cls = self.builder.name_target(target, def_class(name), "$defs entry")
             if target != here:
                 self.builder.alias(here, cls)
 
     def _tool(self, tool: ToolSpec) -> ToolIR:
         doc, builder = self.doc, self.builder
-        method = self.methods.claim(str(MethodName(tool.python_name or tool.name, self.runtime_names)),
+        method = self.methods.claim(tool_method(tool.name, tool.python_name, self.runtime_names),
                                     Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
-        tstem = ClassName(tool.python_name or tool.name)
+        tstem = tool_stem(tool.name, tool.python_name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
         in_target = _class_target(self.resolver, doc, in_ptr)
-        input_class = builder.name_target(in_target, ClassName(tstem, "Input"), f"tool {tool.name!r} inputSchema")
+        input_class = builder.name_target(in_target, tool_class(tstem, "Input"), f"tool {tool.name!r} inputSchema")
         if object_root(tool.wire["inputSchema"]) == "loose":
             builder.force_object(in_target)  # W102 reported by validation
         wire = dict(tool.wire)
@@ -193,7 +204,7 @@ class _Lowering:
         output_class = None
         if "outputSchema" in tool.wire:
             out_ptr = join_pointer(tool.pointer, "outputSchema")
-            output_class = builder.name_target(_class_target(self.resolver, doc, out_ptr), ClassName(tstem, "Output"),
+            output_class = builder.name_target(_class_target(self.resolver, doc, out_ptr), tool_class(tstem, "Output"),
                                                f"tool {tool.name!r} outputSchema")
             wire["outputSchema"] = bundle_wire(self.resolver, doc, out_ptr)
         checked = self._schema_checks(tool, wire)
@@ -201,12 +212,12 @@ class _Lowering:
         inputs = self._inputs(tool, tstem)
         inputs_class = None
         if inputs:
-            inputs_class = self.classes.claim(str(ClassName(tstem, "Inputs")), Origin(
+            inputs_class = self.classes.claim(str(tool_class(tstem, "Inputs")), Origin(
                 doc.display, join_pointer(tool.pointer, "inputs"), f"tool {tool.name!r} inputs"))
         ann = tool.wire.get("annotations") or {}
         assert_formats = self.spec.server.format_assertion and checked
         return ToolIR(
-            name=tool.name, method=method, const=method.upper().rstrip("_") + "_TOOL",
+            name=tool.name, method=method, const=tool_const(method),
             title=tool.wire.get("title"), description=tool.wire.get("description", ""), wire=wire,
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
             schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
@@ -248,36 +259,35 @@ class _Lowering:
         out = []
         for e in tool.errors:
             if e.code not in self.error_classes:
-                cls = self.classes.claim(str(ClassName(e.code, "Error")), Origin(self.doc.display, e.pointer, f"error {e.code!r}"))
+                cls = self.classes.claim(error_class(e.code), Origin(self.doc.display, e.pointer, f"error {e.code!r}"))
                 self.error_classes[e.code] = ErrorIR(e.code, cls, e.description)
             out.append(self.error_classes[e.code])
         return out
 
-    def _inputs(self, tool: ToolSpec, tstem: ClassName) -> list[InputIR]:
+    def _inputs(self, tool: ToolSpec, tstem: str) -> list[InputIR]:
         """The tool's declared client inputs; a form elicitation gets an answer model."""
         out = []
         for inp in tool.inputs:
             answer = None
             if inp.method == "elicitation/create" and "requestedSchema" in inp.params:
-                answer = self.builder.add_schema(ClassName(tstem + "_" + inp.key, "Answer"), inp.params["requestedSchema"],
+                answer = self.builder.add_schema(answer_class(tstem, inp.key), inp.params["requestedSchema"],
                                                  self.doc, join_pointer(inp.pointer, "requestedSchema"), f"input {inp.key!r}")
             message = inp.params.get("message")
-            out.append(InputIR(inp.key, str(MethodName(inp.key, frozenset({"self"}))), inp.method, inp.params, answer,
+            out.append(InputIR(inp.key, input_method(inp.key), inp.method, inp.params, answer,
                                message if isinstance(message, str) else ""))
         return out
 
     # -- resources, templates, prompts ---------------------------------------------------
     def _handler(self, prefix: str, python_name: str | None, name: str, pointer: str, what: str) -> str:
         """A server method name for a resource / template / prompt handler (one registry with the tools)."""
-        stem = python_name or str(PyIdent(name))
-        return self.methods.claim(str(MethodName(f"{prefix}_{stem}", self.runtime_names)),
+        return self.methods.claim(handler_method(prefix, python_name, name, self.runtime_names),
                                   Origin(self.doc.display, pointer, what))
 
     def _completions(self, complete: dict[str, Any], owner: str, pointer: str, what: str) -> tuple[CompletionIR, ...]:
         out = []
         for key, source in sorted(complete.items()):
             if source == "handler":
-                method = self.methods.claim(str(MethodName(f"complete_{owner}_{PyIdent(key)}", self.runtime_names)),
+                method = self.methods.claim(completion_method(owner, key, self.runtime_names),
                                             Origin(self.doc.display, join_pointer(pointer, key), f"{what} completion {key!r}"))
                 out.append(CompletionIR(key, (), method))
             elif isinstance(source, list):
@@ -296,8 +306,7 @@ class _Lowering:
         schema = {"type": "object",
                   "properties": {v: tpl.variables.get(v, {"type": "string"}) for v in parsed.variables},
                   "required": [v for v in parsed.variables if v not in optional]}
-        stem = ClassName(tpl.python_name or tpl.name)
-        cls = self.builder.add_schema(ClassName(stem, "Variables"), schema, self.doc,
+        cls = self.builder.add_schema(template_class(tpl.python_name, tpl.name), schema, self.doc,
                                       join_pointer(tpl.pointer, "variables"), what)
         owner = method.removeprefix("read_")
         completions = self._completions(tpl.complete, owner, join_pointer(tpl.pointer, "complete"), what)
@@ -316,7 +325,7 @@ class _Lowering:
                 prop["enum"] = list(a.enum)
             properties[a.name] = prop
         schema = {"type": "object", "properties": properties, "required": [a.name for a in pr.arguments if a.required]}
-        cls = self.builder.add_schema(ClassName(ClassName(pr.python_name or pr.name), "Arguments"), schema, self.doc,
+        cls = self.builder.add_schema(prompt_class(pr.python_name, pr.name), schema, self.doc,
                                       join_pointer(pr.pointer, "arguments"), what)
         sources = {a.name: a.complete for a in pr.arguments if a.complete is not None}
         completions = self._completions(sources, method.removeprefix("prompt_"), join_pointer(pr.pointer, "arguments"), what)

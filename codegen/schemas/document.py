@@ -20,7 +20,18 @@ from typing import Any
 
 import jsonschema
 
-from ..ir.naming import ClassName, NameRegistry, Origin, pascal
+from ..ir.naming import (
+    ClassName,
+    NameRegistry,
+    Origin,
+    bundled_def_key,
+    nested_class,
+    override_class,
+    path_class,
+    schema_class,
+    scoped_class,
+)
+from ..ir.naming_models import FIELD_NAMES, enum_member_names, field_names
 from ..spec.load import SourceDoc
 from ..spec.pointer import join_pointer
 from ..spec.refs import Resolver, Target
@@ -68,7 +79,7 @@ def bundle_wire(resolver: Resolver, doc: SourceDoc, root: str) -> dict[str, Any]
 
     def name_for(target: Target) -> str:
         if target not in bundled:
-            base = target.pointer.rsplit("/", 1)[-1] or pascal(target.file.rsplit("/", 1)[-1].split(".")[0])
+            base = target.pointer.rsplit("/", 1)[-1] or bundled_def_key(target.file)
             name, n = base, 2
             while name in local_defs or name in bodies:
                 name, n = f"{base}{n}", n + 1
@@ -137,10 +148,10 @@ class ModelSchemaBuilder:
                     self.names[target] = name
                     return name
                 stem = self._scope_stems.get(scope, "")
-                name = ClassName(stem + name)
+                name = scoped_class(stem, name)
                 if self.registry.taken(name):  # nested $defs of the same name: the path tells them apart
                     path = [t for t in target.pointer[len(scope):].split("/") if t and t not in ("$defs", "definitions")]
-                    name = ClassName(stem + "".join(pascal(t.replace("~1", "/").replace("~0", "~")) for t in path))
+                    name = path_class(stem, path)
             self.registry.claim(name, Origin(doc.display, target.pointer, what))
             if scope and what == "$defs entry":
                 self._local_targets.setdefault(name, target)
@@ -163,13 +174,8 @@ class ModelSchemaBuilder:
         return name
 
     def _default_name(self, target: Target) -> ClassName:
-        override = self.resolver.schema_at(target)
-        if isinstance(override, dict) and isinstance(override.get("x-python-name"), str):
-            return ClassName(override["x-python-name"])
-        last = target.pointer.rsplit("/", 1)[-1]
-        if not last:
-            last = target.file.rsplit("/", 1)[-1].split(".")[0]
-        return ClassName(last.replace("~1", "/").replace("~0", "~"))
+        schema = self.resolver.schema_at(target)
+        return schema_class(target.pointer, target.file, schema.get("x-python-name") if isinstance(schema, dict) else None)
 
     def finish(self) -> dict[str, Any]:
         """Convert every named target (following refs to new targets) and return the document."""
@@ -179,7 +185,53 @@ class ModelSchemaBuilder:
             name = self.names[target]
             self.defs[name] = self._convert(self.resolver.schema_at(target), doc, target.pointer, scope, name,
                                             force_object=target in self._object_roots)
+        for view in self.defs.values():
+            self._member_names(view)
         return {"$defs": dict(sorted(self.defs.items()))}
+
+    def _member_names(self, view: Any) -> None:
+        """Record the names the naming service gives the fields of every class schema in
+        ``view`` (:data:`FIELD_NAMES`) and the members of every string enum (``x-enum-varnames``)."""
+
+        def visit(node: dict[str, Any], _: str) -> None:
+            members = node.get("enum")
+            if isinstance(members, list) and members and all(isinstance(m, str) for m in members):
+                node["x-enum-varnames"] = enum_member_names(members)
+            props = node.get("properties")
+            if isinstance(node.get("title"), str) and isinstance(props, dict) and props:
+                used = [self._used_types(sub, set(), set()) for sub in props.values()]
+                classes = {name for names in used for name in names if name not in _BUILTINS}
+                own = [names & _BUILTINS for names in used]
+                node[FIELD_NAMES] = [list(pair) for pair in zip(props, field_names(list(props), classes, own), strict=True)]
+
+        walk_schemas(view, visit)
+
+    def _used_types(self, node: Any, out: set[str], seen: set[str]) -> set[str]:
+        """Names of the model classes and builtins a field of schema ``node`` is typed with (the
+        class of a nested object or enum, a ``$ref`` 'd one; through inlined root models)."""
+        if not isinstance(node, dict):
+            return out
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] not in seen:
+            seen.add(ref[8:])
+            target = self.defs.get(ref[8:])
+            if _model_class(target):
+                out.add(ref[8:])
+            else:
+                self._used_types(target, out, seen)
+        if isinstance(node.get("title"), str) and _model_class(node):
+            out.add(node["title"])
+            return out
+        types = node.get("type")
+        for kind in types if isinstance(types, list) else [types]:
+            if isinstance(kind, str) and kind in _BUILTIN_OF:
+                out.add(_BUILTIN_OF[kind])
+        for key in ("items", "additionalProperties"):
+            self._used_types(node.get(key), out, seen)
+        for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+            for sub in node.get(key) or []:
+                self._used_types(sub, out, seen)
+        return out
 
     def _convert(self, schema: Any, doc: SourceDoc, ptr: str, scope: str, name: ClassName,
                  force_object: bool = False) -> Any:
@@ -247,21 +299,31 @@ class ModelSchemaBuilder:
             plain = nullable and not (is_class or at == ptr)  # the branch may take the node's name
             if at != ptr and is_class:
                 override = node.get("x-python-name")
-                cls = self.registry.claim(str(ClassName(override)) if isinstance(override, str) else cls,
+                cls = self.registry.claim(override_class(override) if isinstance(override, str) else cls,
                                           Origin(doc.display, at, "nested schema"))
             if is_class or at == ptr:
                 node["title"] = cls
             for key, sub in (node.get("properties") or {}).items():
-                visit(sub, cls + pascal(key), join_pointer(at, "properties", key))
+                visit(sub, nested_class(cls, "property", key), join_pointer(at, "properties", key))
             if isinstance(node.get("items"), dict):
-                visit(node["items"], cls + "Item", join_pointer(at, "items"), True)
+                visit(node["items"], nested_class(cls, "item"), join_pointer(at, "items"), True)
             if isinstance(node.get("additionalProperties"), dict):
-                visit(node["additionalProperties"], cls + "Value", join_pointer(at, "additionalProperties"), True)
+                visit(node["additionalProperties"], nested_class(cls, "value"), join_pointer(at, "additionalProperties"), True)
             for key in ("anyOf", "oneOf", "allOf"):
                 for i, sub in enumerate(node.get(key) or []):
-                    visit(sub, cls if plain else f"{cls}Option{i + 1}", join_pointer(at, key, i), nullable)
+                    visit(sub, cls if plain else nested_class(cls, "option", i), join_pointer(at, key, i), nullable)
 
         visit(root, name, ptr)
+
+
+#: The builtin a field's annotation uses for each JSON type (a field named like it hides it).
+_BUILTIN_OF = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list", "object": "dict"}
+_BUILTINS = frozenset(_BUILTIN_OF.values())
+
+
+def _model_class(schema: Any) -> bool:
+    """Whether DCG keeps ``schema`` as a class of its own (an object with fields, an enum)."""
+    return isinstance(schema, dict) and (bool(schema.get("properties")) or "enum" in schema)
 
 
 def _common_tag(branches: list[Any]) -> str | None:

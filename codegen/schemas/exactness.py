@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.naming import enum_member_names
 from ..spec.keywords import ANNOTATION, KEYWORDS, MODEL, STRUCTURAL, keywords_of
 from ..spec.pointer import join_pointer, resolve_pointer
 from .walk import walk_schemas
@@ -315,8 +314,7 @@ def _has_shape(view: dict[str, Any]) -> bool:
 def _string_enum(node: dict[str, Any]) -> dict[str, Any] | None:
     members = _string_members(node)
     if members is not None:
-        names = enum_member_names(members)
-        return {"enum": members, **({"x-enum-varnames": names} if names else {})}
+        return {"enum": members}  # member names: the naming service's (schemas/document.py)
     if isinstance(node.get("const"), str):
         return {"const": node["const"]}
     return None

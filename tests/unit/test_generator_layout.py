@@ -29,6 +29,7 @@ LEAVES = {
     "codegen.spec.pointer",
     "codegen.ir.nodes",
     "codegen.ir.naming",
+    "codegen.ir.naming_models",
     "codegen.render.files",
     "codegen.render.blackstyle",
 }
