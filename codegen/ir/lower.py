@@ -242,7 +242,9 @@ class _Lowering:
                     f"the tool's original {key} is checked at run time with jsonschema, and its model leaves "
                     f"{kw!r} out (the handler's typed view only)", (at_ptr or join_pointer(tool.pointer, key)) + at,
                     hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
-                    "pyproject.toml lists it): without it the server refuses to start", level=Level.WARNING))
+                    "pyproject.toml lists it): " + ("without it the client checks the overlay by its model only"
+                                                   if at_ptr else "without it the server refuses to start"),
+                    level=Level.WARNING))
         return checked
 
     def _errors(self, tool: ToolSpec) -> list[ErrorIR]:
