@@ -76,6 +76,8 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         print_diagnostics(Result(diagnostics=diags, specs=[str(output)]))
         if result is None:
             raise typer.Exit(1)
+        for note in result.listing_notes:
+            err_console.print(f"note: {note}", markup=False)
         if to_stdout:
             out_console.print(result.text, markup=False, end="")
         if any(d.is_error for d in diags):

@@ -69,6 +69,8 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         if not result.loaded:
             err.print("diff failed: a side could not be loaded", style="red", markup=False)
             raise typer.Exit(2)
+        for note in result.notes:
+            err.print(f"note: {note}", markup=False)
         for path, name in ((json_file, "json"), (junit_file, "junit"), (sarif_file, "sarif")):
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,11 +28,12 @@ import yaml
 
 from ..diagnostics import Diagnostic, Level
 from ..runtime.client import ClientBase
-from ..runtime.wire.errors import MethodNotFoundError, TransportClosedError, UnsupportedProtocolVersionError
+from ..runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 from ..spec.load import load_spec_file
 from .pull_catalog import normalize_catalog
 from .pull_normalize import normalize_server, normalize_tools
 from .pull_notes import INFO, Note
+from .pull_overlays import keep_overlays, read_overlays
 
 EraChoice = Literal["auto", "modern", "legacy"]
 #: Mappings and lists whose flow form is at most this long are written on one line.
@@ -51,6 +52,8 @@ class ServerSnapshot:
     resources: list[dict[str, Any]] = field(default_factory=list)
     templates: list[dict[str, Any]] = field(default_factory=list)
     prompts: list[dict[str, Any]] = field(default_factory=list)
+    #: Lists taken as empty: declared but answered with -32601 (see ``ClientBase.wire_catalog``).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -60,6 +63,8 @@ class PullResult:
     text: str
     data: dict[str, Any]
     notes: list[Note] = field(default_factory=list)
+    #: What the server left unanswered, as notes for the user (not failures).
+    listing_notes: list[str] = field(default_factory=list)
 
 
 class PullError(Exception):
@@ -106,26 +111,15 @@ async def read_server(client: ClientBase) -> ServerSnapshot:
     """
     try:
         async with client:
-            tools = await client.list_tools(refresh=True)
-            caps = client.server_capabilities
-            resources = await client.list_resources() if "resources" in caps else []
-            templates = await _optional(client.list_resource_templates()) if "resources" in caps else []
-            prompts = await client.list_prompts() if "prompts" in caps else []
+            tools = [t.raw for t in await client.list_tools(refresh=True)]
+            (resources, templates, prompts), notes = await client.wire_catalog()
             return ServerSnapshot(dict(client.server_identity), client.instructions, tools,
-                                  client.era, client.protocol_version, resources, templates, prompts)
+                                  client.era, client.protocol_version, resources, templates, prompts, list(notes))
     except Exception as exc:
         stderr = client.stderr_output.strip()
         tail = "\n".join(stderr.splitlines()[-15:])
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise PullError(detail + (f"\nserver stderr (last lines):\n{tail}" if tail else "")) from exc
-
-
-async def _optional(listing: Awaitable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """A list some servers with the capability do not implement (-32601): empty then."""
-    try:
-        return await listing
-    except MethodNotFoundError:
-        return []
 
 
 def _pull_hint(exc: PullError) -> str:
@@ -219,16 +213,23 @@ def _header(snapshot: ServerSnapshot) -> str:
             "comment says otherwise. Pull again to refresh; build with `mcp-codegen build`.\n")
 
 
-def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> PullResult:
+def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
+                       previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None) -> PullResult:
     """The spec text (YAML) for a snapshot; pure and deterministic.
 
     Args:
         snapshot: what the server said.
         name: the Python package / class-name stem (default: derived from ``serverInfo.name``, which is kept verbatim).
+        previous: the ``overlays`` and ``$defs`` of the spec being replaced: its overlays are kept
+            (:mod:`codegen.commands.pull_overlays`).
     """
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     tools, shared, more = normalize_tools(snapshot.tools)
     notes += more
+    overlays: dict[str, Any] = {}
+    if previous is not None:
+        overlays, more = keep_overlays(previous[0], previous[1], tools, shared)
+        notes += more
     catalog, more = normalize_catalog(snapshot.resources, snapshot.templates, snapshot.prompts, tools)
     notes += more
     data: dict[str, Any] = {"mcp-codegen": 1, "server": server}
@@ -236,8 +237,13 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
         data["$defs"] = shared
     data["tools"] = tools
     data.update(catalog)
+    if overlays:
+        data["overlays"] = overlays
 
-    parts = [_comment(_header(snapshot), 0), "mcp-codegen: 1\n"]
+    parts = [_comment(_header(snapshot), 0)]
+    if snapshot.notes:
+        parts.append(_comment("\n".join(f"pull: {n}" for n in snapshot.notes), 0))
+    parts.append("mcp-codegen: 1\n")
     live = snapshot.server_info.get("name")
     server_notes = [n for n in notes if not n.tool and n.pointer.startswith("/server")]
     if isinstance(live, str) and live != server["name"]:
@@ -263,10 +269,16 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None) -> Pul
             if mine:
                 parts.append(_comment("\n".join(f"pull: {n.message}" for n in mine), 0))
             parts.append(_dump({key: catalog[key]}, 0))
+    overlay_notes = [n.message for n in notes if n.pointer == "/overlays"]
+    if overlays or overlay_notes:
+        parts.append(_comment("\n".join(["Kept from the spec this pull replaced (client-side types, never sent):",
+                                          *(f"pull: {m}" for m in overlay_notes)]), 0))
+    if overlays:
+        parts.append(_dump({"overlays": overlays}, 0))
     text = "".join(parts)
     if yaml.safe_load(text) != data:  # the emitter must round-trip; a mismatch is our bug
         raise AssertionError("pulled spec text does not load back to its data")
-    return PullResult(text=text, data=data, notes=notes)
+    return PullResult(text=text, data=data, notes=notes, listing_notes=[*snapshot.notes, *overlay_notes])
 
 
 # -- 3. check and write --------------------------------------------------------------------
@@ -320,6 +332,8 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
          build: bool = True, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
     """Read the server behind ``client``, write its spec to ``output`` (``None``: don't write).
 
+    Replacing an existing ``output`` (``force``) keeps its ``overlays`` (see :mod:`.pull_overlays`).
+
     Returns:
         The pulled spec (``None`` when nothing could be pulled) and every diagnostic: E070
         (server unreadable), E071 (``output`` exists and not ``force``), the pull notes
@@ -335,7 +349,8 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
         snapshot = fetch(client, timeout)
     except PullError as exc:
         return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}", hint=_pull_hint(exc))]
-    result = spec_from_snapshot(snapshot, name)
+    previous = read_overlays(output) if output is not None and output.exists() else None
+    result = spec_from_snapshot(snapshot, name, previous)
     diags = check_spec(result, shown, build)
     if output is not None:
         try:

@@ -208,6 +208,12 @@ class _Lowering:
                                                f"tool {tool.name!r} outputSchema")
             wire["outputSchema"] = bundle_wire(self.resolver, doc, out_ptr)
         checked = self._schema_checks(tool, wire)
+        overlay, overlay_checked = None, False
+        if tool.output_overlay is not None and "outputSchema" not in tool.wire:  # client-side, never sent
+            output_class = builder.name_target(_class_target(self.resolver, doc, tool.output_overlay),
+                                               tool_class(tstem, "Output"), f"tool {tool.name!r} overlay outputSchema")
+            overlay = bundle_wire(self.resolver, doc, tool.output_overlay)
+            overlay_checked = self._schema_checks(tool, {"outputSchema": overlay}, tool.output_overlay)
         errs = self._errors(tool)
         inputs = self._inputs(tool, tstem)
         inputs_class = None
@@ -222,13 +228,14 @@ class _Lowering:
             input_class=input_class, output_class=output_class, inputs_class=inputs_class,
             schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
             errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
-            raw_output=tool.raw_output, scopes=tool.scopes,
+            raw_output=tool.raw_output, scopes=tool.scopes, overlay_schema=overlay, overlay_checked=overlay_checked,
         )
 
-    def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any]) -> bool:
+    def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any], at_ptr: str | None = None) -> bool:
         """W106 for patterns Python cannot run, W100 for keywords the models cannot express;
         True when the tool must be schema-checked at run time.  Patterns that apply
-        unconditionally are checked beside the models instead (no W100)."""
+        unconditionally are checked beside the models instead (no W100).  ``at_ptr``: where
+        the (single) schema is in the spec, when not under the tool (an overlay)."""
         checked = False
         for key in ("inputSchema", "outputSchema"):
             if key not in wire:
@@ -238,7 +245,7 @@ class _Lowering:
                     compile_pattern(pattern)
                 except PatternError as exc:
                     self.diags.append(self.doc.diag("W106", f"tool {tool.name!r}: {exc}; it is not enforced",
-                                                    join_pointer(tool.pointer, key) + at, level=Level.WARNING,
+                                                    (at_ptr or join_pointer(tool.pointer, key)) + at, level=Level.WARNING,
                                                     hint="rewrite it without that construct"))
             inexact = inexact_keywords(wire[key], self.spec.server.format_assertion)
             if all(kw in _SIDE_CHECKED for _, kw in inexact) and pattern_checks(wire[key]) is not None:
@@ -249,9 +256,11 @@ class _Lowering:
                     "W100", f"tool {tool.name!r}: the models cannot express JSON Schema keyword {kw!r} here, so "
                     f"the tool's original {key} is checked at run time with jsonschema, and its model leaves {kw!r} "
                     f"out (the handler's typed view only); {kw!r} in docs/json-schema.md: {keyword_note(kw)}",
-                    join_pointer(tool.pointer, key) + at,
+                    (at_ptr or join_pointer(tool.pointer, key)) + at,
                     hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
-                    "pyproject.toml lists it): without it the server refuses to start", level=Level.WARNING))
+                    "pyproject.toml lists it): " + ("without it the client checks the overlay by its model only"
+                                                   if at_ptr else "without it the server refuses to start"),
+                    level=Level.WARNING))
         return checked
 
     def _errors(self, tool: ToolSpec) -> list[ErrorIR]:

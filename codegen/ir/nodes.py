@@ -71,6 +71,15 @@ class ToolIR:
     params: tuple[ParamIR, ...] = ()
     raw_output: bool = False  # text content sent as written (no control-sequence stripping)
     scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (``ToolDef.scopes``)
+    #: the spec's ``overlays.<tool>.outputSchema`` (bundled): ``output_class`` is then the client's
+    #: own type of the result, never sent (``wire`` and ``fingerprint`` have no outputSchema)
+    overlay_schema: dict[str, Any] | None = None
+    overlay_checked: bool = False  # the overlay needs its whole schema checked (W100)
+
+    @property
+    def server_output_class(self) -> str | None:
+        """The output model the server side uses: none for a client-side overlay."""
+        return None if self.overlay_schema is not None else self.output_class
 
 
 @dataclass(frozen=True)

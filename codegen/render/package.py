@@ -159,7 +159,8 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
                    "TransportClosedError")
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "Principal", "ServerSettings")
 _CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
-                   "Progress", "Root", "SamplingRequest", "SamplingResponse", "Subscription", "ToolCallInfo", "UNSET", "Unset")
+                   "Icon", "Progress", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "Root", "SamplingRequest",
+                   "SamplingResponse", "Subscription", "Tool", "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset")
 
 
 def package_exports(ir: ProjectIR) -> list[str]:
@@ -191,8 +192,8 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
     tools = list(ir.tools)
     answers = {i.answer_class for t in tools for i in t.inputs if i.answer_class}
     catalog = {t.variables_class for t in ir.templates} | {pr.arguments_class for pr in ir.prompts}
-    used_models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class} | answers
-                         | catalog)
+    used_models = sorted({t.input_class for t in tools} | {t.server_output_class for t in tools if t.server_output_class}
+                         | answers | catalog)
     client_models, import_lines = _client_imports(ir, models)
     return {
         "server": ir.server,
@@ -215,7 +216,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "prompts": ir.prompts,
         "any_catalog": bool(ir.resources or ir.templates or ir.prompts),
         "any_completions": any(x.completions for x in (*ir.templates, *ir.prompts)),
-        "needs_jsonschema": any(t.schema_checked for t in tools),
+        "needs_jsonschema": any(t.schema_checked or t.overlay_checked for t in tools),
         "runtime_version": RUNTIME_VERSION,
         "runtime_api": RUNTIME_API,
         "runtime_packages": _runtime_packages(ir.server.target),
@@ -252,10 +253,10 @@ def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> Gen
     passes ``mypy --strict`` as written."""
     env = env or environment()
     tools = list(ir.tools)
-    models = sorted({t.input_class for t in tools} | {t.output_class for t in tools if t.output_class}
+    models = sorted({t.input_class for t in tools} | {t.server_output_class for t in tools if t.server_output_class}
                     | {t.variables_class for t in ir.templates} | {p.arguments_class for p in ir.prompts})
     names = {"Context", ir.server.base_class}
-    if any(not t.output_class for t in tools):
+    if any(not t.server_output_class for t in tools):
         names.add("ToolResult")
     if ir.resources or ir.templates:
         names |= {"BlobResourceContents", "TextResourceContents"}

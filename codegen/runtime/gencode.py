@@ -70,7 +70,7 @@ from .wire.resources import (
 from .wire.tools import AuthDef, InputDef, ServerInfo, ToolDef
 
 #: The facade's API version: raised on every incompatible change of a ``gencode`` module.
-RUNTIME_API = 1
+RUNTIME_API = 2
 #: The oldest API this runtime still serves (generated code needing less is refused).
 RUNTIME_API_MIN = 1
 

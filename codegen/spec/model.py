@@ -46,6 +46,8 @@ class ToolSpec:
     pointer: str
     raw_output: bool = False
     scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (docs/auth.md)
+    #: pointer of the spec's ``overlays.<name>.outputSchema``: a client-side output type, never sent
+    output_overlay: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ class SpecFile:
     resources: tuple[ResourceSpec, ...] = ()
     templates: tuple[TemplateSpec, ...] = ()
     prompts: tuple[PromptSpec, ...] = ()
+    #: ``overlays``: tool name -> its client-side additions (``outputSchema``), as written
+    overlays: dict[str, Any] = field(default_factory=dict)
 
 
 #: Keys of resource / template / prompt entries that are ours (not sent on the wire).
@@ -196,6 +200,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         subscribe=bool(s.get("subscribe", False)),
         auth=_auth(s.get("auth")),
     )
+    overlays = data.get("overlays") or {}
     tools = []
     for i, t in enumerate(data["tools"]):
         ptr = join_pointer("/tools", i)
@@ -208,8 +213,9 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
             for key, v in sorted((t.get("inputs") or {}).items())
         )
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
+        overlay = join_pointer("/overlays", t["name"], "outputSchema") if t["name"] in overlays else None
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False)),
-                              tuple(t.get("scopes") or ())))
+                              tuple(t.get("scopes") or ()), overlay))
     resources, templates, prompts = _catalog(data)
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
-                    resources=resources, templates=templates, prompts=prompts)
+                    resources=resources, templates=templates, prompts=prompts, overlays=dict(overlays))

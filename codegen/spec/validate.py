@@ -24,6 +24,7 @@ from .auth import auth_checks
 from .keywords import near_miss, schema_typos
 from .load import SourceDoc
 from .model import FORMAT_VERSION, SpecFile, parse_spec
+from .overlays import overlay_checks
 from .pointer import join_pointer
 from .refs import Resolver, Target, iter_refs
 
@@ -228,6 +229,10 @@ def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
     for i, tpl in enumerate(spec_data.get("resourceTemplates") or []):
         for var, schema in sorted((tpl.get("variables") or {}).items()):
             sites.append((join_pointer("/resourceTemplates", i, "variables", var), schema, ""))
+    for name, overlay in sorted((spec_data.get("overlays") or {}).items()):
+        if isinstance(overlay, dict) and "outputSchema" in overlay:
+            ptr = join_pointer("/overlays", name, "outputSchema")
+            sites.append((ptr, overlay["outputSchema"], ptr))
     return sites
 
 
@@ -309,6 +314,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
                                   hint="add `type: object` at the root (tools/list publishes the schema as written)",
                                   level=Level.WARNING))
     diags.extend(_catalog_checks(doc, spec))
+    diags.extend(overlay_checks(doc, spec))
     diags.extend(auth_checks(doc, spec))
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once

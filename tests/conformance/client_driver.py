@@ -88,7 +88,7 @@ async def list_only(client: ClientBase, context: dict[str, Any]) -> None:
 
 
 async def tools_call(client: ClientBase, context: dict[str, Any]) -> None:
-    tools = {t["name"] for t in await client.list_tools()}
+    tools = {t.name for t in await client.list_tools()}
     if "add_numbers" not in tools:
         raise SystemExit(f"add_numbers not listed: {sorted(tools)}")
     result = await client.call_raw("add_numbers", {"a": 5, "b": 3})
@@ -108,7 +108,7 @@ async def sse_retry(client: ClientBase, context: dict[str, Any]) -> None:
 
 
 async def request_state(client: ClientBase, context: dict[str, Any]) -> None:
-    tools = {t["name"] for t in await client.list_tools()}
+    tools = {t.name for t in await client.list_tools()}
     for name in ("test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"):
         if name in tools:
             print(name, (await client.call_raw(name, {})).text())
@@ -119,7 +119,7 @@ async def request_state(client: ClientBase, context: dict[str, Any]) -> None:
 
 async def standard_headers(client: ClientBase, context: dict[str, Any]) -> None:
     for tool in await client.list_tools():
-        await client.call_raw(tool["name"], {})
+        await client.call_raw(tool.name, {})
     # Also exercise Mcp-Method / Mcp-Name on the other methods the scenario checks.
     resources = await client.request("resources/list")
     for resource in (resources or {}).get("resources") or []:
@@ -142,20 +142,20 @@ async def context_tool_calls(client: ClientBase, context: dict[str, Any]) -> Non
 async def invalid_tool_headers(client: ClientBase, context: dict[str, Any]) -> None:
     """Call every tool the client kept (the transport drops invalid x-mcp-header tools)."""
     for tool in await client.list_tools():
-        properties = tool.get("inputSchema", {}).get("properties") or {}
+        properties = tool.input_schema.get("properties") or {}
         arguments = {name: default_for(schema) for name, schema in properties.items() if isinstance(schema, dict)}
-        await client.call_raw(tool["name"], arguments)
+        await client.call_raw(tool.name, arguments)
 
 
 async def schema_preservation(client: ClientBase, context: dict[str, Any]) -> None:
-    tools = {t["name"]: t for t in await client.list_tools()}
+    tools = {t.name: t for t in await client.list_tools()}
     focal = tools["json_schema_2020_12_tool"]
-    await client.call_raw("json_schema_echo", {"schema": focal["inputSchema"]})
+    await client.call_raw("json_schema_echo", {"schema": focal.raw["inputSchema"]})
 
 
 async def auth_flow(client: ClientBase, context: dict[str, Any]) -> None:
     """Log in (the transport runs the OAuth flow on the first 401), list the tools, call one."""
-    tools = [t["name"] for t in await client.list_tools()]
+    tools = [t.name for t in await client.list_tools()]
     if tools:
         print(tools[0], (await client.call_raw(tools[0], {})).text())
 

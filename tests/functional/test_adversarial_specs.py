@@ -108,8 +108,8 @@ async def main():
     async with NastyClient.in_process(server) as client:
         tools = await client.list_tools()
         for wire, tspec in zip(tools, spec["tools"], strict=True):
-            check(wire["description"] == tspec["description"] and wire["title"] == tspec["title"], "tools/list text")
-            check(wire["inputSchema"]["properties"] == tspec["inputSchema"]["properties"], "tools/list schema")
+            check(wire.description == tspec["description"] and wire.title == tspec["title"], "tools/list text")
+            check(wire.input_schema["properties"] == tspec["inputSchema"]["properties"], "tools/list schema")
         for tdef in TOOLS:
             res = await client.call_raw(tdef.name, {"p": tdef.wire["description"]})
             check(res.isError, f"{tdef.name} call should be a not-implemented error")
@@ -219,7 +219,7 @@ async def main():
     server = Impl()
     assert server.settings.page_size > 0      # runtime attributes are not shadowed
     async with client_cls.in_process(server) as cl:
-        listed = [x["name"] for x in await cl.list_tools()]
+        listed = [x.name for x in await cl.list_tools()]
         assert listed == list(names), listed
         for name in names:
             res = await cl.call_raw(name, {{"__init__": "v", "": "e", "a b": 1}})

@@ -78,7 +78,7 @@ def test_generated_client_against_generated_server(how: str, era: str) -> None:
                 await c.call_tool("get_weather", {"location": 5})
 
             tools = await c.list_tools()
-            assert [t["name"] for t in tools] == ["get_weather", "get_forecast"]
+            assert [t.name for t in tools] == ["get_weather", "get_forecast"]
             report = await c.check_compat()
             assert report.compatible and report.unchanged == ("get_weather", "get_forecast")
 
@@ -125,11 +125,11 @@ def test_tools_list_changed_invalidates_cache(era: str | None) -> None:
             event.set()
 
         async with WeatherClient.in_process(service, audit=None, era=era, on_tools_changed=on_changed) as c:
-            assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
+            assert [t.name for t in await c.list_tools()] == ["get_weather", "get_forecast"]
             await asyncio.sleep(0.05)  # let the listen stream be acknowledged
             service.disable_tool("get_forecast")
             await asyncio.wait_for(event.wait(), 5)
-            assert [t["name"] for t in await c.list_tools()] == ["get_weather"]
+            assert [t.name for t in await c.list_tools()] == ["get_weather"]
             report = await c.check_compat()
             assert report.removed == ("get_forecast",) and not report.compatible
 

@@ -224,12 +224,12 @@ def _tools(n: int) -> list[dict[str, Any]]:
 def test_list_tools_follows_every_page() -> None:
     server = FakeServer(tools=_tools(5), page_size=2)
 
-    async def main() -> list[dict[str, Any]]:
+    async def main() -> list[Any]:
         async with client(server) as c:
             return await c.list_tools()
 
     tools = run(main())
-    assert [t["name"] for t in tools] == ["t0", "t1", "t2", "t3", "t4"]
+    assert [t.name for t in tools] == ["t0", "t1", "t2", "t3", "t4"]
     cursors = [(r["params"] or {}).get("cursor") for r in server.requests("tools/list")]
     assert cursors == [None, "2", "4"]
 

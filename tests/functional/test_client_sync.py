@@ -28,7 +28,7 @@ def test_sync_plain_call_in_process() -> None:
         assert out == GetWeatherOutput(temperature=18.0, conditions="sunny", unit=Unit.celsius)
         assert c.get_weather(location="Paris").temperature == 64.4  # elicitation through the facade
         assert c.get_forecast(location="London", days=1).text() == "day 1: rain, 12.5 C"
-        assert [t["name"] for t in c.list_tools()] == ["get_weather", "get_forecast"]
+        assert [t.name for t in c.list_tools()] == ["get_weather", "get_forecast"]
         assert c.check_compat().compatible
         with pytest.raises(UnknownLocationError):
             c.get_weather(location="Atlantis", unit=Unit.celsius)

@@ -37,7 +37,7 @@ def _call(url: str, tool: str, args: dict[str, Any]) -> Any:
     async def main() -> Any:
         async with ClientBase.http(url, audit=None) as c:
             if tool == "":
-                return [t["name"] for t in await c.list_tools()]
+                return [t.name for t in await c.list_tools()]
             return (await c.call_tool(tool, args)).structuredContent
 
     return asyncio.run(asyncio.wait_for(main(), 30))
@@ -225,7 +225,7 @@ def test_dev_serves_a_src_layout_and_restarts_only_for_what_it_imported(tmp_path
 
         def described() -> bool:
             tools = _tools(url)
-            return isinstance(tools, list) and "The text to echo back." in json.dumps(tools[0]["inputSchema"])
+            return isinstance(tools, list) and "The text to echo back." in json.dumps(tools[0].input_schema)
 
         wait_until(described, 60, "the $ref-ed description to be served")
         assert len(_served_pids(log_path)) == len(pids) + 2

@@ -155,10 +155,20 @@ def test_recursive_schema_terminates() -> None:
 
 
 def test_servers_pair_by_name_and_severity_order() -> None:
-    a = [view_from_wire({"name": "x"}, [tool("t")], "a"), view_from_wire({"name": "y"}, [tool("t")], "a")]
+    a = [view_from_wire({"name": "x", "version": "1"}, [tool("t")], "a"), view_from_wire({"name": "y"}, [tool("t")], "a")]
     b = [view_from_wire({"name": "x", "version": "2"}, [tool("t"), tool("u")], "b"), view_from_wire({"name": "z"}, [], "b")]
     got = [(c.server, c.tool, c.kind) for c in compare_views(a, b).changes]
     assert got == [("x", "", "server-info-changed"), ("x", "u", "tool-added"), ("y", "", "server-removed"), ("z", "", "server-added")]
+
+
+def test_a_version_the_live_server_never_sent_is_not_a_change() -> None:
+    """A pulled spec says 0.0.0 for a server without serverInfo.version; the live side has none."""
+    spec_side = [view_from_wire({"name": "x", "version": "0.0.0"}, [tool("t")], "spec")]
+    for info in ({"name": "x"}, {"name": "x", "version": ""}):
+        assert compare_views(spec_side, [view_from_wire(info, [tool("t")], "live")]).changes == []
+        assert compare_views([view_from_wire(info, [tool("t")], "live")], spec_side).changes == []
+    sent = [view_from_wire({"name": "x", "version": "0.1.0"}, [tool("t")], "live")]
+    assert [c.kind for c in compare_views(spec_side, sent).changes] == ["server-info-changed"]
 
 
 # -- from spec files: Python names, errors, client inputs, reports, CLI -----------------------

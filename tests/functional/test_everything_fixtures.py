@@ -73,10 +73,10 @@ def _reset() -> None:
 async def _test_fixture_tools_listed_first_tool_simple(era: str) -> None:
     async with _client(era) as client:
         tools = await client.list_tools()
-    names = [t["name"] for t in tools]
+    names = [t.name for t in tools]
     assert FIXTURE_TOOLS <= set(names)
     assert names[0] == "test_simple_text"  # http-header-validation calls the first tool bare
-    schema = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")["inputSchema"]
+    schema = next(t for t in tools if t.name == "json_schema_2020_12_tool").input_schema
     for key in ("$schema", "$defs", "allOf", "if", "then", "else"):
         assert key in schema
     assert schema["additionalProperties"] is False and "$anchor" in schema["$defs"]["address"]

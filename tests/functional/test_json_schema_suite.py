@@ -167,7 +167,7 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
                 assert not raw.isError and seen[-1] == {"args": [], "extra": {"kept": True}}
                 with pytest.raises(errors.OutputValidationError):  # as the README's error table says
                     await c.second()
-                listed = {t["name"]: t for t in await c.list_tools(refresh=True)}
+                listed = {t.name: t.raw for t in await c.list_tools(refresh=True)}
                 assert listed["lint"]["x-vendor-rank"] == 3  # vendor keys pass through on the wire
                 assert listed["lint"]["annotations"]["category"] == "code-quality"
 

@@ -74,7 +74,7 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
 
     async def main() -> None:
         async with ClientBase.stdio(script, ["--impl", "weather_impl:WeatherService"], env=env, cwd="/", audit=None) as c:
-            assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
+            assert [t.name for t in await c.list_tools()] == ["get_weather", "get_forecast"]
 
     asyncio.run(asyncio.wait_for(main(), 60))
 

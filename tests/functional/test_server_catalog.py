@@ -311,7 +311,7 @@ def test_list_changes_of_prompts_and_resources(era: str) -> None:
             async with c.subscribe(prompts=True, resources=True) as changes:
                 server.disable_prompt("simple")
                 assert await _next(changes) == Change("prompts")
-                assert [pr["name"] for pr in await c.list_prompts()] == ["with_args", "with_image"]
+                assert [pr.name for pr in await c.list_prompts()] == ["with_args", "with_image"]
                 with pytest.raises(E.InvalidParamsError):
                     await c.get_prompt("simple")
                 server.disable_resource("template_data")
@@ -322,7 +322,7 @@ def test_list_changes_of_prompts_and_resources(era: str) -> None:
                 server.disable_resource("template_data")  # no change, no notification
                 server.enable_prompt("simple")
                 assert await _next(changes) == Change("prompts")
-                assert "simple" in [pr["name"] for pr in await c.list_prompts()]
+                assert "simple" in [pr.name for pr in await c.list_prompts()]
             with pytest.raises(KeyError):
                 server.disable_prompt("nope")
 

@@ -123,7 +123,7 @@ def test_printed_host_config_starts_the_server_from_any_folder(host: str) -> Non
 
     async def main() -> None:
         async with ClientBase.stdio(entry["command"], entry["args"], env=env, cwd="/", audit=None) as c:
-            assert [t["name"] for t in await c.list_tools()] == ["get_weather", "get_forecast"]
+            assert [t.name for t in await c.list_tools()] == ["get_weather", "get_forecast"]
             result = await c.call_tool("get_forecast", {"location": "Paris"})
             assert result.text()
 

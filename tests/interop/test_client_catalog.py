@@ -23,10 +23,10 @@ from codegen.runtime.wire.content import BlobResourceContents, ImageContent, Tex
 def test_catalog_api_against_the_generated_server(era: str) -> None:
     async def main() -> None:
         async with ClientBase.in_process(EverythingService(), era=era, audit=None) as c:  # type: ignore[arg-type]
-            assert [r["uri"] for r in await c.list_resources()] == ["test://static-text", "test://watched-resource",
+            assert [r.uri for r in await c.list_resources()] == ["test://static-text", "test://watched-resource",
                                                                     "test://static-binary"]
-            assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["test://template/{id}/data"]
-            names = [p["name"] for p in await c.list_prompts()]
+            assert [t.uri_template for t in await c.list_resource_templates()] == ["test://template/{id}/data"]
+            names = [p.name for p in await c.list_prompts()]
             assert names == ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
                              "test_prompt_with_image", "test_input_required_result_prompt"]
             [text] = await c.read_resource("test://static-text")
@@ -65,15 +65,15 @@ def test_catalog_api_against_the_npm_everything_server() -> None:
     async def main() -> None:
         async with ClientBase.stdio(command[0], command[1:], stderr="capture", audit=None) as c:
             resources = await c.list_resources()
-            assert resources and all("uri" in r and "name" in r for r in resources)
-            first = resources[0]["uri"]
+            assert resources and all(r.uri and r.name for r in resources)
+            first = resources[0].uri
             contents = await c.read_resource(first)
             assert contents and contents[0].uri == first
             templates = await c.list_resource_templates()
-            assert templates and all("uriTemplate" in t for t in templates)
+            assert templates and all(t.uri_template for t in templates)
             prompts = await c.list_prompts()
-            simple = next(p for p in prompts if not any(a.get("required") for a in p.get("arguments") or []))
-            result = await c.get_prompt(simple["name"])
+            simple = next(p for p in prompts if not any(a.required for a in p.arguments or []))
+            result = await c.get_prompt(simple.name)
             assert result.messages and result.messages[0].role in ("user", "assistant")
 
     asyncio.run(asyncio.wait_for(main(), 120))
@@ -129,7 +129,7 @@ def test_subscription_against_the_npm_everything_server() -> None:
 
     async def main() -> None:
         async with ClientBase.stdio(command[0], command[1:], stderr="capture", audit=None) as c:
-            uri = (await c.list_resources())[0]["uri"]
+            uri = (await c.list_resources())[0].uri
             async with c.subscribe(uri) as changes:
                 await c.call_tool("toggle-subscriber-updates", {})
                 change = await asyncio.wait_for(changes.__anext__(), 15)

@@ -87,7 +87,7 @@ def test_weather_client_against_sdk_server(mode: str) -> None:
 
             # pagination: the SDK server serves one tool per page
             tools = await c.list_tools()
-            assert [t["name"] for t in tools] == ["get_weather", "get_forecast", "slow", "count"]
+            assert [t.name for t in tools] == ["get_weather", "get_forecast", "slow", "count"]
 
             report = await c.check_compat()
             assert report.added == ("count", "slow") and report.removed == ()

@@ -55,7 +55,7 @@ def test_generated_client_against_sdk_http_server(sdk_server: ServerProcess, era
         async with WeatherClient.http(sdk_server.url, era=era, elicitation=elicit, audit=None) as client:
             assert client.era == (era or "modern")
             tools = await client.list_tools()
-            assert [t["name"] for t in tools] == ["get_weather", "get_forecast", "slow", "count"]
+            assert [t.name for t in tools] == ["get_weather", "get_forecast", "slow", "count"]
             out = await client.get_weather(location="Paris", unit=Unit.celsius)
             assert (out.temperature, out.conditions, out.unit) == (18.0, "sunny", Unit.celsius)
             asked_out = await client.get_weather(location="Paris")
@@ -112,7 +112,7 @@ def test_custom_headers_mirrored_and_invalid_tools_dropped(
     async def main() -> None:
         async with ClientBase.http(url, era="modern", audit=None) as client:
             with caplog.at_level(logging.WARNING, "mcp_codegen.client.http"):
-                names = [t["name"] for t in await client.list_tools()]
+                names = [t.name for t in await client.list_tools()]
             assert "bad_headers" not in names and "route" in names
             assert isinstance(client.transport, HttpTransport)
             assert "used twice" in client.transport.dropped_tools["bad_headers"]

@@ -49,6 +49,8 @@ class DiffResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fingerprints: dict[str, dict[str, str | None]] = field(default_factory=dict)
     tool_keys: list[tuple[str, str]] = field(default_factory=list)
+    #: What a side assumed, not a failure (a live list answered with -32601, taken as empty).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def loaded(self) -> bool:
@@ -105,4 +107,5 @@ def diff(old: str, new: str, cwd: Path | None = None, allow: Iterable[tuple[str,
         return DiffResult(old, new, diagnostics=a.diagnostics + b.diagnostics)
     result = compare_views(a.views, b.views, old, new, allow, allow_all)
     result.diagnostics = [d for d in a.diagnostics + b.diagnostics if d.is_error]
+    result.notes = [f"{side.label}: {n}" for side in (a, b) for n in side.notes]
     return result

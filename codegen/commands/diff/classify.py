@@ -86,7 +86,7 @@ class _Differ:
         assert old is not None and new is not None
         if old.name != new.name:
             self.add("", "server-info-changed", "/name", f"server name {old.name!r} -> {new.name!r}", old.name, new.name)
-        for key in sorted(set(old.info) | set(new.info)):
+        for key in sorted((set(old.info) | set(new.info)) - old.unknown_info - new.unknown_info):
             if old.info.get(key) != new.info.get(key):
                 self.add("", "server-info-changed", f"/{key}", f"server {key} changed", old.info.get(key), new.info.get(key))
         if old.package and new.package and old.package != new.package:

@@ -39,6 +39,8 @@ class Side:
     label: str
     views: list[ServerView] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: What was assumed while loading, not a failure (see :class:`codegen.commands.pull.ServerSnapshot`).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -174,7 +176,7 @@ def load_live(prefix: str, rest: str, cwd: Path) -> Side:
         return Side(label, diagnostics=[Diagnostic(label, 0, 0, "E070", f"cannot read the server's tools: {exc}",
                                                    hint="check the command or URL")])
     return Side(label, [view_from_wire(snap.server_info, snap.tools, label, snap.instructions, snap.resources,
-                                       snap.templates, snap.prompts)])
+                                       snap.templates, snap.prompts)], notes=list(snap.notes))
 
 
 def _live_loader(prefix: str) -> SideLoader:

@@ -87,6 +87,8 @@ class ServerView:
     catalog: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: the same keys -> the generated names and typed schemas (empty for live servers)
     catalog_typed: Mapping[str, CatalogTyped] = field(default_factory=dict)
+    #: ``info`` keys the source cannot tell (a live server that sent no ``version``): not compared
+    unknown_info: frozenset[str] = frozenset()
 
 
 def catalog_of(resources: Sequence[Mapping[str, Any]], templates: Sequence[Mapping[str, Any]],
@@ -169,5 +171,6 @@ def view_from_wire(server_info: Mapping[str, Any], tools: Sequence[Mapping[str, 
     if instructions:
         info["instructions"] = instructions
     views = {str(t["name"]): ToolView(name=str(t["name"]), wire=dict(t)) for t in tools}
+    unsent = frozenset() if server_info.get("version") else frozenset({"version"})
     return ServerView(name=str(server_info.get("name", "")), info=info, tools=views, source=source,
-                      catalog=catalog_of(resources, templates, prompts))
+                      catalog=catalog_of(resources, templates, prompts), unknown_info=unsent)

@@ -24,6 +24,7 @@ from .catalog import CatalogCalls
 from .compat import catalog_changes
 from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .inputs import run_input_rounds
+from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
@@ -40,12 +41,17 @@ class ClientBase(CatalogCalls):
 
     # -- tools/list --------------------------------------------------------------------------
 
-    async def list_tools(self, *, refresh: bool = False, max_pages: int = 1000) -> list[dict[str, Any]]:
-        """Every tool of the server, as wire ``Tool`` dicts, following every ``nextCursor``.
+    async def list_tools(self, *, refresh: bool = False, max_pages: int = 1000) -> list[Tool]:
+        """Every tool of the server, as typed :class:`~client.listing.Tool` objects (``.raw``:
+        the wire dict), following every ``nextCursor``.
 
         2026-07-28: pages are cached for their ``ttlMs`` (``refresh=True`` bypasses the
         cache); any ``notifications/tools/list_changed`` empties the cache.
         """
+        return typed(Tool, await self._wire_tools(refresh, max_pages))
+
+    async def _wire_tools(self, refresh: bool, max_pages: int = 1000) -> list[dict[str, Any]]:
+        """Every tool of the server as the wire dicts (see :meth:`list_tools`)."""
         await self.connect()
 
         async def fetch_page(cursor: str | None) -> dict[str, Any]:
@@ -71,15 +77,10 @@ class ClientBase(CatalogCalls):
     async def check_compat(self) -> CompatReport:
         """Compare the generated tables with the live lists: tools by fingerprint, resources,
         templates and prompts by what the typed methods rely on (``client/compat.py``)."""
-        report = compat_report(self.tool_defs, await self.list_tools(refresh=True))
-        caps = self.server_capabilities
-        offers = "resources" in caps
-        changes = catalog_changes(
-            self.resource_defs, self.resource_template_defs, self.prompt_defs,
-            await self.list_resources() if offers else [],
-            await self.list_resource_templates() if offers else [],
-            await self.list_prompts() if "prompts" in caps else [])
-        return replace(report, catalog=changes)
+        report = compat_report(self.tool_defs, await self._wire_tools(True), self._version)
+        lists, notes = await self.wire_catalog()
+        changes = catalog_changes(self.resource_defs, self.resource_template_defs, self.prompt_defs, *lists)
+        return replace(report, catalog=changes, notes=notes)
 
     # -- tools/call ----------------------------------------------------------------------------
 
@@ -126,9 +127,14 @@ class ClientBase(CatalogCalls):
 
         Accepts the ``{"result": value}`` wrapping some SDKs use for non-object outputs;
         without ``structuredContent`` the JSON text block is parsed instead.  A value
-        that breaks the model raises :class:`OutputValidationError`.
+        that breaks the model raises :class:`OutputValidationError`.  A tool typed by the
+        spec's ``overlays`` (``ToolDef.client_output_schema``) is always checked against it.
         """
         result, raw = await self._invoke(tool.name, args, tool, True, None, None)
+        if tool.client_output_schema is not None:  # the spec's overlay: the server promised nothing
+            judge = replace(tool, wire={**tool.wire, "outputSchema": tool.client_output_schema},
+                            schema_checked=tool.client_output_checked)
+            return parse_output(judge, result, raw, output_model, validate_output=True)
         return parse_output(tool, result, raw, output_model, validate_output=self.validate_output)
 
     async def _invoke(

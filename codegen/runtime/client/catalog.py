@@ -23,10 +23,18 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
-from ..wire.errors import InvalidArgumentsError, InvalidParamsError, McpError, ProtocolError, ResourceNotFoundError
+from ..wire.errors import (
+    InvalidArgumentsError,
+    InvalidParamsError,
+    McpError,
+    MethodNotFoundError,
+    ProtocolError,
+    ResourceNotFoundError,
+)
 from ..wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef, unknown_keys
 from .core import ClientCore
 from .inputs import run_input_rounds
+from .listing import Prompt, Resource, ResourceTemplate, typed
 from .results import UNSET
 from .session import Timeouts
 from .subscriptions import Change, Subscription, route_change
@@ -35,6 +43,8 @@ logger = logging.getLogger("mcp_codegen.client")
 
 ResourceContents = TextResourceContents | BlobResourceContents
 _CONTENTS = TypeAdapter(list[ResourceContents])
+#: The wire dicts of ``resources/list``, ``resources/templates/list`` and ``prompts/list``.
+WireCatalog = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
 
 
 class Completion(BaseModel):
@@ -93,17 +103,41 @@ class CatalogCalls(ClientCore):
                 return items
         raise ProtocolError(f"{method}: more than {max_pages} pages")
 
-    async def list_resources(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
-        """Every Resource the server lists (``resources/list``, all pages)."""
-        return await self._all_pages("resources/list", "resources", max_pages)
+    async def list_resources(self, *, max_pages: int = 1000) -> list[Resource]:
+        """Every Resource the server lists (``resources/list``, all pages), typed (``.raw``: the wire dict)."""
+        return typed(Resource, await self._all_pages("resources/list", "resources", max_pages))
 
-    async def list_resource_templates(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
-        """Every ResourceTemplate the server lists (``resources/templates/list``, all pages)."""
-        return await self._all_pages("resources/templates/list", "resourceTemplates", max_pages)
+    async def list_resource_templates(self, *, max_pages: int = 1000) -> list[ResourceTemplate]:
+        """Every ResourceTemplate the server lists (``resources/templates/list``, all pages), typed."""
+        return typed(ResourceTemplate, await self._all_pages("resources/templates/list", "resourceTemplates", max_pages))
 
-    async def list_prompts(self, *, max_pages: int = 1000) -> list[dict[str, Any]]:
-        """Every Prompt the server lists (``prompts/list``, all pages)."""
-        return await self._all_pages("prompts/list", "prompts", max_pages)
+    async def list_prompts(self, *, max_pages: int = 1000) -> list[Prompt]:
+        """Every Prompt the server lists (``prompts/list``, all pages), typed."""
+        return typed(Prompt, await self._all_pages("prompts/list", "prompts", max_pages))
+
+    async def wire_catalog(self) -> tuple[WireCatalog, tuple[str, ...]]:
+        """The wire dicts of the resources, templates and prompts, and notes on lists left empty.
+
+        A list whose capability the server does not declare is empty; so is one it declares but
+        answers with -32601 (some servers of every era do, for ``resources/templates/list``
+        most of all): a note says so, it is not a failure.
+        """
+        caps = self.server_capabilities
+        notes: list[str] = []
+
+        async def optional(cap: str, method: str, key: str) -> list[dict[str, Any]]:
+            if cap not in caps:
+                return []
+            try:
+                return await self._all_pages(method, key, 1000)
+            except MethodNotFoundError:
+                notes.append(f"the server declares {cap} but answers {method} with -32601: taken as empty")
+                return []
+
+        resources = await optional("resources", "resources/list", "resources")
+        templates = await optional("resources", "resources/templates/list", "resourceTemplates")
+        prompts = await optional("prompts", "prompts/list", "prompts")
+        return (resources, templates, prompts), tuple(notes)
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> list[ResourceContents]:
         """The contents of ``uri`` (``resources/read``).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .base import ClientBase
 from .catalog import Completion
+from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
 from .results import UNSET, Unset, wire_arguments
 from .subscriptions import Change, Subscription
 from .sync import SyncClientBase
@@ -35,12 +36,19 @@ __all__ = [
     "Completion",
     "ElicitationRequest",
     "ElicitationResponse",
+    "Icon",
     "Progress",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceTemplate",
     "Root",
     "SamplingRequest",
     "SamplingResponse",
     "Subscription",
     "SyncClientBase",
+    "Tool",
+    "ToolAnnotations",
     "ToolCallInfo",
     "Unset",
     "wire_arguments",

@@ -19,6 +19,7 @@ from ..wire.resources import PromptResult
 from .base import ClientBase
 from .catalog import Completion, ResourceContents
 from .handshake import Era
+from .listing import Prompt, Resource, ResourceTemplate, Tool
 from .subscriptions import Change, Subscription
 from .types import CompatReport
 
@@ -180,7 +181,7 @@ class SyncClientBase(Generic[_C]):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def list_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+    def list_tools(self, *, refresh: bool = False) -> list[Tool]:
         """Blocking :meth:`ClientBase.list_tools`."""
         return self._run(self.client.list_tools(refresh=refresh))
 
@@ -192,15 +193,15 @@ class SyncClientBase(Generic[_C]):
         """Blocking :meth:`ClientBase.call_tool` (``isError`` results raise)."""
         return self._run(self.client.call_tool(name, arguments, timeout=timeout))
 
-    def list_resources(self) -> list[dict[str, Any]]:
+    def list_resources(self) -> list[Resource]:
         """See :meth:`ClientBase.list_resources`."""
         return self._run(self.client.list_resources())
 
-    def list_resource_templates(self) -> list[dict[str, Any]]:
+    def list_resource_templates(self) -> list[ResourceTemplate]:
         """See :meth:`ClientBase.list_resource_templates`."""
         return self._run(self.client.list_resource_templates())
 
-    def list_prompts(self) -> list[dict[str, Any]]:
+    def list_prompts(self) -> list[Prompt]:
         """See :meth:`ClientBase.list_prompts`."""
         return self._run(self.client.list_prompts())
 

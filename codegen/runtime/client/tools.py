@@ -17,6 +17,7 @@ from typing import Any
 from ..wire import protocol as p
 from ..wire.errors import ProtocolError
 from ..wire.tools import ToolDef, canonical_json, tool_fingerprint
+from ..wire.versions import tool_for_version
 from .types import CompatReport, ToolChange
 
 logger = logging.getLogger("mcp_codegen.client")
@@ -110,12 +111,15 @@ async def collect_tools(fetch_page: PageFetcher, *, modern: bool, max_pages: int
     return tools
 
 
-def compat_report(tool_defs: Sequence[ToolDef], live_tools: Sequence[Mapping[str, Any]]) -> CompatReport:
+def compat_report(tool_defs: Sequence[ToolDef], live_tools: Sequence[Mapping[str, Any]],
+                  version: str | None = None) -> CompatReport:
     """Compare the generated tool table with the live ``tools/list`` (by fingerprint).
 
     Args:
         tool_defs: the generated tool definitions.
         live_tools: the server's wire ``Tool`` dicts.
+        version: the negotiated protocol version: a tool as the generated server would shape it
+            for that version (``wire/versions.py``) is unchanged too.
 
     Returns:
         The tools added, removed, changed (with the schema fields that differ) and unchanged.
@@ -129,7 +133,7 @@ def compat_report(tool_defs: Sequence[ToolDef], live_tools: Sequence[Mapping[str
             continue
         want = expected_fingerprint(td)
         got = tool_fingerprint(live[name])
-        if want == got:
+        if want == got or (version is not None and tool_fingerprint(tool_for_version(td.wire, version)) == got):
             unchanged.append(name)
             continue
         fields = tuple(

@@ -196,6 +196,8 @@ class CompatReport:
     unchanged: tuple[str, ...]
     #: Resources, templates and prompts that differ (``client/compat.py``).
     catalog: tuple[CatalogChange, ...] = ()
+    #: What was assumed, not a failure: e.g. a declared list the server answers with -32601.
+    notes: tuple[str, ...] = ()
 
     @property
     def compatible(self) -> bool:
@@ -211,4 +213,5 @@ class CompatReport:
         marks = {"added": "+", "removed": "-", "changed": "~"}
         lines += [f"  {marks[c.change]} {c.kind} {c.key}" + (f" ({c.detail})" if c.detail else f" ({c.change})")
                   for c in self.catalog]
+        lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)

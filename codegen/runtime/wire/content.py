@@ -7,6 +7,7 @@ Handlers may return these instead of (or beside) the output model; the client re
 
 from __future__ import annotations
 
+import json as _json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,3 +91,24 @@ class ToolResult(BaseModel):
         stripped (a server may be hostile) unless ``raw``; ``content`` keeps the raw data."""
         joined = "\n".join(b.text for b in self.content if isinstance(b, TextContent))
         return joined if raw else strip_controls(joined)
+
+    def json(self) -> Any:  # type: ignore[override]  # not pydantic v1's deprecated json()
+        """The result's JSON value: ``structuredContent``, else its single text block parsed as JSON.
+
+        Raises:
+            ValueError: no ``structuredContent`` and not exactly one text block holding JSON
+                (the message says what the result holds instead).
+        """
+        if self.structuredContent is not None:
+            return self.structuredContent
+        texts = [b for b in self.content if isinstance(b, TextContent)]
+        if len(texts) != 1:
+            kinds = ", ".join(sorted({b.type for b in self.content})) or "no content"
+            raise ValueError(f"the result has no structuredContent and {len(texts)} text blocks, not one "
+                             f"(content: {kinds}); read .content instead")
+        try:
+            return _json.loads(texts[0].text)
+        except ValueError as exc:
+            start = strip_controls(texts[0].text[:60])
+            raise ValueError(f"the result has no structuredContent and its text block is not JSON "
+                             f"({exc.args[0] if exc.args else exc}): {start!r}") from None

@@ -101,6 +101,10 @@ class ToolDef:
         scopes: OAuth scopes a caller's token needs to call this tool (spec key ``scopes``;
             enforced by the HTTP transport with 403 ``insufficient_scope``, docs/auth.md).
         fingerprint: sha256 of the canonical JSON of name + schemas, for drift checks.
+        client_output_schema: the spec's ``overlays`` output type of a tool whose server
+            publishes no ``outputSchema`` (the client checks results against it; never sent,
+            not in ``wire`` nor in ``fingerprint``).
+        client_output_checked: that schema needs ``jsonschema`` beside its model (W100).
     """
 
     name: str
@@ -115,6 +119,8 @@ class ToolDef:
     inputs: Mapping[str, InputDef] = field(default_factory=dict)
     fingerprint: str = ""
     scopes: tuple[str, ...] = ()
+    client_output_schema: Mapping[str, Any] | None = None
+    client_output_checked: bool = False
 
     @property
     def read_only(self) -> bool:

@@ -61,6 +61,40 @@ def object_schema(schema: Any) -> bool:
     return isinstance(schema, Mapping) and schema.get("type") == "object"
 
 
+def _ref_target(schema: Mapping[str, Any], ref: Any) -> Any:
+    """The target of a local ``#/...`` pointer inside ``schema``, or ``None``."""
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return None
+    node: Any = schema
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def legacy_output_schema(schema: Any) -> Any:
+    """``schema`` in a form a 2025-era client accepts (``type: "object"`` at the root), or ``None``.
+
+    A root ``$ref`` (through a chain of local ``$ref``s) to an object schema gets ``type: "object"``
+    beside it: the ``$ref`` still applies, so validation is identical.  Other roots without an object
+    ``type`` cannot be sent before 2026.
+    """
+    if object_schema(schema):
+        return schema
+    if not isinstance(schema, Mapping) or "type" in schema:
+        return None
+    node: Any = schema
+    for _ in range(32):
+        if not isinstance(node, Mapping) or "$ref" not in node:
+            break
+        node = _ref_target(schema, node["$ref"])
+    if object_schema(node) and "$ref" in schema:
+        return {"type": "object", **schema}
+    return None
+
+
 #: Every Tool field some protocol version defines; other keys are vendor keys.
 _KNOWN_TOOL_FIELDS = frozenset().union(*_TOOL_FIELDS.values())
 
@@ -70,8 +104,12 @@ def tool_for_version(wire: Mapping[str, Any], version: str) -> dict[str, Any]:
     not have are dropped, vendor keys (the spec's unknown Tool keys, W105) are kept."""
     fields = _TOOL_FIELDS.get(version, _TOOL_FIELDS[p.LATEST])
     tool = {k: v for k, v in wire.items() if k in fields or k not in _KNOWN_TOOL_FIELDS}
-    if not is_modern(version) and "outputSchema" in tool and not object_schema(tool["outputSchema"]):
-        del tool["outputSchema"]  # before 2026 an outputSchema must be an object schema
+    if not is_modern(version) and "outputSchema" in tool:
+        legacy = legacy_output_schema(tool["outputSchema"])  # before 2026: type "object" at the root
+        if legacy is None:
+            del tool["outputSchema"]
+        else:
+            tool["outputSchema"] = legacy
     return tool
 
 

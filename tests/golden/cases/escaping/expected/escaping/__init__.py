@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._runtime.gencode import require_api
 
-require_api(1, __name__)  # before any other runtime import: a clear error if too old
+require_api(2, __name__)  # before any other runtime import: a clear error if too old
 
 from ._runtime.client.gencode import (
     UNSET,
@@ -19,11 +19,18 @@ from ._runtime.client.gencode import (
     Completion,
     ElicitationRequest,
     ElicitationResponse,
+    Icon,
     Progress,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
     Root,
     SamplingRequest,
     SamplingResponse,
     Subscription,
+    Tool,
+    ToolAnnotations,
     ToolCallInfo,
     Unset,
 )
@@ -74,6 +81,7 @@ __all__ = [
     "EscapingClient",
     "EscapingServerBase",
     "EscapingSyncClient",
+    "Icon",
     "ImageContent",
     "InputUnavailableError",
     "InvalidArgumentsError",
@@ -81,9 +89,13 @@ __all__ = [
     "OutputValidationError",
     "Principal",
     "Progress",
+    "Prompt",
+    "PromptArgument",
     "PromptMessage",
     "PromptResult",
+    "Resource",
     "ResourceLink",
+    "ResourceTemplate",
     "Root",
     "SERVER_INFO",
     "SamplingRequest",
@@ -93,6 +105,8 @@ __all__ = [
     "TOOLS",
     "TextContent",
     "TextResourceContents",
+    "Tool",
+    "ToolAnnotations",
     "ToolCallInfo",
     "ToolError",
     "ToolExecutionError",
