@@ -97,6 +97,9 @@ class OAuthSettings:
         max_authorizations: authorizations in a row without a successful request.
         application_type: sent in a dynamic registration (``native`` or ``web``).
         timeout: seconds per request to the authorization server.
+        allow_local_urls: let metadata name plain-http, loopback, private or link-local
+            URLs whatever the MCP server's address (a local test set-up); other schemes than
+            http(s) stay refused.
     """
 
     client_id: str | None = None
@@ -112,6 +115,7 @@ class OAuthSettings:
     max_authorizations: int = 3
     application_type: str = "native"
     timeout: float = 30.0
+    allow_local_urls: bool = False
 
     @classmethod
     def headless(cls, **options: Any) -> OAuthSettings:
@@ -205,16 +209,18 @@ class OAuthFlow:
 
     # -- the flow -------------------------------------------------------------------------------
     async def _authorize(self, status: int, challenge: dict[str, str]) -> None:
-        prm = await discover_resource(self.http, self.server_url, challenge)
+        local = self.settings.allow_local_urls
+        prm = await discover_resource(self.http, self.server_url, challenge, allow_local=local)
         if prm is not None:
             issuer: str = prm["authorization_servers"][0]
             resource = str(prm["resource"])
-            meta = await discover_issuer(self.http, issuer)
+            meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local)
             if meta is None:
                 raise OAuthError(f"no authorization server metadata found for {issuer}")
         else:  # 2025-03-26: the MCP server's origin is the authorization server
             issuer, resource = origin(self.server_url), self.key
-            meta = await discover_issuer(self.http, issuer) or fallback_metadata(self.server_url)
+            meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local) \
+                or fallback_metadata(self.server_url)
         entry = self.entry
         if entry.get("issuer") not in (None, issuer):
             logger.info("the authorization server of %s changed to %s: forgetting the old tokens and client",

@@ -15,6 +15,17 @@ Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
   Discovery), with the well-known suffix inserted before the issuer's path, then OpenID's
   appended form; the document's ``issuer`` must equal the issuer the URL was built from
   (simple string comparison, RFC 8414 §3.3); a mismatch is refused, not skipped.
+* :func:`check_endpoint`: every URL the flow fetches or sends the user to because a server
+  named it (the challenge's ``resource_metadata``, ``authorization_servers``, the
+  authorization, token and registration endpoints) must be ``https``; plain ``http`` only to
+  a loopback host when the MCP server itself is on loopback; never another scheme.  A host
+  that is an address must be public, loopback only for a loopback MCP server, private
+  (RFC 1918, ``fc00::/7``) only for a loopback or private MCP server, never link-local
+  (``169.254/16``, ``fe80::/10``), unspecified, multicast or reserved.  ``allow_local``
+  (``OAuthSettings.allow_local_urls``) lifts the address and ``http`` rules, not the scheme one.
+  Host names are not resolved (``localhost`` counts as loopback).
+* Documents are read as a stream and cut at :data:`MAX_METADATA_BYTES` and
+  :data:`METADATA_DEADLINE` seconds; redirects are not followed.
 * :func:`fallback_metadata`: the 2025-03-26 defaults when a server without resource metadata
   has no authorization server metadata either: ``/authorize``, ``/token`` and ``/register``
   at the server's origin.
@@ -22,6 +33,8 @@ Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -39,6 +52,8 @@ OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OPENID_WELL_KNOWN = "/.well-known/openid-configuration"
 #: The largest metadata document read.
 MAX_METADATA_BYTES = 256 * 1024
+#: Most seconds spent reading one metadata document (a server trickling bytes is cut).
+METADATA_DEADLINE = 10.0
 
 _PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
@@ -88,24 +103,81 @@ def check_resource(resource: str, server_url: str) -> None:
         raise OAuthError(f"the protected resource metadata names resource {resource!r}, not this server ({server_url})")
 
 
+def _address_kind(host: str) -> str:
+    """``loopback``, ``private``, ``forbidden`` (link-local, unspecified, multicast,
+    reserved), ``public``, or ``name`` (a host name, not resolved)."""
+    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
+        return "loopback"
+    try:
+        ip = ipaddress.ip_address(host.strip("[]").split("%")[0])
+    except ValueError:
+        return "name"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved:
+        return "forbidden"
+    return "private" if ip.is_private else "public"
+
+
+def check_endpoint(url: Any, server_url: str, what: str, *, allow_local: bool = False) -> str:
+    """``url`` when the flow may use it (module docstring), for a flow with ``server_url``.
+
+    Raises:
+        OAuthError: another scheme, plain http, or an address the MCP server's own does not allow.
+    """
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise OAuthError(f"{what} is not an http(s) URL: refused")
+    kind = _address_kind(parts.hostname)
+    if allow_local:
+        return str(url)
+    server = _address_kind(urlsplit(server_url).hostname or "")
+    if kind == "forbidden" or (kind == "loopback" and server != "loopback") or (
+            kind == "private" and server not in ("loopback", "private")):
+        raise OAuthError(f"{what} {url} points at a {kind} address: refused "
+                         "(OAuthSettings(allow_local_urls=True) allows it)")
+    if parts.scheme == "http" and not (kind == "loopback" and server == "loopback"):
+        raise OAuthError(f"{what} {url} is not https: refused (plain http only on loopback)")
+    return str(url)
+
+
+async def _read_limited(http: httpx.AsyncClient, url: str) -> tuple[int, bytes]:
+    """(status, body) of a GET, read as a stream and cut beyond MAX_METADATA_BYTES."""
+    async with http.stream("GET", url, headers={"accept": "application/json"}) as resp:
+        if resp.status_code != 200:
+            return resp.status_code, b""
+        body = bytearray()
+        async for chunk in resp.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_METADATA_BYTES:
+                raise OAuthError(f"{url}: metadata larger than {MAX_METADATA_BYTES} bytes")
+        return 200, bytes(body)
+
+
 async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
-    """GET a JSON object; None on any HTTP error status, network error or non-object body."""
+    """GET a JSON object; None on any HTTP error status, network error or non-object body.
+
+    Raises:
+        OAuthError: the document is too large or too slow.
+    """
     import json
 
     import httpx
 
     try:
-        resp = await http.get(url, headers={"accept": "application/json"})
+        status, content = await asyncio.wait_for(_read_limited(http, url), METADATA_DEADLINE)
+    except TimeoutError:
+        raise OAuthError(f"{url}: metadata not read within {METADATA_DEADLINE:g} s") from None
     except httpx.HTTPError as exc:
         logger.debug("GET %s failed: %r", url, exc)
         return None
-    if resp.status_code != 200:
-        logger.debug("GET %s: HTTP %d", url, resp.status_code)
+    if status != 200:
+        logger.debug("GET %s: HTTP %d", url, status)
         return None
-    if len(resp.content) > MAX_METADATA_BYTES:
-        raise OAuthError(f"{url}: metadata larger than {MAX_METADATA_BYTES} bytes")
     try:
-        data = json.loads(resp.content)
+        data = json.loads(content)
     except ValueError:
         logger.debug("GET %s: not JSON", url)
         return None
@@ -125,13 +197,17 @@ def resource_metadata_urls(server_url: str, challenge: dict[str, str]) -> list[s
     return list(dict.fromkeys(urls))
 
 
-async def discover_resource(http: httpx.AsyncClient, server_url: str, challenge: dict[str, str]) -> dict[str, Any] | None:
+async def discover_resource(http: httpx.AsyncClient, server_url: str, challenge: dict[str, str], *,
+                            allow_local: bool = False) -> dict[str, Any] | None:
     """The protected resource metadata of ``server_url``, checked; None when there is none.
 
     Raises:
-        OAuthError: metadata without ``authorization_servers`` or naming another resource.
+        OAuthError: metadata without ``authorization_servers`` or naming another resource, or
+            a URL :func:`check_endpoint` refuses.
     """
     for url in resource_metadata_urls(server_url, challenge):
+        if url == challenge.get("resource_metadata"):
+            check_endpoint(url, server_url, "the resource_metadata URL", allow_local=allow_local)
         prm = await _get_json(http, url)
         if prm is None:
             continue
@@ -142,6 +218,7 @@ async def discover_resource(http: httpx.AsyncClient, server_url: str, challenge:
         if not isinstance(resource, str) or not resource:
             raise OAuthError(f"{url}: protected resource metadata without resource")
         check_resource(resource, server_url)
+        check_endpoint(servers[0], server_url, "the authorization server", allow_local=allow_local)
         return prm
     return None
 
@@ -156,12 +233,14 @@ def issuer_metadata_urls(issuer: str) -> list[str]:
     return [base + OAUTH_WELL_KNOWN + path, base + OPENID_WELL_KNOWN + path, base + path + OPENID_WELL_KNOWN]
 
 
-async def discover_issuer(http: httpx.AsyncClient, issuer: str) -> dict[str, Any] | None:
+async def discover_issuer(http: httpx.AsyncClient, issuer: str, server_url: str | None = None, *,
+                          allow_local: bool = False) -> dict[str, Any] | None:
     """The authorization server metadata of ``issuer``; None when no well-known URL has any.
 
     Raises:
-        OAuthError: a document whose ``issuer`` is not ``issuer`` (it must not be used), or
-            one without the endpoints the flow needs.
+        OAuthError: a document whose ``issuer`` is not ``issuer`` (it must not be used), one
+            without the endpoints the flow needs, or an endpoint :func:`check_endpoint`
+            refuses (for a flow with ``server_url``).
     """
     for url in issuer_metadata_urls(issuer):
         meta = await _get_json(http, url)
@@ -175,6 +254,10 @@ async def discover_issuer(http: httpx.AsyncClient, issuer: str) -> dict[str, Any
         for key in ("authorization_endpoint", "token_endpoint"):
             if not isinstance(meta.get(key), str):
                 raise OAuthError(f"the authorization server metadata at {url} has no {key}")
+        if server_url is not None:
+            for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+                if key in meta:
+                    check_endpoint(meta[key], server_url, f"the {key}", allow_local=allow_local)
         return meta
     return None
 
@@ -192,6 +275,7 @@ def fallback_metadata(server_url: str) -> dict[str, Any]:
 __all__ = [
     "OAuthError",
     "canonical_resource",
+    "check_endpoint",
     "check_resource",
     "discover_issuer",
     "discover_resource",
