@@ -344,3 +344,25 @@ def test_malformed_tokens_are_refused(server: VaultProcess, token: str) -> None:
 def test_nothing_was_fetched_from_the_recorder(recorder: Recorder) -> None:
     assert recorder.paths == []
 
+
+
+def test_503_only_when_the_authorization_server_is_unreachable(issuer: AuthServer, attacker: Any,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    port = free_port()
+    folder = build_vault(tmp_path_factory.mktemp("vault-dead"), dead, f"http://127.0.0.1:{port}/mcp")
+    proc = VaultProcess(folder, port)
+    try:
+        claims = {"iss": dead, "aud": proc.url, "sub": "m", "exp": int(time.time()) + 600}
+        token = _attacker_token(attacker, claims, {"kid": "key-1"})
+        res = _call(proc, token)
+        assert res.status_code == 503 and res.headers["retry-after"] == "5"
+        assert "www-authenticate" not in res.headers
+        assert token not in res.text and dead not in res.text
+        # bad tokens that need no key are still 401, not 503
+        for bad in ("abc.def", _attacker_token(attacker, {**claims, "iss": issuer.issuer}, {"kid": "key-1"}),
+                    f"{_b64(json.dumps({'alg': 'none'}).encode())}.{_b64(json.dumps(claims).encode())}."):
+            _refused(proc, bad)
+    finally:
+        log = proc.stop()
+    assert "Traceback" not in log
