@@ -294,3 +294,47 @@ def test_a_registration_redirect_is_not_followed(site: Listener, elsewhere: List
     with pytest.raises(OAuthError, match="HTTP 307"):
         _run(go())
     assert elsewhere.paths == []
+
+
+def test_a_huge_registration_answer_is_cut(site: Listener) -> None:
+    def huge(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(201)
+        h.send_header("content-type", "application/json")
+        h.send_header("content-length", str(10 * 1024 * 1024))
+        h.end_headers()
+        for _ in range(160):
+            h.wfile.write(b" " * 65536)
+
+    site.routes["/register"] = huge
+
+    async def go() -> None:
+        async with _http() as http:
+            await register(OAuthSettings(), http, f"{site.base}/register", "http://127.0.0.1:1/cb", ["none"])
+
+    started = time.monotonic()
+    with pytest.raises(OAuthError, match="larger than"):
+        _run(go())
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("target", ["http://169.254.169.254/latest/meta-data", "http://10.0.0.7/x"])
+def test_the_headless_handler_does_not_follow_a_public_server_into_local_addresses(target: str) -> None:
+    from codegen.runtime.client.oauth_redirect import HeadlessRedirect
+
+    async def go() -> None:
+        # the authorization URL is public (never fetched: the first hop is checked before)
+        await HeadlessRedirect("http://127.0.0.1:1/cb")(target)
+
+    with pytest.raises(OAuthError, match="refused"):
+        _run(go())
+
+
+def test_the_headless_handler_refuses_a_redirect_into_link_local(site: Listener) -> None:
+    from codegen.runtime.client.oauth_redirect import HeadlessRedirect
+
+    site.routes["/authorize"] = redirect_route("http://169.254.169.254/latest/meta-data")
+    with pytest.raises(OAuthError, match="refused"):
+        _run(HeadlessRedirect("http://127.0.0.1:1/cb")(f"{site.base}/authorize"))
+    site.routes["/authorize"] = redirect_route("file:///etc/passwd")
+    with pytest.raises(OAuthError, match="refused"):
+        _run(HeadlessRedirect("http://127.0.0.1:1/cb")(f"{site.base}/authorize"))

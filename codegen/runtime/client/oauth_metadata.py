@@ -24,7 +24,7 @@ Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
   (``169.254/16``, ``fe80::/10``), unspecified, multicast or reserved.  ``allow_local``
   (``OAuthSettings.allow_local_urls``) lifts the address and ``http`` rules, not the scheme one.
   Host names are not resolved (``localhost`` counts as loopback).
-* Documents are read as a stream and cut at :data:`MAX_METADATA_BYTES` and
+* :func:`read_limited`: documents (and registration answers) are read as a stream and cut at :data:`MAX_METADATA_BYTES` and
   :data:`METADATA_DEADLINE` seconds; redirects are not followed.
 * :func:`fallback_metadata`: the 2025-03-26 defaults when a server without resource metadata
   has no authorization server metadata either: ``/authorize``, ``/token`` and ``/register``
@@ -143,17 +143,28 @@ def check_endpoint(url: Any, server_url: str, what: str, *, allow_local: bool = 
     return str(url)
 
 
-async def _read_limited(http: httpx.AsyncClient, url: str) -> tuple[int, bytes]:
-    """(status, body) of a GET, read as a stream and cut beyond MAX_METADATA_BYTES."""
-    async with http.stream("GET", url, headers={"accept": "application/json"}) as resp:
-        if resp.status_code != 200:
-            return resp.status_code, b""
-        body = bytearray()
-        async for chunk in resp.aiter_bytes():
-            body += chunk
-            if len(body) > MAX_METADATA_BYTES:
-                raise OAuthError(f"{url}: metadata larger than {MAX_METADATA_BYTES} bytes")
-        return 200, bytes(body)
+async def read_limited(http: httpx.AsyncClient, method: str, url: str, what: str = "metadata",
+                       **options: Any) -> tuple[int, bytes]:
+    """(status, body) of a request, the body read as a stream, cut beyond
+    :data:`MAX_METADATA_BYTES` and after :data:`METADATA_DEADLINE` seconds in all.
+
+    Raises:
+        OAuthError: the body is too large or too slow.
+        httpx.HTTPError: the request failed.
+    """
+    async def read() -> tuple[int, bytes]:
+        async with http.stream(method, url, **options) as resp:
+            body = bytearray()
+            async for chunk in resp.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_METADATA_BYTES:
+                    raise OAuthError(f"{url}: {what} larger than {MAX_METADATA_BYTES} bytes")
+            return resp.status_code, bytes(body)
+
+    try:
+        return await asyncio.wait_for(read(), METADATA_DEADLINE)
+    except TimeoutError:
+        raise OAuthError(f"{url}: {what} not read within {METADATA_DEADLINE:g} s") from None
 
 
 async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
@@ -167,9 +178,7 @@ async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
     import httpx
 
     try:
-        status, content = await asyncio.wait_for(_read_limited(http, url), METADATA_DEADLINE)
-    except TimeoutError:
-        raise OAuthError(f"{url}: metadata not read within {METADATA_DEADLINE:g} s") from None
+        status, content = await read_limited(http, "GET", url, headers={"accept": "application/json"})
     except httpx.HTTPError as exc:
         logger.debug("GET %s failed: %r", url, exc)
         return None
@@ -281,4 +290,5 @@ __all__ = [
     "discover_resource",
     "fallback_metadata",
     "parse_challenge",
+    "read_limited",
 ]

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
-from .oauth_metadata import OAuthError
+from .oauth_metadata import OAuthError, check_endpoint
 
 logger = logging.getLogger("mcp_codegen.client.oauth")
 
@@ -44,6 +44,8 @@ class HeadlessRedirect:
 
     Args:
         redirect_uri: where the authorization server sends the user back (never fetched).
+            Every URL fetched on the way must pass
+            :func:`~client.oauth_metadata.check_endpoint` for the authorization URL's host.
         max_hops: redirects followed inside the authorization server.
         timeout: seconds per request.
     """
@@ -61,6 +63,8 @@ class HeadlessRedirect:
         url = authorization_url
         async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout) as http:
             for _ in range(self.max_hops):
+                # a hop may not lead where the authorization server's own address does not allow
+                check_endpoint(url, authorization_url, "a redirect of the authorization server")
                 resp = await http.get(url)
                 location = resp.headers.get("location")
                 if resp.status_code not in (301, 302, 303, 307, 308) or not location:

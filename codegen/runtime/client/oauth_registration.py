@@ -8,10 +8,11 @@ token endpoint follows the registration or ``token_endpoint_auth_methods_support
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .oauth_metadata import OAuthError
+from .oauth_metadata import OAuthError, read_limited
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -83,13 +84,14 @@ async def register(s: RegistrationSettings, http: httpx.AsyncClient, endpoint: s
         "application_type": s.application_type,
     }
     try:
-        resp = await http.post(endpoint, json=body, timeout=s.timeout)
+        status, content = await read_limited(http, "POST", endpoint, "the registration answer", json=body,
+                                             timeout=s.timeout)
     except httpx.HTTPError as exc:
         raise OAuthError(f"dynamic client registration at {endpoint} failed: {exc!r}") from None
-    if resp.status_code not in (200, 201):
-        raise OAuthError(f"dynamic client registration at {endpoint} failed: HTTP {resp.status_code}")
+    if status not in (200, 201):
+        raise OAuthError(f"dynamic client registration at {endpoint} failed: HTTP {status}")
     try:
-        data = resp.json()
+        data = json.loads(content)
     except ValueError:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
