@@ -22,3 +22,17 @@ def test_golden_builds_import_without_warnings(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_client_sends_wire_names_of_fields_named_like_model_imports() -> None:
+    """Fields named ``float``, ``None``, ``Any``: the model generator imports ``Field`` and
+    ``Any`` under another name then; the client still sends each property's wire name and
+    annotates with the names it imports itself."""
+    from codegen import generate
+
+    result = generate([CASES / "py_names" / "spec.yaml"])
+    assert result.ok, [d.render() for d in result.diagnostics]
+    [client] = [f.content for f in result.files if f.path == "py_names/client.py"]
+    assert '"float": float_,' in client and '"None": None_,' in client and '"Any": Any,' in client
+    assert "_aliased" not in client
+    assert "        float_: float | Unset = UNSET," in client  # no null: the schema does not allow it
