@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import PageEvaluateOutput
+from .models import PageEvaluateInputEnum, PageEvaluateOutput
 from .tools import (
     A_B_C_D_E_TOOL,
     FILES_READ_2_TOOL,
@@ -43,6 +43,13 @@ class PyNamesClient(ClientBase):
         type: str | Unset = UNSET,
         field__proto__: str | Unset = UNSET,
         field_private: str | Unset = UNSET,
+        Any: Any | None | Unset = UNSET,
+        Literal: Literal["x"] | Unset = UNSET,
+        Field: str | Unset = UNSET,
+        float_: float | Unset = UNSET,
+        None_: None | Unset = UNSET,
+        Enum: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
+        datetime: str | Unset = UNSET,
     ) -> PageEvaluateOutput:
         """Reserved Python and pydantic names as properties.
 
@@ -62,6 +69,13 @@ class PyNamesClient(ClientBase):
             type: (optional)
             field__proto__: (optional)
             field_private: (optional)
+            Any: (optional)
+            Literal: (optional)
+            Field: (optional)
+            float_: (optional)
+            None_: (optional)
+            Enum: (optional)
+            datetime: (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -86,6 +100,13 @@ class PyNamesClient(ClientBase):
                     "type": type,
                     "__proto__": field__proto__,
                     "_private": field_private,
+                    "Any": Any,
+                    "Literal": Literal,
+                    "Field": Field,
+                    "float": float_,
+                    "None": None_,
+                    "Enum": Enum,
+                    "datetime": datetime,
                 },
             ),
             PageEvaluateOutput,
@@ -184,6 +205,13 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         type: str | Unset = UNSET,
         field__proto__: str | Unset = UNSET,
         field_private: str | Unset = UNSET,
+        Any: Any | None | Unset = UNSET,
+        Literal: Literal["x"] | Unset = UNSET,
+        Field: str | Unset = UNSET,
+        float_: float | Unset = UNSET,
+        None_: None | Unset = UNSET,
+        Enum: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
+        datetime: str | Unset = UNSET,
     ) -> PageEvaluateOutput:
         """Reserved Python and pydantic names as properties.
 
@@ -203,6 +231,13 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
             type: (optional)
             field__proto__: (optional)
             field_private: (optional)
+            Any: (optional)
+            Literal: (optional)
+            Field: (optional)
+            float_: (optional)
+            None_: (optional)
+            Enum: (optional)
+            datetime: (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -224,6 +259,13 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
                 type=type,
                 field__proto__=field__proto__,
                 field_private=field_private,
+                Any=Any,
+                Literal=Literal,
+                Field=Field,
+                float_=float_,
+                None_=None_,
+                Enum=Enum,
+                datetime=datetime,
             ),
         )
 

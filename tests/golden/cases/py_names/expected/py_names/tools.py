@@ -82,6 +82,30 @@ PAGE_EVALUATE_TOOL = ToolDef(
       },
       "_private": {
         "type": "string"
+      },
+      "Any": {},
+      "Literal": {
+        "const": "x"
+      },
+      "Field": {
+        "type": "string"
+      },
+      "float": {
+        "type": "number"
+      },
+      "None": {
+        "type": "null"
+      },
+      "Enum": {
+        "type": "string",
+        "enum": [
+          "a",
+          "b"
+        ]
+      },
+      "datetime": {
+        "type": "string",
+        "format": "date-time"
       }
     },
     "required": [
@@ -115,7 +139,7 @@ PAGE_EVALUATE_TOOL = ToolDef(
 }"""),
     input_model=PageEvaluateInput,
     output_model=PageEvaluateOutput,
-    fingerprint="9bc96f57df7ec7eb03f23cd1de409b92653ea7040148babf2c1a755fe7f7da02",
+    fingerprint="e210587bca828c8b56a47ca2b71ed2e3850eaa62ee28aa3376b82f5e2921f811",
 )
 
 FILES_READ_TOOL = ToolDef(
