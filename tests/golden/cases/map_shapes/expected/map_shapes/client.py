@@ -15,12 +15,17 @@ from .models import (
     DbQueryInputNestedValueItem,
     DbQueryInputOpenProps,
     DbQueryInputTypedRest,
+    NestedMapsInputEnumArrMapValueItem,
+    NestedMapsInputKeyedObj,
+    NestedMapsOutput,
+    Node,
     RequirementsInputBilling,
     RequirementsOutput,
 )
 from .tools import (
     BROWSER_SET_HEADERS_TOOL,
     DB_QUERY_TOOL,
+    NESTED_MAPS_TOOL,
     REQUIREMENTS_TOOL,
     TEXT_MATCH_TOOL,
     SERVER_INFO,
@@ -250,6 +255,50 @@ class MapShapesClient(ClientBase):
             RequirementsOutput,
         )
 
+    async def nested_maps(
+        self,
+        *,
+        a: str,
+        keyed_obj: NestedMapsInputKeyedObj | Mapping[str, Any] | Unset = UNSET,
+        enum_map: dict[str, str] | Unset = UNSET,
+        enum_arr_map: (
+            dict[str, list[NestedMapsInputEnumArrMapValueItem | Literal["r", "w"]]] | Unset
+        ) = UNSET,
+        ref_map: dict[str, Node | Mapping[str, Any]] | Unset = UNSET,
+        nullable_map: dict[str, str] | None | Unset = UNSET,
+        deep: dict[str, dict[str, list[dict[str, list[str]]]]] | Unset = UNSET,
+    ) -> NestedMapsOutput:
+        """Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root.
+
+        Args:
+            a: (required)
+            keyed_obj: (optional)
+            enum_map: (optional)
+            enum_arr_map: (optional)
+            ref_map: (optional)
+            nullable_map: (optional)
+            deep: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            NESTED_MAPS_TOOL,
+            wire_arguments(
+                NESTED_MAPS_TOOL,
+                {
+                    "a": a,
+                    "keyed_obj": keyed_obj,
+                    "enum_map": enum_map,
+                    "enum_arr_map": enum_arr_map,
+                    "ref_map": ref_map,
+                    "nullable_map": nullable_map,
+                    "deep": deep,
+                },
+            ),
+            NestedMapsOutput,
+        )
+
 
 class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
     """Blocking facade of :class:`MapShapesClient` (runs it on a private event loop)."""
@@ -452,5 +501,44 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
                 card=card,
                 cvv=cvv,
                 billing=billing,
+            ),
+        )
+
+    def nested_maps(
+        self,
+        *,
+        a: str,
+        keyed_obj: NestedMapsInputKeyedObj | Mapping[str, Any] | Unset = UNSET,
+        enum_map: dict[str, str] | Unset = UNSET,
+        enum_arr_map: (
+            dict[str, list[NestedMapsInputEnumArrMapValueItem | Literal["r", "w"]]] | Unset
+        ) = UNSET,
+        ref_map: dict[str, Node | Mapping[str, Any]] | Unset = UNSET,
+        nullable_map: dict[str, str] | None | Unset = UNSET,
+        deep: dict[str, dict[str, list[dict[str, list[str]]]]] | Unset = UNSET,
+    ) -> NestedMapsOutput:
+        """Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root.
+
+        Args:
+            a: (required)
+            keyed_obj: (optional)
+            enum_map: (optional)
+            enum_arr_map: (optional)
+            ref_map: (optional)
+            nullable_map: (optional)
+            deep: (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(
+            self.client.nested_maps(
+                a=a,
+                keyed_obj=keyed_obj,
+                enum_map=enum_map,
+                enum_arr_map=enum_arr_map,
+                ref_map=ref_map,
+                nullable_map=nullable_map,
+                deep=deep,
             ),
         )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, Literal
+from enum import StrEnum
 
 
 class BrowserSetHeadersInputLoose(BaseModel):
@@ -147,3 +148,61 @@ class RequirementsOutput(BaseModel):
     status: Literal["ok"]
     counts: dict[str, int]
     rows: list[dict[str, Any]] | None = None
+
+
+class NestedMapsInputKeyedObj(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    x: int | None = None
+
+
+class NestedMapsInputEnumArrMapValueItem(StrEnum):
+    r = "r"
+    w = "w"
+
+
+class NestedMapsNode(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    kids: dict[str, NestedMapsNode] | None = None
+    label: str | None = None
+
+
+class NestedMapsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    enum_map: dict[str, str] | None = None
+    ref_map: dict[str, NestedMapsNode] | None = None
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    kids: dict[str, Node] | None = None
+    label: str | None = None
+
+
+class NestedMapsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    a: str
+    keyed_obj: NestedMapsInputKeyedObj | None = Field(default=None, title="NestedMapsInputKeyedObj")
+    enum_map: dict[str, str] | None = None
+    enum_arr_map: dict[str, list[NestedMapsInputEnumArrMapValueItem]] | None = None
+    ref_map: dict[str, Node] | None = None
+    nullable_map: dict[str, str] | None = None
+    deep: dict[str, dict[str, list[dict[str, list[str]]]]] | None = None
+
+
+NestedMapsNode.model_rebuild()
+Node.model_rebuild()

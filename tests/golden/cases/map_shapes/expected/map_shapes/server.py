@@ -11,6 +11,8 @@ from ._runtime.server.gencode import Context, ServerBase
 from .models import (
     BrowserSetHeadersInput,
     DbQueryInput,
+    NestedMapsInput,
+    NestedMapsOutput,
     RequirementsInput,
     RequirementsOutput,
     TextMatchInput,
@@ -47,3 +49,9 @@ class MapShapesServerBase(ServerBase):
     ) -> RequirementsOutput | ToolResult | Awaitable[RequirementsOutput | ToolResult]:
         """dependentRequired, const and closed objects."""
         raise NotImplementedError("requirements")
+
+    def nested_maps(
+        self, args: NestedMapsInput, ctx: Context
+    ) -> NestedMapsOutput | ToolResult | Awaitable[NestedMapsOutput | ToolResult]:
+        """Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root."""
+        raise NotImplementedError("nested_maps")

@@ -9,6 +9,8 @@ from ._runtime.gencode import ServerInfo, ToolDef
 from .models import (
     BrowserSetHeadersInput,
     DbQueryInput,
+    NestedMapsInput,
+    NestedMapsOutput,
     RequirementsInput,
     RequirementsOutput,
     TextMatchInput,
@@ -452,10 +454,170 @@ REQUIREMENTS_TOOL = ToolDef(
     fingerprint="10df5b8fef0b2fdcbf347724c2fbc1cdd7f4c69c63f9124a4c30f5eb5e7a1bbf",
 )
 
+NESTED_MAPS_TOOL = ToolDef(
+    name="nested_maps",
+    method="nested_maps",
+    wire=json.loads(r"""{
+  "name": "nested_maps",
+  "description": "Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root.",
+  "inputSchema": {
+    "type": "object",
+    "propertyNames": {
+      "pattern": "^[a-z_]+$"
+    },
+    "properties": {
+      "a": {
+        "type": "string"
+      },
+      "keyed_obj": {
+        "type": "object",
+        "properties": {
+          "x": {
+            "type": "integer"
+          }
+        },
+        "propertyNames": {
+          "enum": [
+            "x",
+            "y"
+          ]
+        },
+        "additionalProperties": {
+          "type": "string"
+        }
+      },
+      "enum_map": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "string",
+          "enum": [
+            true,
+            false
+          ]
+        }
+      },
+      "enum_arr_map": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "r",
+              "w"
+            ]
+          }
+        }
+      },
+      "ref_map": {
+        "type": "object",
+        "additionalProperties": {
+          "$ref": "#/$defs/Node"
+        }
+      },
+      "nullable_map": {
+        "anyOf": [
+          {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "deep": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "pattern": "^z"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "required": [
+      "a"
+    ],
+    "additionalProperties": false,
+    "$defs": {
+      "Node": {
+        "type": "object",
+        "properties": {
+          "kids": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/$defs/Node"
+            }
+          },
+          "label": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "enum_map": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "string",
+          "enum": [
+            true,
+            false
+          ]
+        }
+      },
+      "ref_map": {
+        "type": "object",
+        "additionalProperties": {
+          "$ref": "#/$defs/Node"
+        }
+      }
+    },
+    "$defs": {
+      "Node": {
+        "type": "object",
+        "properties": {
+          "kids": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/$defs/Node"
+            }
+          },
+          "label": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  }
+}"""),
+    input_model=NestedMapsInput,
+    output_model=NestedMapsOutput,
+    schema_checked=True,
+    fingerprint="871824a55e67253ce78af97e2afb5505405fc6ea4937ea1d46a79128d86706ee",
+)
+
 #: Every tool, in the order tools/list reports them.
 TOOLS: tuple[ToolDef, ...] = (
     BROWSER_SET_HEADERS_TOOL,
     DB_QUERY_TOOL,
     TEXT_MATCH_TOOL,
     REQUIREMENTS_TOOL,
+    NESTED_MAPS_TOOL,
 )
