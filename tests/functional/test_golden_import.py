@@ -25,14 +25,14 @@ def test_golden_builds_import_without_warnings(tmp_path: Path) -> None:
 
 
 def test_client_sends_wire_names_of_fields_named_like_model_imports() -> None:
-    """Fields named ``float``, ``None``, ``Any``: the model generator imports ``Field`` and
-    ``Any`` under another name then; the client still sends each property's wire name and
-    annotates with the names it imports itself."""
+    """Properties named ``Field``, ``Any``, ``float``, ``None``: fields named like what models.py
+    imports get ``_`` (else the model generator imports ``Field``/``Any`` under another name,
+    module-wide); the client sends each property's wire name and names only what it imports."""
     from codegen import generate
 
     result = generate([CASES / "py_names" / "spec.yaml"])
     assert result.ok, [d.render() for d in result.diagnostics]
     [client] = [f.content for f in result.files if f.path == "py_names/client.py"]
-    assert '"float": float_,' in client and '"None": None_,' in client and '"Any": Any,' in client
+    assert '"float": float_,' in client and '"None": None_,' in client and '"Any": Any_,' in client
     assert "_aliased" not in client
     assert "        float_: float | Unset = UNSET," in client  # no null: the schema does not allow it
