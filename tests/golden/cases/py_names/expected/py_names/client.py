@@ -43,12 +43,12 @@ class PyNamesClient(ClientBase):
         type: str | Unset = UNSET,
         field__proto__: str | Unset = UNSET,
         field_private: str | Unset = UNSET,
-        Any: Any | None | Unset = UNSET,
-        Literal: Literal["x"] | Unset = UNSET,
-        Field: str | Unset = UNSET,
+        Any_: Any | None | Unset = UNSET,
+        Literal_: Literal["x"] | Unset = UNSET,
+        Field_: str | Unset = UNSET,
         float_: float | Unset = UNSET,
         None_: None | Unset = UNSET,
-        Enum: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
+        Enum_: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
         datetime: str | Unset = UNSET,
     ) -> PageEvaluateOutput:
         """Reserved Python and pydantic names as properties.
@@ -69,12 +69,12 @@ class PyNamesClient(ClientBase):
             type: (optional)
             field__proto__: (optional)
             field_private: (optional)
-            Any: (optional)
-            Literal: (optional)
-            Field: (optional)
+            Any_: (optional)
+            Literal_: (optional)
+            Field_: (optional)
             float_: (optional)
             None_: (optional)
-            Enum: (optional)
+            Enum_: (optional)
             datetime: (optional)
 
         Raises:
@@ -100,12 +100,12 @@ class PyNamesClient(ClientBase):
                     "type": type,
                     "__proto__": field__proto__,
                     "_private": field_private,
-                    "Any": Any,
-                    "Literal": Literal,
-                    "Field": Field,
+                    "Any": Any_,
+                    "Literal": Literal_,
+                    "Field": Field_,
                     "float": float_,
                     "None": None_,
-                    "Enum": Enum,
+                    "Enum": Enum_,
                     "datetime": datetime,
                 },
             ),
@@ -205,12 +205,12 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         type: str | Unset = UNSET,
         field__proto__: str | Unset = UNSET,
         field_private: str | Unset = UNSET,
-        Any: Any | None | Unset = UNSET,
-        Literal: Literal["x"] | Unset = UNSET,
-        Field: str | Unset = UNSET,
+        Any_: Any | None | Unset = UNSET,
+        Literal_: Literal["x"] | Unset = UNSET,
+        Field_: str | Unset = UNSET,
         float_: float | Unset = UNSET,
         None_: None | Unset = UNSET,
-        Enum: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
+        Enum_: PageEvaluateInputEnum | Literal["a", "b"] | Unset = UNSET,
         datetime: str | Unset = UNSET,
     ) -> PageEvaluateOutput:
         """Reserved Python and pydantic names as properties.
@@ -231,12 +231,12 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
             type: (optional)
             field__proto__: (optional)
             field_private: (optional)
-            Any: (optional)
-            Literal: (optional)
-            Field: (optional)
+            Any_: (optional)
+            Literal_: (optional)
+            Field_: (optional)
             float_: (optional)
             None_: (optional)
-            Enum: (optional)
+            Enum_: (optional)
             datetime: (optional)
 
         Raises:
@@ -259,12 +259,12 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
                 type=type,
                 field__proto__=field__proto__,
                 field_private=field_private,
-                Any=Any,
-                Literal=Literal,
-                Field=Field,
+                Any_=Any_,
+                Literal_=Literal_,
+                Field_=Field_,
                 float_=float_,
                 None_=None_,
-                Enum=Enum,
+                Enum_=Enum_,
                 datetime=datetime,
             ),
         )

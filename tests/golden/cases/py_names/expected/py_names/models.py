@@ -2,9 +2,9 @@
 """Pydantic models of the py-names server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from typing import Any as Any_aliased, Literal as Literal_aliased
 from enum import StrEnum
-from pydantic import BaseModel, ConfigDict, Field, Field as Field_aliased, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import Any, Literal
 
 
 class PageEvaluateInputEnum(StrEnum):
@@ -17,27 +17,29 @@ class PageEvaluateInput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    class_: str = Field_aliased(..., alias="class")
-    from_: str = Field_aliased(..., alias="from")
+    class_: str = Field(..., alias="class")
+    from_: str = Field(..., alias="from")
     self: int | None = None
-    json_: dict[str, Any_aliased] | None = Field_aliased(default=None, alias="json")
-    field_model_config: dict[str, str] | None = Field_aliased(default=None, alias="model_config")
-    schema_: str | None = Field_aliased(default=None, alias="schema")
-    field_model_dump: bool | None = Field_aliased(default=None, alias="model_dump")
-    dict_: list[str] | None = Field_aliased(default=None, alias="dict")
-    copy_: bool | None = Field_aliased(default=None, alias="copy")
+    json_: dict[str, Any] | None = Field(default=None, alias="json")
+    field_model_config: dict[str, str] | None = Field(default=None, alias="model_config")
+    schema_: str | None = Field(default=None, alias="schema")
+    field_model_dump: bool | None = Field(default=None, alias="model_dump")
+    dict_: list[str] | None = Field(default=None, alias="dict")
+    copy_: bool | None = Field(default=None, alias="copy")
     fields: list[str] | None = None
-    validate_: bool | None = Field_aliased(default=None, alias="validate")
-    construct_: str | None = Field_aliased(default=None, alias="construct")
+    validate_: bool | None = Field(default=None, alias="validate")
+    construct_: str | None = Field(default=None, alias="construct")
     type: str | None = None
-    field__proto__: str | None = Field_aliased(default=None, alias="__proto__")
-    field_private: str | None = Field_aliased(default=None, alias="_private")
-    Any: Any_aliased | None = None
-    Literal: Literal_aliased["x"] | None = None
-    Field: str | None = None
-    float_: float | None = Field_aliased(default=None, alias="float")
-    None_: None = Field_aliased(default=None, alias="None")
-    Enum: PageEvaluateInputEnum | None = Field_aliased(default=None, title="PageEvaluateInputEnum")
+    field__proto__: str | None = Field(default=None, alias="__proto__")
+    field_private: str | None = Field(default=None, alias="_private")
+    Any_: Any | None = Field(default=None, alias="Any")
+    Literal_: Literal["x"] | None = Field(default=None, alias="Literal")
+    Field_: str | None = Field(default=None, alias="Field")
+    float_: float | None = Field(default=None, alias="float")
+    None_: None = Field(default=None, alias="None")
+    Enum_: PageEvaluateInputEnum | None = Field(
+        default=None, alias="Enum", title="PageEvaluateInputEnum"
+    )
     datetime: str | None = None
 
 
@@ -46,10 +48,10 @@ class PageEvaluateOutput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    json_: str = Field_aliased(..., alias="json")
-    schema_: dict[str, Any_aliased] | None = Field_aliased(default=None, alias="schema")
-    field_model_fields: list[str] | None = Field_aliased(default=None, alias="model_fields")
-    return_: str | None = Field_aliased(default=None, alias="return")
+    json_: str = Field(..., alias="json")
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    field_model_fields: list[str] | None = Field(default=None, alias="model_fields")
+    return_: str | None = Field(default=None, alias="return")
 
 
 class FilesReadInput(BaseModel):
