@@ -109,16 +109,30 @@ class _Source:
         return b"".join(parts).decode("utf-8")
 
 
-def _param(node: ast.AnnAssign, src: _Source) -> ParamIR | None:
+class _Unalias(ast.NodeTransformer):
+    """Names the model generator imported under another name (``Any as Any_aliased`` when a
+    field is named ``Any``) back to their own: the client imports them as themselves."""
+
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return ast.Name(self.aliases[node.id], node.ctx) if node.id in self.aliases else node
+
+
+def _param(node: ast.AnnAssign, src: _Source, aliases: dict[str, str]) -> ParamIR | None:
     if not isinstance(node.target, ast.Name) or node.target.id == "model_config":
         return None
     name = node.target.id
     annotation = src.segment(node.annotation) or "Any"
+    if aliases and any(isinstance(n, ast.Name) and n.id in aliases for n in ast.walk(node.annotation)):
+        annotation = ast.unparse(_Unalias(aliases).visit(ast.parse(annotation, mode="eval")))
     default: str | None = None
     wire = name
     value = node.value
     if value is not None:
-        if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "Field":
+        func = getattr(value.func, "id", "") if isinstance(value, ast.Call) else ""
+        if isinstance(value, ast.Call) and aliases.get(func, func) == "Field":
             if value.args and not (isinstance(value.args[0], ast.Constant) and value.args[0].value is Ellipsis):
                 default = src.segment(value.args[0])
             for kw in value.keywords:
@@ -207,6 +221,8 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     enums: dict[str, tuple[str, ...]] = {}
     written: dict[str, tuple[str, ...]] = {}  # enum class -> its member names
     objects: set[str] = set()
+    aliases = {a.asname: a.name for node in tree.body if isinstance(node, ast.ImportFrom)
+               for a in node.names if a.asname and a.asname != a.name}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             classes.add(node.name)
@@ -221,13 +237,13 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
             elif "BaseModel" in bases:
                 objects.add(node.name)
             params = [_unwrap_roots(p, roots) for stmt in node.body
-                      if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, src))]
+                      if isinstance(stmt, ast.AnnAssign) and (p := _param(stmt, src, aliases))]
             required = [p for p in params if p.default is None]
             optional = [p for p in params if p.default is not None]
             fields[node.name] = tuple(required + optional)
         elif isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__":
-            for alias in node.names:
-                imports[alias.asname or alias.name] = f"from {node.module} import {alias.name}"
+            for alias in node.names:  # by the name itself: client annotations are unaliased (_Unalias)
+                imports[alias.name] = f"from {node.module} import {alias.name}"
     missing = sorted(set(ir.model_classes) - classes)
     if missing:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation did not produce classes {', '.join(missing)}",

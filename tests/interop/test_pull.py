@@ -222,7 +222,7 @@ def test_official_python_sdk_server(tmp_path: Path, mode: str) -> None:
 
 
 def test_pulled_packages_pass_mypy_strict(tmp_path: Path, servers: dict[str, list[str]]) -> None:
-    """Real tools/list dumps (three npm servers, 2024 to 2026) build and type-check as pulled."""
+    """Real tools/list dumps (three npm servers, 2024 to 2026) build, import and type-check as pulled."""
     root = tmp_path / "root"
     root.mkdir()
     sources = {"pulled_everything": servers["everything"], "pulled_filesystem": [*servers["filesystem"], str(root)],
@@ -236,6 +236,9 @@ def test_pulled_packages_pass_mypy_strict(tmp_path: Path, servers: dict[str, lis
     out = tmp_path / "out"
     result, report = build(specs, out)
     assert report is not None, "\n".join(d.render() for d in result.diagnostics)
+    code = f"import importlib\nfor p in {sorted(sources)!r}:\n    for m in ('models', 'client', 'tools'):\n        importlib.import_module(p + '.' + m)\n"
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=out, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr  # imports without a warning (pydantic's protected names, ...)
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *sources], cwd=out,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr

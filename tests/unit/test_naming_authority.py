@@ -145,7 +145,8 @@ def _nfkc(name: str) -> str:
 @pytest.mark.parametrize(("wires", "hidden", "own", "expected"), [
     (["a", "b-c", "class", "json", "_p", "1x", "", "x.y", "__x", "é"], set(), [set()] * 10,
      ["a", "b_c", "class_", "json_", "field_p", "field_1x", "field_", "x_y", "field__x", "é"]),
-    (["a b", "a_b", "model_dump"], set(), [set()] * 3, ["a_b", "a_b_1", "model_dump_"]),
+    (["a b", "a_b", "model_dump", "model_config", "copy", "Field", "Any"], set(), [set()] * 7,
+     ["a_b", "a_b_1", "field_model_dump", "field_model_config", "copy_", "Field_", "Any_"]),  # model_*: pydantic warns
     (["Baz", "Qux", "list", "str"], {"Baz"}, [set(), set(), {"list"}, {"int"}], ["Baz_1", "Qux", "list_", "str"]),
 ])
 def test_field_names(wires: list[str], hidden: set[str], own: list[set[str]], expected: list[str]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from codegen.runtime.schema.patterns import compile_pattern, to_python
 from codegen.runtime.schema.residual import pattern_checks, pattern_errors
 
 SKU = {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}
@@ -79,3 +80,12 @@ def test_ecma_semantics() -> None:
     assert pattern_errors(checks, {"d": "123"}) == []
     assert pattern_errors(checks, {"d": "\u0661"}) != []  # ECMA \d is ASCII only
     assert pattern_errors(checks, {"d": "1\n"}) != []  # $ is the very end
+
+
+def test_ecma_named_groups_and_backreferences() -> None:
+    """``(?<name>...)`` and ``\\k<name>`` are ECMA-262's spelling; lookbehinds stay as they are."""
+    assert to_python("^(?<year>\\d{4})-\\k<year>$") == "^(?P<year>\\d{4})-(?P=year)\\Z"
+    assert to_python("(?<=\\$)\\d+(?<!0)") == "(?<=\\$)\\d+(?<!0)"
+    assert compile_pattern("^(?<y>\\d{4})-\\k<y>$").search("2024-2024")
+    assert not compile_pattern("^(?<y>\\d{4})-\\k<y>$").search("2024-2025")
+    assert to_python("[\\k<]") == "[\\k<]"  # inside a class: not a backreference

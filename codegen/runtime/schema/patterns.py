@@ -3,7 +3,8 @@
 JSON Schema patterns are ECMA-262 regular expressions, and several escapes mean something
 else in Python: ``\\d``/``\\w``/``\\b`` are ASCII-only, ``$`` matches only at the very end
 (Python's also before a final newline), ``.`` excludes every line terminator, ``\\s`` has its
-own set, ``\\cC`` is a control character and ``\\p{Letter}`` a Unicode property.
+own set, ``\\cC`` is a control character, ``\\p{Letter}`` a Unicode property, and named groups
+are ``(?<name>...)`` and ``\\k<name>`` (Python's ``(?P<name>...)`` and ``(?P=name)``).
 :func:`to_python` rewrites a pattern so ``re`` (with ``re.ASCII``) gives the ECMA answer;
 general-category properties (``\\p{L}``, ``\\p{Letter}``, ``\\P{Lu}`` ...) become character
 classes built from :mod:`unicodedata`.  A pattern that still cannot be compiled raises
@@ -98,6 +99,10 @@ def to_python(pattern: str) -> str:
             elif nxt == "S" and not in_class:
                 out.append(f"[^{_SPACE}]")
                 i += 2
+            elif nxt == "k" and not in_class and pattern.startswith("<", i + 2) and pattern.find(">", i + 3) > 0:
+                end = pattern.find(">", i + 3)
+                out.append(f"(?P={pattern[i + 3:end]})")
+                i = end + 1
             elif nxt == "u" and i + 2 < n and pattern[i + 2] == "{":
                 end = pattern.find("}", i + 3)
                 out.append(f"\\U{int(pattern[i + 3:end], 16):08x}")
@@ -123,6 +128,10 @@ def to_python(pattern: str) -> str:
                     out.append(r"^\x00-\U0010ffff]")
                 in_class = False
                 i += 1
+        elif ch == "(" and pattern.startswith("?<", i + 1) and not pattern.startswith(("?<=", "?<!"), i + 1):
+            out.append("(?P<")
+            i += 3
+            continue
         elif ch == "$":
             out.append(r"\Z")
         elif ch == ".":
