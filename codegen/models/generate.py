@@ -24,6 +24,8 @@ from ..diagnostics import Diagnostic
 from ..ir.naming import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..runtime.schema.nulls import allows_null
+from .argdoc import argument_doc
+from .titles import drop_field_titles
 from .told import decided_fields, told_names
 from .units import models_source
 
@@ -73,6 +75,7 @@ def run_dcg(schema: dict[str, Any]) -> str:
             collapse_root_models=True,
             set_default_enum_member=True,
             use_default_kwarg=True,
+            strict_nullable=True,
             use_double_quotes=True,
             allow_remote_refs=False,
             type_mappings=["email=string", "idn-email=string"],
@@ -82,7 +85,7 @@ def run_dcg(schema: dict[str, Any]) -> str:
     lines = out.splitlines(keepends=True)
     while lines and (lines[0].startswith("#") or not lines[0].strip()):
         lines.pop(0)
-    return "".join(lines)
+    return drop_field_titles("".join(lines))
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's own notion of a line
@@ -326,8 +329,7 @@ def typed_params(fields: tuple[ParamIR, ...], schema: Any, taken: frozenset[str]
     out: list[ParamIR] = []
     for p, name in zip(fields, names, strict=True):
         sub = props.get(p.wire, {}) if isinstance(props, dict) else {}
-        described = sub.get("description") if isinstance(sub, dict) else None
-        doc = described if isinstance(described, str) else ""
+        doc = argument_doc(sub, schema)
         if p.default is None:
             out.append(replace(p, name=name, description=doc, annotation=widen(p.annotation, enums, objects)))
             continue
