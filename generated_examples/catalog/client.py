@@ -51,11 +51,11 @@ class CatalogClient(ClientBase):
         """Full-text search with filters; returns one page of products.
 
         Args:
-            query: (required)
-            status: (optional)
-            max_price: (optional)
-            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
-            page: (optional; the schema's default is 1)
+            query: string, 1-200 characters
+            status: array of one of: active, discontinued, draft, unique items (optional)
+            max_price: An amount of money in minor units. (optional)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -84,8 +84,8 @@ class CatalogClient(ClientBase):
         """Price a basket; each line is a product or a custom item.
 
         Args:
-            lines: (required)
-            coupon: (optional)
+            lines: array of object or object, at least 1 item
+            coupon: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -119,9 +119,9 @@ class CatalogClient(ClientBase):
         """Change a product's price. Either an absolute price or a percentage change.
 
         Args:
-            sku: (required)
-            price: (optional)
-            percent: (optional)
+            sku: string
+            price: An amount of money in minor units. (optional)
+            percent: number, -90-500 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -155,11 +155,11 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         """Full-text search with filters; returns one page of products.
 
         Args:
-            query: (required)
-            status: (optional)
-            max_price: (optional)
-            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
-            page: (optional; the schema's default is 1)
+            query: string, 1-200 characters
+            status: array of one of: active, discontinued, draft, unique items (optional)
+            max_price: An amount of money in minor units. (optional)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -183,8 +183,8 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         """Price a basket; each line is a product or a custom item.
 
         Args:
-            lines: (required)
-            coupon: (optional)
+            lines: array of object or object, at least 1 item
+            coupon: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -210,9 +210,9 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         """Change a product's price. Either an absolute price or a percentage change.
 
         Args:
-            sku: (required)
-            price: (optional)
-            percent: (optional)
+            sku: string
+            price: An amount of money in minor units. (optional)
+            percent: number, -90-500 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

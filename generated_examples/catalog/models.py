@@ -30,7 +30,7 @@ class Money(BaseModel):
     """
     Amount in cents.
     """
-    currency: str | None = "EUR"
+    currency: str = "EUR"
 
 
 class ProductStatus(StrEnum):
@@ -57,7 +57,7 @@ class Product(BaseModel):
     sku: str
     name: str
     price: Money
-    status: ProductStatus = Field(..., title="ProductStatus")
+    status: ProductStatus
     dimensions: Dimensions | None = None
     attributes: dict[str, str] | None = None
     """
@@ -87,10 +87,8 @@ class SearchProductsInput(BaseModel):
     query: str = Field(..., max_length=200, min_length=1)
     status: list[SearchProductsInputStatusItem] | None = None
     max_price: Money | None = None
-    sort: SearchProductsInputSort | None = Field(
-        default=SearchProductsInputSort.relevance, title="SearchProductsInputSort"
-    )
-    page: int | None = Field(default=1, ge=1)
+    sort: SearchProductsInputSort = Field(default=SearchProductsInputSort.relevance)
+    page: int = Field(default=1, ge=1)
 
 
 class SearchProductsOutput(BaseModel):
@@ -109,7 +107,7 @@ class QuoteInputLinesItemOption1(BaseModel):
     )
     kind: Literal["product"]
     sku: str
-    quantity: int | None = Field(default=1, ge=1)
+    quantity: int = Field(default=1, ge=1)
 
 
 class QuoteInputLinesItemOption2(BaseModel):

@@ -338,11 +338,11 @@ class EverythingClient(ClientBase):
         """Tool with JSON Schema 2020-12 features
 
         Args:
-            name: (optional)
-            address: (optional)
-            contactMethod: (optional)
-            phone: (optional)
-            email: (optional)
+            name: string (optional)
+            address: object (optional)
+            contactMethod: one of: phone, email (optional)
+            phone: string (optional)
+            email: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -667,11 +667,11 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         """Tool with JSON Schema 2020-12 features
 
         Args:
-            name: (optional)
-            address: (optional)
-            contactMethod: (optional)
-            phone: (optional)
-            email: (optional)
+            name: string (optional)
+            address: object (optional)
+            contactMethod: one of: phone, email (optional)
+            phone: string (optional)
+            email: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -113,26 +113,25 @@ class TestElicitationSep1034DefaultsProfileAnswer(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    name: str | None = "John Doe"
+    name: str = "John Doe"
     """
     User name
     """
-    age: int | None = 30
+    age: int = 30
     """
     User age
     """
-    score: float | None = 95.5
+    score: float = 95.5
     """
     User score
     """
-    status: TestElicitationSep1034DefaultsProfileAnswerStatus | None = Field(
-        default=TestElicitationSep1034DefaultsProfileAnswerStatus.active,
-        title="TestElicitationSep1034DefaultsProfileAnswerStatus",
+    status: TestElicitationSep1034DefaultsProfileAnswerStatus = Field(
+        default=TestElicitationSep1034DefaultsProfileAnswerStatus.active
     )
     """
     User status
     """
-    verified: bool | None = True
+    verified: bool = True
     """
     Verification status
     """
@@ -284,9 +283,7 @@ class JsonSchema202012ToolInput(BaseModel):
     )
     name: str | None = None
     address: Address | None = None
-    contactMethod: JsonSchema202012ToolInputContactMethod | None = Field(
-        default=None, title="JsonSchema202012ToolInputContactMethod"
-    )
+    contactMethod: JsonSchema202012ToolInputContactMethod | None = None
     phone: str | None = None
     email: str | None = None
 

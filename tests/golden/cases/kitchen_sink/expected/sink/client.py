@@ -27,8 +27,8 @@ class SinkClient(ClientBase):
         """Page through items.
 
         Args:
-            page: (optional)
-            tag: (optional)
+            page: object (optional)
+            tag: string, 1-30 characters (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -49,9 +49,9 @@ class SinkClient(ClientBase):
         """Delete everything older than a date.
 
         Args:
-            before: (required)
-            dry_run: (optional; the schema's default is True)
-            reason: (optional)
+            before: string, format date
+            dry_run: boolean (optional; the schema's default is True)
+            reason: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -67,7 +67,7 @@ class SinkClient(ClientBase):
         """A list of numbers (non-object output, 2026 style).
 
         Args:
-            n: (required)
+            n: integer, 0-100
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -93,8 +93,8 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         """Page through items.
 
         Args:
-            page: (optional)
-            tag: (optional)
+            page: object (optional)
+            tag: string, 1-30 characters (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -111,9 +111,9 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         """Delete everything older than a date.
 
         Args:
-            before: (required)
-            dry_run: (optional; the schema's default is True)
-            reason: (optional)
+            before: string, format date
+            dry_run: boolean (optional; the schema's default is True)
+            reason: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -126,7 +126,7 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         """A list of numbers (non-object output, 2026 style).
 
         Args:
-            n: (required)
+            n: integer, 0-100
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

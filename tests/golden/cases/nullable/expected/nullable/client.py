@@ -37,16 +37,16 @@ class NullableClient(ClientBase):
 
         Args:
             count: How many, or null for all.
-            ratio: (optional)
-            label: (optional)
-            tags: (optional)
-            at: (optional)
-            near: (optional)
-            level: (optional)
-            mode: (optional; the schema's default is PlaceInputMode.fast)
-            weights: (optional)
-            shared_level: (optional)
-            limit: (optional)
+            ratio: number or null, more than 0 (optional)
+            label: string or null, 1-20 characters (optional)
+            tags: array of string or null, at most 3 items (optional)
+            at: object or null (optional)
+            near: null or object (optional)
+            level: one of: low, high, null (optional)
+            mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
+            weights: array of integer or null, at least 1 (optional)
+            shared_level: one of: low, high, null (optional)
+            limit: integer or null, at least 1 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -97,16 +97,16 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
 
         Args:
             count: How many, or null for all.
-            ratio: (optional)
-            label: (optional)
-            tags: (optional)
-            at: (optional)
-            near: (optional)
-            level: (optional)
-            mode: (optional; the schema's default is PlaceInputMode.fast)
-            weights: (optional)
-            shared_level: (optional)
-            limit: (optional)
+            ratio: number or null, more than 0 (optional)
+            label: string or null, 1-20 characters (optional)
+            tags: array of string or null, at most 3 items (optional)
+            at: object or null (optional)
+            near: null or object (optional)
+            level: one of: low, high, null (optional)
+            mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
+            weights: array of integer or null, at least 1 (optional)
+            shared_level: one of: low, high, null (optional)
+            limit: integer or null, at least 1 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -12,7 +12,7 @@ class LevelOption1(StrEnum):
 
 
 class PlaceInputTags(RootModel[list[str]]):
-    root: list[str] = Field(..., max_length=3, title="PlaceInputTags")
+    root: list[str] = Field(..., max_length=3)
 
 
 class PlaceInputLevel(StrEnum):
@@ -26,7 +26,7 @@ class PlaceInputMode(StrEnum):
 
 
 class PlaceInputWeightsItem(RootModel[int | None]):
-    root: int | None = Field(..., ge=1, title="PlaceInputWeightsItem")
+    root: int | None = Field(..., ge=1)
 
 
 class Point(BaseModel):
@@ -55,8 +55,8 @@ class PlaceInput(BaseModel):
     level: PlaceInputLevel | None = None
     mode: PlaceInputMode | None = PlaceInputMode.fast
     weights: list[PlaceInputWeightsItem | None] | None = None
-    shared_level: LevelOption1 | None = Field(default=None, title="Level")
-    limit: int | None = Field(default=None, ge=1, title="Limit")
+    shared_level: LevelOption1 | None = None
+    limit: int | None = Field(default=None, ge=1)
 
 
 class PlaceOutput(BaseModel):

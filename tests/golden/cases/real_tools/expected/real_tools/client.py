@@ -41,10 +41,10 @@ class RealToolsClient(ClientBase):
         Args:
             args: Named like a local of the old client method.
             wire_arguments_: Named like the helper the client method calls. (optional)
-            self_: (optional)
-            mode: (optional)
-            homepage: (optional; the schema's default is "https://example.com\")
-            nullable_note: (optional)
+            self_: integer (optional)
+            mode: one of: count, index, title, upper, strict (optional)
+            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            nullable_note: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -68,7 +68,7 @@ class RealToolsClient(ClientBase):
         """Has a local $defs entry named Item.
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -79,7 +79,7 @@ class RealToolsClient(ClientBase):
         """The same local $defs name with the same schema (one class) ...
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -99,8 +99,8 @@ class RealToolsClient(ClientBase):
         """... and with another schema (namespaced), in an input and in an output.
 
         Args:
-            item: (optional)
-            entry: (optional)
+            item: object (optional)
+            entry: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -127,16 +127,16 @@ class RealToolsClient(ClientBase):
         """JSON Schema corners the models cannot express; checked at run time.
 
         Args:
-            control: (required)
-            letters: (optional)
-            host_number: (optional)
-            never: (optional)
-            either: (optional)
-            tagged: (optional)
-            untyped_min: (optional)
-            flags: (optional)
-            exact_one: (optional)
-            tree: (optional)
+            control: string
+            letters: object (optional)
+            host_number: integer, format hostname (optional)
+            never: any (optional)
+            either: any or string (optional)
+            tagged: any, at least 1 character (optional)
+            untyped_min: any, at least 5 (optional)
+            flags: one of: false, 0, 1.0 (optional)
+            exact_one: always 1.0 (optional)
+            tree: any (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -181,10 +181,10 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         Args:
             args: Named like a local of the old client method.
             wire_arguments_: Named like the helper the client method calls. (optional)
-            self_: (optional)
-            mode: (optional)
-            homepage: (optional; the schema's default is "https://example.com\")
-            nullable_note: (optional)
+            self_: integer (optional)
+            mode: one of: count, index, title, upper, strict (optional)
+            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            nullable_note: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -204,7 +204,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """Has a local $defs entry named Item.
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -215,7 +215,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """The same local $defs name with the same schema (one class) ...
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -231,8 +231,8 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """... and with another schema (namespaced), in an input and in an output.
 
         Args:
-            item: (optional)
-            entry: (optional)
+            item: object (optional)
+            entry: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -256,16 +256,16 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """JSON Schema corners the models cannot express; checked at run time.
 
         Args:
-            control: (required)
-            letters: (optional)
-            host_number: (optional)
-            never: (optional)
-            either: (optional)
-            tagged: (optional)
-            untyped_min: (optional)
-            flags: (optional)
-            exact_one: (optional)
-            tree: (optional)
+            control: string
+            letters: object (optional)
+            host_number: integer, format hostname (optional)
+            never: any (optional)
+            either: any or string (optional)
+            tagged: any, at least 1 character (optional)
+            untyped_min: any, at least 5 (optional)
+            flags: one of: false, 0, 1.0 (optional)
+            exact_one: always 1.0 (optional)
+            tree: any (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -2,7 +2,7 @@
 """Pydantic models of the Real-Tools MCP Server server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 from enum import StrEnum
 from typing import Any
 
@@ -37,8 +37,8 @@ class LintInput(BaseModel):
     Named like the helper the client method calls.
     """
     self: int | None = None
-    mode: LintInputMode | None = Field(default=None, title="LintInputMode")
-    homepage: str | None = "https://example.com"
+    mode: LintInputMode | None = None
+    homepage: str = "https://example.com"
     nullable_note: str | None = None
 
 
@@ -88,7 +88,7 @@ class ThirdInput(BaseModel):
         populate_by_name=True,
     )
     item: ThirdItem | None = None
-    entry: str | None = Field(default=None, title="ThirdEntry")
+    entry: str | None = None
 
 
 class Node(BaseModel):

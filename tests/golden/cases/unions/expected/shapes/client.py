@@ -29,10 +29,10 @@ class ShapesClient(ClientBase):
         """Total area of a group of shapes.
 
         Args:
-            group: (required)
-            unit: (optional; the schema's default is AreaInputUnit.cm)
-            scale: (optional)
-            labels: (optional)
+            group: object
+            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            scale: number or null (optional)
+            labels: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -63,10 +63,10 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
         """Total area of a group of shapes.
 
         Args:
-            group: (required)
-            unit: (optional; the schema's default is AreaInputUnit.cm)
-            scale: (optional)
-            labels: (optional)
+            group: object
+            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            scale: number or null (optional)
+            labels: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

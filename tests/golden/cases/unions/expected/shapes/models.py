@@ -66,7 +66,7 @@ class AreaInput(BaseModel):
         populate_by_name=True,
     )
     group: Group
-    unit: AreaInputUnit | None = Field(default=AreaInputUnit.cm, title="AreaInputUnit")
+    unit: AreaInputUnit = Field(default=AreaInputUnit.cm)
     scale: float | None = None
     labels: dict[str, str] | None = None
 
