@@ -11,9 +11,12 @@ from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
 from .models import (
     Category,
     Money,
+    MoneyDict,
     Product,
     QuoteInputLinesItemOption1,
+    QuoteInputLinesItemOption1Dict,
     QuoteInputLinesItemOption2,
+    QuoteInputLinesItemOption2Dict,
     QuoteOutput,
     SearchProductsInputSort,
     SearchProductsInputStatusItem,
@@ -42,7 +45,7 @@ class CatalogClient(ClientBase):
         status: (
             list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
         ) = UNSET,
-        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        max_price: MoneyDict | Money | Unset = UNSET,
         sort: (
             SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
         ) = UNSET,
@@ -78,7 +81,12 @@ class CatalogClient(ClientBase):
     async def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
+        lines: list[
+            QuoteInputLinesItemOption1Dict
+            | QuoteInputLinesItemOption1
+            | QuoteInputLinesItemOption2Dict
+            | QuoteInputLinesItemOption2
+        ],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
@@ -113,7 +121,7 @@ class CatalogClient(ClientBase):
         self,
         *,
         sku: str,
-        price: Money | Mapping[str, Any] | Unset = UNSET,
+        price: MoneyDict | Money | Unset = UNSET,
         percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
@@ -146,7 +154,7 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         status: (
             list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
         ) = UNSET,
-        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        max_price: MoneyDict | Money | Unset = UNSET,
         sort: (
             SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
         ) = UNSET,
@@ -177,7 +185,12 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
     def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
+        lines: list[
+            QuoteInputLinesItemOption1Dict
+            | QuoteInputLinesItemOption1
+            | QuoteInputLinesItemOption2Dict
+            | QuoteInputLinesItemOption2
+        ],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
@@ -204,7 +217,7 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         self,
         *,
         sku: str,
-        price: Money | Mapping[str, Any] | Unset = UNSET,
+        price: MoneyDict | Money | Unset = UNSET,
         percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.

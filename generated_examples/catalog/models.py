@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
 from typing import Annotated, Literal
+from typing import NotRequired, TypedDict
 
 
 class Dimensions(BaseModel):
@@ -173,3 +174,26 @@ class SetPriceInput(BaseModel):
 
 
 Category.model_rebuild()
+
+
+class MoneyDict(TypedDict):
+    """The dict form of :class:`Money` (typing only)."""
+
+    amount: int
+    currency: NotRequired[str]
+
+
+class QuoteInputLinesItemOption1Dict(TypedDict):
+    """The dict form of :class:`QuoteInputLinesItemOption1` (typing only)."""
+
+    kind: Literal["product"]
+    sku: str
+    quantity: NotRequired[int]
+
+
+class QuoteInputLinesItemOption2Dict(TypedDict):
+    """The dict form of :class:`QuoteInputLinesItemOption2` (typing only)."""
+
+    kind: Literal["custom"]
+    description: str
+    price: MoneyDict | Money

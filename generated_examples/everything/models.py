@@ -4,6 +4,7 @@
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
+from typing import NotRequired, TypedDict
 
 
 class TestSimpleTextInput(BaseModel):
@@ -373,3 +374,10 @@ class TestInputRequiredResultPromptArguments(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
+
+
+class AddressDict(TypedDict):
+    """The dict form of :class:`Address` (typing only)."""
+
+    street: NotRequired[str]
+    city: NotRequired[str]

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import ListItemsOutput, NumbersOutput, Page
+from .models import ListItemsOutput, NumbersOutput, Page, PageDict
 from .tools import LIST_ITEMS_TOOL, NUMBERS_TOOL, PURGE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -21,7 +21,7 @@ class SinkClient(ClientBase):
     async def list_items(
         self,
         *,
-        page: Page | Mapping[str, Any] | Unset = UNSET,
+        page: PageDict | Page | Unset = UNSET,
         tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.
@@ -87,7 +87,7 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
     def list_items(
         self,
         *,
-        page: Page | Mapping[str, Any] | Unset = UNSET,
+        page: PageDict | Page | Unset = UNSET,
         tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.

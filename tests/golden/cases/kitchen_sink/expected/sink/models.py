@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import NotRequired, TypedDict
 
 
 class Page(BaseModel):
@@ -75,3 +76,10 @@ class NumbersInput(BaseModel):
 
 class NumbersOutput(RootModel[list[int]]):
     root: list[int]
+
+
+class PageDict(TypedDict):
+    """The dict form of :class:`Page` (typing only)."""
+
+    cursor: NotRequired[str | None]
+    size: NotRequired[int]

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point
+from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point, PointDict
 from .tools import PLACE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -25,8 +25,8 @@ class NullableClient(ClientBase):
         ratio: float | None | Unset = UNSET,
         label: str | None | Unset = UNSET,
         tags: list[str] | None | Unset = UNSET,
-        at: Point | Mapping[str, Any] | None | Unset = UNSET,
-        near: Point | Mapping[str, Any] | None | Unset = UNSET,
+        at: PointDict | Point | None | Unset = UNSET,
+        near: PointDict | Point | None | Unset = UNSET,
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,
@@ -85,8 +85,8 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
         ratio: float | None | Unset = UNSET,
         label: str | None | Unset = UNSET,
         tags: list[str] | None | Unset = UNSET,
-        at: Point | Mapping[str, Any] | None | Unset = UNSET,
-        near: Point | Mapping[str, Any] | None | Unset = UNSET,
+        at: PointDict | Point | None | Unset = UNSET,
+        near: PointDict | Point | None | Unset = UNSET,
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import TypedDict
 
 
 class LevelOption1(StrEnum):
@@ -66,3 +67,10 @@ class PlaceOutput(BaseModel):
     )
     placed: int | None = Field(..., ge=0)
     where: Point | None = None
+
+
+class PointDict(TypedDict):
+    """The dict form of :class:`Point` (typing only)."""
+
+    x: int
+    y: int

@@ -8,7 +8,16 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import Item, LintInputMode, Node, SecondOutput, ThirdItem
+from .models import (
+    Item,
+    ItemDict,
+    LintInputMode,
+    Node,
+    NodeDict,
+    SecondOutput,
+    ThirdItem,
+    ThirdItemDict,
+)
 from .tools import (
     FIRST_TOOL,
     LINT_TOOL,
@@ -64,7 +73,7 @@ class RealToolsClient(ClientBase):
             ),
         )
 
-    async def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
+    async def first(self, *, item: ItemDict | Item | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
@@ -75,7 +84,7 @@ class RealToolsClient(ClientBase):
         """
         return await self._call_content(FIRST_TOOL, wire_arguments(FIRST_TOOL, {"item": item}))
 
-    async def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
+    async def second(self, *, item: ItemDict | Item | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
@@ -93,7 +102,7 @@ class RealToolsClient(ClientBase):
     async def third(
         self,
         *,
-        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        item: ThirdItemDict | ThirdItem | Unset = UNSET,
         entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
@@ -122,7 +131,7 @@ class RealToolsClient(ClientBase):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
+        tree: NodeDict | Node | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 
@@ -200,7 +209,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
             ),
         )
 
-    def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
+    def first(self, *, item: ItemDict | Item | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
@@ -211,7 +220,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         """
         return self._run(self.client.first(item=item))
 
-    def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
+    def second(self, *, item: ItemDict | Item | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
@@ -225,7 +234,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
     def third(
         self,
         *,
-        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        item: ThirdItemDict | ThirdItem | Unset = UNSET,
         entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
@@ -251,7 +260,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
+        tree: NodeDict | Node | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 from enum import StrEnum
 from typing import Any
+from typing import NotRequired, TypedDict
 
 
 class Item(BaseModel):
@@ -117,3 +118,21 @@ class SemanticsInput(BaseModel):
 
 
 Node.model_rebuild()
+
+
+class ItemDict(TypedDict):
+    """The dict form of :class:`Item` (typing only)."""
+
+    id: NotRequired[int]
+
+
+class ThirdItemDict(TypedDict):
+    """The dict form of :class:`ThirdItem` (typing only)."""
+
+    id: NotRequired[str]
+
+
+class NodeDict(TypedDict):
+    """The dict form of :class:`Node` (typing only)."""
+
+    kids: NotRequired[list[NodeDict | Node]]

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import AreaInputUnit, AreaOutput, Group
+from .models import AreaInputUnit, AreaOutput, Group, GroupDict
 from .tools import AREA_TOOL, SERVER_INFO, TOOLS
 
 
@@ -21,7 +21,7 @@ class ShapesClient(ClientBase):
     async def area(
         self,
         *,
-        group: Group | Mapping[str, Any],
+        group: GroupDict | Group,
         unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
@@ -55,7 +55,7 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
     def area(
         self,
         *,
-        group: Group | Mapping[str, Any],
+        group: GroupDict | Group,
         unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
