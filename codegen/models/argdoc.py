@@ -59,6 +59,8 @@ def type_summary(schema: Any, root: Any, depth: int = 0) -> str:
             name = f"array of {type_summary(schema['items'], root, depth + 1)}"
         parts.append(name)
     head = " or ".join(parts) or "any"
+    if depth:  # an array's items: their type only (their constraints would read as the array's)
+        return head
     details = [d for d in (
         _range(schema.get("minLength"), schema.get("maxLength"), "characters"),
         f"format {schema['format']}" if isinstance(schema.get("format"), str) else None,
