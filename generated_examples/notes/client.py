@@ -75,7 +75,7 @@ class NotesClient(ClientBase):
         Args:
             title: string, 1-200 characters
             body: string (optional; the schema's default is "\")
-            tags: array of string, at least 1 character, at most 10 items (optional)
+            tags: array of string, at most 10 items (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -180,7 +180,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         Args:
             title: string, 1-200 characters
             body: string (optional; the schema's default is "\")
-            tags: array of string, at least 1 character, at most 10 items (optional)
+            tags: array of string, at most 10 items (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -44,7 +44,7 @@ class NullableClient(ClientBase):
             near: null or object (optional)
             level: one of: low, high, null (optional)
             mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
-            weights: array of integer or null, at least 1 (optional)
+            weights: array of integer or null (optional)
             shared_level: one of: low, high, null (optional)
             limit: integer or null, at least 1 (optional)
 
@@ -104,7 +104,7 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
             near: null or object (optional)
             level: one of: low, high, null (optional)
             mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
-            weights: array of integer or null, at least 1 (optional)
+            weights: array of integer or null (optional)
             shared_level: one of: low, high, null (optional)
             limit: integer or null, at least 1 (optional)
 
