@@ -50,7 +50,9 @@ from .naming import (
     tool_stem,
     unshadowed_package,
 )
+from .naming_models import typed_dict_class
 from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
+from .typeddicts import request_objects
 
 #: The keywords the runtime checks beside the models (``pattern``), where they apply unconditionally.
 _SIDE_CHECKED = keywords_of(SIDE_CHECK)
@@ -153,6 +155,9 @@ class _Lowering:
         templates = tuple(self._template(tpl) for tpl in self.spec.templates)
         prompts = tuple(self._prompt(pr) for pr in self.spec.prompts)
         model_schema = self.builder.finish()
+        typed_dicts = tuple((cls, self.classes.claim(typed_dict_class(cls), Origin(
+            self.doc.display, "", f"the request TypedDict of {cls}"))) for cls in request_objects(
+                model_schema, [t.input_class for t in tools]))
         self.diags.extend(d.diag("W102", message, at, hint="the wire schema is kept as written", level=Level.WARNING)
                           for d, at, message in self.builder.loosened)
         self.diags.extend(self.resolver.diagnostics)
@@ -166,7 +171,7 @@ class _Lowering:
                        model_schema=model_schema,
                        model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
                                                    *(pr.arguments_class for pr in prompts)})),
-                       resources=resources, templates=templates, prompts=prompts)
+                       resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts)
         return ir, self.diags
 
     def _server(self, spec_display: str) -> ServerIR:

@@ -129,3 +129,9 @@ def field_decisions(schema: object) -> list[tuple[str, str]]:
     """The ``(wire, python)`` field names recorded on a class schema of the model document."""
     pairs = schema.get(FIELD_NAMES) if isinstance(schema, dict) else None
     return [(str(w), str(p)) for w, p in pairs] if isinstance(pairs, list) else []
+
+
+def typed_dict_class(model_class: str) -> str:
+    """The request-side ``TypedDict`` of an object model: ``PlaceOrderItem`` -> ``PlaceOrderItemDict``
+    (claimed in the module's class registry beside the models, so a clash is E030)."""
+    return f"{model_class}Dict"

@@ -169,3 +169,4 @@ class ProjectIR:
     resources: tuple[ResourceIR, ...] = ()
     templates: tuple[TemplateIR, ...] = ()
     prompts: tuple[PromptIR, ...] = ()
+    typed_dicts: tuple[tuple[str, str], ...] = ()  # (object model class, its request-side TypedDict)

@@ -45,6 +45,11 @@ _ARRAY_KEYS = keywords_of(applies="array")
 NULLABLE_BRANCH = "x-mcp-codegen-nullable"
 
 
+#: Marks an object schema of the model view whose extra keys the spec allows explicitly
+#: (``additionalProperties`` true or a schema, ``patternProperties``); an annotation, never validated.
+OPEN = "x-mcp-codegen-open"
+
+
 def _int_multiple(node: dict[str, Any], kind: str) -> int | None:
     """``multipleOf`` when the models express it exactly: a positive int on an integer."""
     mult = node.get("multipleOf")
@@ -371,6 +376,8 @@ def _shaped(node: dict[str, Any], kind: str, keep: dict[str, Any]) -> dict[str, 
             out["additionalProperties"] = model_view(extra)
         else:
             out["additionalProperties"] = True
+        if node.get("patternProperties") or node.get("additionalProperties", False) is not False:
+            out[OPEN] = True  # extra keys allowed in so many words: no exact TypedDict (models/typeddicts.py)
     elif kind == "array":
         if "items" in node and "prefixItems" not in node and node["items"] is not False:
             out["items"] = model_view(node["items"])

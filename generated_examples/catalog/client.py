@@ -11,9 +11,12 @@ from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
 from .models import (
     Category,
     Money,
+    MoneyDict,
     Product,
     QuoteInputLinesItemOption1,
+    QuoteInputLinesItemOption1Dict,
     QuoteInputLinesItemOption2,
+    QuoteInputLinesItemOption2Dict,
     QuoteOutput,
     SearchProductsInputSort,
     SearchProductsInputStatusItem,
@@ -42,7 +45,7 @@ class CatalogClient(ClientBase):
         status: (
             list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
         ) = UNSET,
-        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        max_price: MoneyDict | Money | Unset = UNSET,
         sort: (
             SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
         ) = UNSET,
@@ -51,11 +54,11 @@ class CatalogClient(ClientBase):
         """Full-text search with filters; returns one page of products.
 
         Args:
-            query: (required)
-            status: (optional)
-            max_price: (optional)
-            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
-            page: (optional; the schema's default is 1)
+            query: string, 1-200 characters
+            status: array of one of: active, discontinued, draft, unique items (optional)
+            max_price: An amount of money in minor units. (optional)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -78,14 +81,19 @@ class CatalogClient(ClientBase):
     async def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
+        lines: list[
+            QuoteInputLinesItemOption1Dict
+            | QuoteInputLinesItemOption1
+            | QuoteInputLinesItemOption2Dict
+            | QuoteInputLinesItemOption2
+        ],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
 
         Args:
-            lines: (required)
-            coupon: (optional)
+            lines: array of object or object, at least 1 item
+            coupon: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -113,15 +121,15 @@ class CatalogClient(ClientBase):
         self,
         *,
         sku: str,
-        price: Money | Mapping[str, Any] | Unset = UNSET,
+        price: MoneyDict | Money | Unset = UNSET,
         percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
 
         Args:
-            sku: (required)
-            price: (optional)
-            percent: (optional)
+            sku: string
+            price: An amount of money in minor units. (optional)
+            percent: number, -90-500 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -146,7 +154,7 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         status: (
             list[SearchProductsInputStatusItem | Literal["active", "discontinued", "draft"]] | Unset
         ) = UNSET,
-        max_price: Money | Mapping[str, Any] | Unset = UNSET,
+        max_price: MoneyDict | Money | Unset = UNSET,
         sort: (
             SearchProductsInputSort | Literal["relevance", "price_asc", "price_desc"] | Unset
         ) = UNSET,
@@ -155,11 +163,11 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         """Full-text search with filters; returns one page of products.
 
         Args:
-            query: (required)
-            status: (optional)
-            max_price: (optional)
-            sort: (optional; the schema's default is SearchProductsInputSort.relevance)
-            page: (optional; the schema's default is 1)
+            query: string, 1-200 characters
+            status: array of one of: active, discontinued, draft, unique items (optional)
+            max_price: An amount of money in minor units. (optional)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -177,14 +185,19 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
     def quote(
         self,
         *,
-        lines: list[QuoteInputLinesItemOption1 | Mapping[str, Any] | QuoteInputLinesItemOption2],
+        lines: list[
+            QuoteInputLinesItemOption1Dict
+            | QuoteInputLinesItemOption1
+            | QuoteInputLinesItemOption2Dict
+            | QuoteInputLinesItemOption2
+        ],
         coupon: str | None | Unset = UNSET,
     ) -> QuoteOutput:
         """Price a basket; each line is a product or a custom item.
 
         Args:
-            lines: (required)
-            coupon: (optional)
+            lines: array of object or object, at least 1 item
+            coupon: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -204,15 +217,15 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
         self,
         *,
         sku: str,
-        price: Money | Mapping[str, Any] | Unset = UNSET,
+        price: MoneyDict | Money | Unset = UNSET,
         percent: float | Unset = UNSET,
     ) -> Product:
         """Change a product's price. Either an absolute price or a percentage change.
 
         Args:
-            sku: (required)
-            price: (optional)
-            percent: (optional)
+            sku: string
+            price: An amount of money in minor units. (optional)
+            percent: number, -90-500 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
 from typing import Annotated, Literal
+from typing import NotRequired, TypedDict
 
 
 class Dimensions(BaseModel):
@@ -30,7 +31,7 @@ class Money(BaseModel):
     """
     Amount in cents.
     """
-    currency: str | None = "EUR"
+    currency: str = "EUR"
 
 
 class ProductStatus(StrEnum):
@@ -57,7 +58,7 @@ class Product(BaseModel):
     sku: str
     name: str
     price: Money
-    status: ProductStatus = Field(..., title="ProductStatus")
+    status: ProductStatus
     dimensions: Dimensions | None = None
     attributes: dict[str, str] | None = None
     """
@@ -87,10 +88,8 @@ class SearchProductsInput(BaseModel):
     query: str = Field(..., max_length=200, min_length=1)
     status: list[SearchProductsInputStatusItem] | None = None
     max_price: Money | None = None
-    sort: SearchProductsInputSort | None = Field(
-        default=SearchProductsInputSort.relevance, title="SearchProductsInputSort"
-    )
-    page: int | None = Field(default=1, ge=1)
+    sort: SearchProductsInputSort = Field(default=SearchProductsInputSort.relevance)
+    page: int = Field(default=1, ge=1)
 
 
 class SearchProductsOutput(BaseModel):
@@ -109,7 +108,7 @@ class QuoteInputLinesItemOption1(BaseModel):
     )
     kind: Literal["product"]
     sku: str
-    quantity: int | None = Field(default=1, ge=1)
+    quantity: int = Field(default=1, ge=1)
 
 
 class QuoteInputLinesItemOption2(BaseModel):
@@ -175,3 +174,26 @@ class SetPriceInput(BaseModel):
 
 
 Category.model_rebuild()
+
+
+class MoneyDict(TypedDict):
+    """The dict form of :class:`Money` (typing only)."""
+
+    amount: int
+    currency: NotRequired[str]
+
+
+class QuoteInputLinesItemOption1Dict(TypedDict):
+    """The dict form of :class:`QuoteInputLinesItemOption1` (typing only)."""
+
+    kind: Literal["product"]
+    sku: str
+    quantity: NotRequired[int]
+
+
+class QuoteInputLinesItemOption2Dict(TypedDict):
+    """The dict form of :class:`QuoteInputLinesItemOption2` (typing only)."""
+
+    kind: Literal["custom"]
+    description: str
+    price: MoneyDict | Money

@@ -17,7 +17,7 @@ from ._runtime.gencode import (
     ToolDef,
     ToolResult,
 )
-from .models import Address, JsonSchema202012ToolInputContactMethod
+from .models import Address, AddressDict, JsonSchema202012ToolInputContactMethod
 from .tools import (
     JSON_SCHEMA_2020_12_TOOL_TOOL,
     TEST_AUDIO_CONTENT_TOOL,
@@ -328,7 +328,7 @@ class EverythingClient(ClientBase):
         self,
         *,
         name: str | Unset = UNSET,
-        address: Address | Mapping[str, Any] | Unset = UNSET,
+        address: AddressDict | Address | Unset = UNSET,
         contactMethod: (
             JsonSchema202012ToolInputContactMethod | Literal["phone", "email"] | Unset
         ) = UNSET,
@@ -338,11 +338,11 @@ class EverythingClient(ClientBase):
         """Tool with JSON Schema 2020-12 features
 
         Args:
-            name: (optional)
-            address: (optional)
-            contactMethod: (optional)
-            phone: (optional)
-            email: (optional)
+            name: string (optional)
+            address: object (optional)
+            contactMethod: one of: phone, email (optional)
+            phone: string (optional)
+            email: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -657,7 +657,7 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         self,
         *,
         name: str | Unset = UNSET,
-        address: Address | Mapping[str, Any] | Unset = UNSET,
+        address: AddressDict | Address | Unset = UNSET,
         contactMethod: (
             JsonSchema202012ToolInputContactMethod | Literal["phone", "email"] | Unset
         ) = UNSET,
@@ -667,11 +667,11 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
         """Tool with JSON Schema 2020-12 features
 
         Args:
-            name: (optional)
-            address: (optional)
-            contactMethod: (optional)
-            phone: (optional)
-            email: (optional)
+            name: string (optional)
+            address: object (optional)
+            contactMethod: one of: phone, email (optional)
+            phone: string (optional)
+            email: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

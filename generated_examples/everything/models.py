@@ -4,6 +4,7 @@
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
+from typing import NotRequired, TypedDict
 
 
 class TestSimpleTextInput(BaseModel):
@@ -113,26 +114,25 @@ class TestElicitationSep1034DefaultsProfileAnswer(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    name: str | None = "John Doe"
+    name: str = "John Doe"
     """
     User name
     """
-    age: int | None = 30
+    age: int = 30
     """
     User age
     """
-    score: float | None = 95.5
+    score: float = 95.5
     """
     User score
     """
-    status: TestElicitationSep1034DefaultsProfileAnswerStatus | None = Field(
-        default=TestElicitationSep1034DefaultsProfileAnswerStatus.active,
-        title="TestElicitationSep1034DefaultsProfileAnswerStatus",
+    status: TestElicitationSep1034DefaultsProfileAnswerStatus = Field(
+        default=TestElicitationSep1034DefaultsProfileAnswerStatus.active
     )
     """
     User status
     """
-    verified: bool | None = True
+    verified: bool = True
     """
     Verification status
     """
@@ -284,9 +284,7 @@ class JsonSchema202012ToolInput(BaseModel):
     )
     name: str | None = None
     address: Address | None = None
-    contactMethod: JsonSchema202012ToolInputContactMethod | None = Field(
-        default=None, title="JsonSchema202012ToolInputContactMethod"
-    )
+    contactMethod: JsonSchema202012ToolInputContactMethod | None = None
     phone: str | None = None
     email: str | None = None
 
@@ -376,3 +374,10 @@ class TestInputRequiredResultPromptArguments(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
+
+
+class AddressDict(TypedDict):
+    """The dict form of :class:`Address` (typing only)."""
+
+    street: NotRequired[str]
+    city: NotRequired[str]

@@ -36,7 +36,7 @@ class NotesClient(ClientBase):
 
         Args:
             tag: Only notes with this tag. (optional)
-            limit: (optional; the schema's default is 20)
+            limit: integer, 1-100 (optional; the schema's default is 20)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -51,7 +51,7 @@ class NotesClient(ClientBase):
         """Read one note by id.
 
         Args:
-            id: (required)
+            id: Note identifier, e.g. n1.
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -73,9 +73,9 @@ class NotesClient(ClientBase):
         """Store a new note and return it.
 
         Args:
-            title: (required)
-            body: (optional; the schema's default is "\")
-            tags: (optional)
+            title: string, 1-200 characters
+            body: string (optional; the schema's default is "\")
+            tags: array of string, at most 10 items (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -98,11 +98,11 @@ class NotesClient(ClientBase):
         """Change the title, body or tags of a note.
 
         Args:
-            id: (required)
-            title: (optional)
-            body: (optional)
-            tags: (optional)
-            pinned: (optional)
+            id: Note identifier, e.g. n1.
+            title: string, 1-200 characters (optional)
+            body: string (optional)
+            tags: array of string (optional)
+            pinned: boolean (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -121,7 +121,7 @@ class NotesClient(ClientBase):
         """Delete a note for good.
 
         Args:
-            id: (required)
+            id: Note identifier, e.g. n1.
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -149,7 +149,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
 
         Args:
             tag: Only notes with this tag. (optional)
-            limit: (optional; the schema's default is 20)
+            limit: integer, 1-100 (optional; the schema's default is 20)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -160,7 +160,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         """Read one note by id.
 
         Args:
-            id: (required)
+            id: Note identifier, e.g. n1.
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -178,9 +178,9 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         """Store a new note and return it.
 
         Args:
-            title: (required)
-            body: (optional; the schema's default is "\")
-            tags: (optional)
+            title: string, 1-200 characters
+            body: string (optional; the schema's default is "\")
+            tags: array of string, at most 10 items (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -199,11 +199,11 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         """Change the title, body or tags of a note.
 
         Args:
-            id: (required)
-            title: (optional)
-            body: (optional)
-            tags: (optional)
-            pinned: (optional)
+            id: Note identifier, e.g. n1.
+            title: string, 1-200 characters (optional)
+            body: string (optional)
+            tags: array of string (optional)
+            pinned: boolean (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -217,7 +217,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
         """Delete a note for good.
 
         Args:
-            id: (required)
+            id: Note identifier, e.g. n1.
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -10,14 +10,14 @@ class Note(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., title="NoteId")
+    id: str
     """
     Note identifier, e.g. n1.
     """
     title: str = Field(..., max_length=200, min_length=1)
     body: str
-    tags: list[str] | None = []
-    pinned: bool | None = False
+    tags: list[str] = []
+    pinned: bool = False
 
 
 class ListNotesInput(BaseModel):
@@ -29,7 +29,7 @@ class ListNotesInput(BaseModel):
     """
     Only notes with this tag.
     """
-    limit: int | None = Field(default=20, ge=1, le=100)
+    limit: int = Field(default=20, ge=1, le=100)
 
 
 class ListNotesOutput(BaseModel):
@@ -46,14 +46,14 @@ class GetNoteInput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., title="NoteId")
+    id: str
     """
     Note identifier, e.g. n1.
     """
 
 
 class CreateNoteInputTagsItem(RootModel[str]):
-    root: str = Field(..., min_length=1, title="CreateNoteInputTagsItem")
+    root: str = Field(..., min_length=1)
 
 
 class CreateNoteInput(BaseModel):
@@ -62,7 +62,7 @@ class CreateNoteInput(BaseModel):
         populate_by_name=True,
     )
     title: str = Field(..., max_length=200, min_length=1)
-    body: str | None = ""
+    body: str = ""
     tags: list[CreateNoteInputTagsItem] | None = Field(default=None, max_length=10)
 
 
@@ -71,7 +71,7 @@ class UpdateNoteInput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., title="NoteId")
+    id: str
     """
     Note identifier, e.g. n1.
     """
@@ -97,7 +97,7 @@ class DeleteNoteInput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    id: str = Field(..., title="NoteId")
+    id: str
     """
     Note identifier, e.g. n1.
     """

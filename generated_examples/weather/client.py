@@ -28,7 +28,7 @@ class WeatherClient(ClientBase):
 
         Args:
             location: City name or zip code
-            unit: (optional)
+            unit: Temperature unit. (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -44,8 +44,8 @@ class WeatherClient(ClientBase):
         """A plain-text forecast for the next days.
 
         Args:
-            location: (required)
-            days: (optional; the schema's default is 3)
+            location: string, at least 1 character
+            days: integer, 1-7 (optional; the schema's default is 3)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -72,7 +72,7 @@ class WeatherSyncClient(SyncClientBase[WeatherClient]):
 
         Args:
             location: City name or zip code
-            unit: (optional)
+            unit: Temperature unit. (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -84,8 +84,8 @@ class WeatherSyncClient(SyncClientBase[WeatherClient]):
         """A plain-text forecast for the next days.
 
         Args:
-            location: (required)
-            days: (optional; the schema's default is 3)
+            location: string, at least 1 character
+            days: integer, 1-7 (optional; the schema's default is 3)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

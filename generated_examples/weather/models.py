@@ -16,7 +16,7 @@ class GetWeatherUnitAnswer(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    unit: GetWeatherUnitAnswerUnit = Field(..., title="GetWeatherUnitAnswerUnit")
+    unit: GetWeatherUnitAnswerUnit
 
 
 class Unit(StrEnum):
@@ -56,4 +56,4 @@ class GetForecastInput(BaseModel):
         populate_by_name=True,
     )
     location: str = Field(..., min_length=1)
-    days: int | None = Field(default=3, ge=1, le=7)
+    days: int = Field(default=3, ge=1, le=7)

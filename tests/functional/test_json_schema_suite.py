@@ -111,8 +111,9 @@ def test_model_view_is_never_stricter() -> None:
         "type": "string", "minLength": 2}
     assert model_view(False) == {}
     # patternProperties: extra keys must stay allowed even with additionalProperties false
+    # (and the object is marked open: no exact request TypedDict for it, models/typeddicts.py)
     assert model_view({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}) == {
-        "type": "object", "additionalProperties": True}
+        "type": "object", "additionalProperties": True, "x-mcp-codegen-open": True}
     # a string enum keeps its members; their Python names are the naming service's (naming_models)
     assert model_view({"type": "string", "enum": ["count", "a-b"]}) == {"type": "string", "enum": ["count", "a-b"]}
 

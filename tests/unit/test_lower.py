@@ -116,3 +116,29 @@ def test_the_shared_runtime_name_is_reserved(tmp_path: Path) -> None:
     assert spec is not None and resolver is not None
     ir, diags = lower(spec, resolver, "x.yaml")
     assert ir is None and [(d.code, d.pointer) for d in diags if d.is_error] == [("E033", "/server/package")]
+
+
+def test_request_typed_dicts_are_named_and_claimed(tmp_path: Path) -> None:
+    """Each object a tool's input reaches gets ``<Class>Dict`` (not the input class itself,
+    not an output-only object); a schema already called so is a collision (E030)."""
+    text = SPEC.replace("        sku: {$ref: \"#/$defs/Sku\"}\n",
+                        "        sku: {$ref: \"#/$defs/Sku\"}\n        box: {$ref: \"#/$defs/Box\"}\n")
+    text = text.replace("$defs:\n", "$defs:\n  Box: {type: object, properties: {size: {type: integer}}}\n")
+    path = tmp_path / "acme.yaml"
+    path.write_text(text, "utf-8")
+    doc, _ = load_spec_file(path, "acme.yaml")
+    assert doc is not None
+    spec, resolver, _ = validate(doc)
+    assert spec is not None and resolver is not None
+    ir, diags = lower(spec, resolver, "acme.yaml")
+    assert ir is not None and ir.typed_dicts == (("Box", "BoxDict"),), ir.typed_dicts
+    path.write_text(text.replace("$defs:\n", "$defs:\n  BoxDict: {type: object, properties: {a: {type: string}}}\n")
+                    .replace("{size: {type: integer}}}\n", "{size: {type: integer}, o: {$ref: \"#/$defs/BoxDict\"}}}\n"),
+                    "utf-8")
+    doc, _ = load_spec_file(path, "acme.yaml")
+    assert doc is not None
+    spec, resolver, _ = validate(doc)
+    assert spec is not None and resolver is not None
+    ir, diags = lower(spec, resolver, "acme.yaml")
+    errors = [(d.code, d.message) for d in diags if d.is_error]
+    assert ir is None and [c for c, _ in errors] == ["E030"] and "BoxDict" in errors[0][1], errors

@@ -70,7 +70,7 @@ def test_client_params_from_the_models(tmp_path: Path) -> None:
     assert params["self"].name == "self_" and params["self"].default == "UNSET"  # a method argument may not
     assert params["self"].annotation == "int | Unset" and params["self"].schema_default == "10"
     assert params["sort"].annotation == "Sort | Literal['asc', 'desc'] | Unset"  # an enum's values too
-    assert params["max_price"].annotation == "Money | Mapping[str, Any] | Unset"  # a plain mapping too
+    assert params["max_price"].annotation == "MoneyDict | Money | Unset"  # its TypedDict too
     assert params["note"].annotation == "str | None | Unset"  # null only where the schema allows it
 
 
@@ -78,3 +78,4 @@ def test_widen() -> None:
     assert widen("Sort", {"Sort": ("a", "b")}, frozenset()) == "Sort | Literal['a', 'b']"
     assert widen("list[Money] | None", {}, frozenset({"Money"})) == "list[Money | Mapping[str, Any]] | None"
     assert widen("int", {}, frozenset()) == "int"
+    assert widen("list[Money] | None", {}, frozenset({"Money"}), {"Money": "MoneyDict"}) == "list[MoneyDict | Money] | None"

@@ -10,6 +10,7 @@ of the async client with ``self._run``.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
@@ -21,6 +22,7 @@ from .catalog import Completion, ResourceContents
 from .handshake import Era
 from .listing import Prompt, Resource, ResourceTemplate, Tool
 from .subscriptions import Change, Subscription
+from .transports import StderrMode
 from .types import CompatReport
 
 T = TypeVar("T")
@@ -142,19 +144,43 @@ class SyncClientBase(Generic[_C]):
     # The constructors take exactly the arguments of their ``ClientBase`` twins.
 
     @classmethod
-    def stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> Self:
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        stderr: StderrMode = "passthrough",
+        inherit_env: bool = True,
+        shutdown_timeout: float = 2.0,
+        **options: Any,
+    ) -> Self:
         """Blocking twin of ``ClientBase.stdio`` (connect with ``with`` or :meth:`connect`)."""
-        return cls._wrap(cls.client_class.stdio(command, args, **options))
+        return cls._wrap(cls.client_class.stdio(command, args, env=env, cwd=cwd, stderr=stderr, inherit_env=inherit_env,
+                                                shutdown_timeout=shutdown_timeout, **options))
 
     @classmethod
-    def in_process(cls, server: object, *, principal: Any = None, **options: Any) -> Self:
+    def in_process(cls, server: object, *, principal: Any = None, zero_copy: bool = False, **options: Any) -> Self:
         """Blocking twin of ``ClientBase.in_process`` (the server runs on the private loop)."""
-        return cls._wrap(cls.client_class.in_process(server, principal=principal, **options))
+        return cls._wrap(cls.client_class.in_process(server, principal=principal, zero_copy=zero_copy, **options))
 
     @classmethod
-    def http(cls, url: str, **options: Any) -> Self:
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        http_timeout: float = 30.0,
+        listen: bool | None = None,
+        http_client: Any = None,
+        auth: Any = None,
+        **options: Any,
+    ) -> Self:
         """Blocking twin of ``ClientBase.http`` (same keyword arguments)."""
-        return cls._wrap(cls.client_class.http(url, **options))
+        return cls._wrap(cls.client_class.http(url, headers=headers, bearer_token=bearer_token, http_timeout=http_timeout,
+                                               listen=listen, http_client=http_client, auth=auth, **options))
 
     @classmethod
     def _wrap(cls, client: ClientBase) -> Self:

@@ -33,4 +33,4 @@ class GreetArguments(BaseModel):
         populate_by_name=True,
     )
     who: str
-    tone: GreetArgumentsTone | None = Field(default=None, title="GreetArgumentsTone")
+    tone: GreetArgumentsTone | None = None

@@ -30,7 +30,7 @@ class EscapingClient(ClientBase):
 
         Args:
             text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
-            mode: (optional)
+            mode: one of: a"b, c'd, e\\f, __import__('os') (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -60,7 +60,7 @@ class EscapingSyncClient(SyncClientBase[EscapingClient]):
 
         Args:
             text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
-            mode: (optional)
+            mode: one of: a"b, c'd, e\\f, __import__('os') (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 from enum import StrEnum
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 
 class TrickyInputMode(StrEnum):
@@ -18,11 +18,11 @@ class TrickyInput(BaseModel):
         extra="allow",
         populate_by_name=True,
     )
-    text: str | None = '}}{{ \\n """ \''
+    text: str = '}}{{ \\n """ \''
     """
     '''single''' and \"\"\"double\"\"\"
     """
-    mode: TrickyInputMode | None = Field(default=None, title="TrickyInputMode")
+    mode: TrickyInputMode | None = None
 
 
 class TrickyOutput(BaseModel):

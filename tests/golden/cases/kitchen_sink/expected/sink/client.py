@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import ListItemsOutput, NumbersOutput, Page
+from .models import ListItemsOutput, NumbersOutput, Page, PageDict
 from .tools import LIST_ITEMS_TOOL, NUMBERS_TOOL, PURGE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -21,14 +21,14 @@ class SinkClient(ClientBase):
     async def list_items(
         self,
         *,
-        page: Page | Mapping[str, Any] | Unset = UNSET,
+        page: PageDict | Page | Unset = UNSET,
         tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.
 
         Args:
-            page: (optional)
-            tag: (optional)
+            page: object (optional)
+            tag: string, 1-30 characters (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -49,9 +49,9 @@ class SinkClient(ClientBase):
         """Delete everything older than a date.
 
         Args:
-            before: (required)
-            dry_run: (optional; the schema's default is True)
-            reason: (optional)
+            before: string, format date
+            dry_run: boolean (optional; the schema's default is True)
+            reason: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -67,7 +67,7 @@ class SinkClient(ClientBase):
         """A list of numbers (non-object output, 2026 style).
 
         Args:
-            n: (required)
+            n: integer, 0-100
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -87,14 +87,14 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
     def list_items(
         self,
         *,
-        page: Page | Mapping[str, Any] | Unset = UNSET,
+        page: PageDict | Page | Unset = UNSET,
         tag: str | Unset = UNSET,
     ) -> ListItemsOutput:
         """Page through items.
 
         Args:
-            page: (optional)
-            tag: (optional)
+            page: object (optional)
+            tag: string, 1-30 characters (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -111,9 +111,9 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         """Delete everything older than a date.
 
         Args:
-            before: (required)
-            dry_run: (optional; the schema's default is True)
-            reason: (optional)
+            before: string, format date
+            dry_run: boolean (optional; the schema's default is True)
+            reason: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -126,7 +126,7 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
         """A list of numbers (non-object output, 2026 style).
 
         Args:
-            n: (required)
+            n: integer, 0-100
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import NotRequired, TypedDict
 
 
 class Page(BaseModel):
@@ -11,11 +12,11 @@ class Page(BaseModel):
         populate_by_name=True,
     )
     cursor: str | None = None
-    size: int | None = Field(default=10, ge=1, le=100)
+    size: int = Field(default=10, ge=1, le=100)
 
 
 class Tag(RootModel[str]):
-    root: str = Field(..., max_length=30, min_length=1, title="Tag")
+    root: str = Field(..., max_length=30, min_length=1)
 
 
 class Item(BaseModel):
@@ -35,7 +36,7 @@ class ListItemsInput(BaseModel):
         populate_by_name=True,
     )
     page: Page | None = None
-    tag: str | None = Field(default=None, max_length=30, min_length=1, title="Tag")
+    tag: str | None = Field(default=None, max_length=30, min_length=1)
 
 
 class ListItemsOutput(BaseModel):
@@ -61,7 +62,7 @@ class PurgeInput(BaseModel):
         populate_by_name=True,
     )
     before: str
-    dry_run: bool | None = True
+    dry_run: bool = True
     reason: str | None = None
 
 
@@ -74,4 +75,11 @@ class NumbersInput(BaseModel):
 
 
 class NumbersOutput(RootModel[list[int]]):
-    root: list[int] = Field(..., title="NumbersOutput")
+    root: list[int]
+
+
+class PageDict(TypedDict):
+    """The dict form of :class:`Page` (typing only)."""
+
+    cursor: NotRequired[str | None]
+    size: NotRequired[int]

@@ -11,15 +11,19 @@ from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
 from .models import (
     BrowserSetHeadersInputLoose,
     DbQueryInputClosed,
+    DbQueryInputClosedDict,
     DbQueryInputMixed,
     DbQueryInputNestedValueItem,
+    DbQueryInputNestedValueItemDict,
     DbQueryInputOpenProps,
     DbQueryInputTypedRest,
     NestedMapsInputEnumArrMapValueItem,
     NestedMapsInputKeyedObj,
     NestedMapsOutput,
     Node,
+    NodeDict,
     RequirementsInputBilling,
+    RequirementsInputBillingDict,
     RequirementsOutput,
 )
 from .tools import (
@@ -61,21 +65,21 @@ class MapShapesClient(ClientBase):
         """Maps keyed by constrained names.
 
         Args:
-            headers: (required)
-            labels: (optional)
-            limited: (optional)
-            bounded: (optional)
-            plain_map: (optional)
-            only_names: (optional)
-            never_keys: (optional)
-            enum_keys_required: (optional)
-            loose: (optional)
-            record_of_nullable: (optional)
-            pair: (optional)
-            nothing: (optional)
-            safe_int: (optional)
-            positive: (optional)
-            when: (optional)
+            headers: object
+            labels: object (optional)
+            limited: object (optional)
+            bounded: object (optional)
+            plain_map: object (optional)
+            only_names: object (optional)
+            never_keys: object (optional)
+            enum_keys_required: object (optional)
+            loose: object (optional)
+            record_of_nullable: object (optional)
+            pair: array (optional)
+            nothing: any (optional)
+            safe_int: integer, -9007199254740991-9007199254740991 (optional)
+            positive: number, more than 0 (optional)
+            when: string, format date-time (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -111,24 +115,26 @@ class MapShapesClient(ClientBase):
         mixed: DbQueryInputMixed | Mapping[str, Any] | Unset = UNSET,
         typed_rest: DbQueryInputTypedRest | Mapping[str, Any] | Unset = UNSET,
         open_props: DbQueryInputOpenProps | Mapping[str, Any] | Unset = UNSET,
-        closed: DbQueryInputClosed | Mapping[str, Any] | Unset = UNSET,
+        closed: DbQueryInputClosedDict | DbQueryInputClosed | Unset = UNSET,
         anything: dict[str, Any] | Unset = UNSET,
         anything_at_all: Any | None | Unset = UNSET,
-        nested: dict[str, list[DbQueryInputNestedValueItem | Mapping[str, Any]]] | Unset = UNSET,
+        nested: (
+            dict[str, list[DbQueryInputNestedValueItemDict | DbQueryInputNestedValueItem]] | Unset
+        ) = UNSET,
         map_of_maps: dict[str, dict[str, int]] | Unset = UNSET,
     ) -> ToolResult:
         """Pattern properties with and without other keys.
 
         Args:
-            env_vars: (required)
-            mixed: (optional)
-            typed_rest: (optional)
-            open_props: (optional)
-            closed: (optional)
-            anything: (optional)
-            anything_at_all: (optional)
-            nested: (optional)
-            map_of_maps: (optional)
+            env_vars: object
+            mixed: object (optional)
+            typed_rest: object (optional)
+            open_props: object (optional)
+            closed: object (optional)
+            anything: object (optional)
+            anything_at_all: any (optional)
+            nested: object (optional)
+            map_of_maps: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -173,21 +179,21 @@ class MapShapesClient(ClientBase):
         """ECMA-262 patterns Python's re spells differently or not at all.
 
         Args:
-            digits: (required)
-            letters: (optional)
-            upper_first: (optional)
-            script: (optional)
-            lookahead: (optional)
-            lookbehind: (optional)
-            named_group: (optional)
-            case_free: (optional)
-            unicode_escape: (optional)
-            braces: (optional)
-            slash: (optional)
-            word: (optional)
-            dollar_end: (optional)
-            quotes: (optional)
-            in_array: (optional)
+            digits: string
+            letters: string (optional)
+            upper_first: string (optional)
+            script: string (optional)
+            lookahead: string (optional)
+            lookbehind: string (optional)
+            named_group: string (optional)
+            case_free: string (optional)
+            unicode_escape: string (optional)
+            braces: string (optional)
+            slash: string (optional)
+            word: string (optional)
+            dollar_end: string (optional)
+            quotes: string (optional)
+            in_array: array of string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -224,17 +230,17 @@ class MapShapesClient(ClientBase):
         flag: Any | Unset = UNSET,
         card: str | Unset = UNSET,
         cvv: str | Unset = UNSET,
-        billing: RequirementsInputBilling | Mapping[str, Any] | Unset = UNSET,
+        billing: RequirementsInputBillingDict | RequirementsInputBilling | Unset = UNSET,
     ) -> RequirementsOutput:
         """dependentRequired, const and closed objects.
 
         Args:
-            kind: (required)
-            version: (optional)
-            flag: (optional)
-            card: (optional)
-            cvv: (optional)
-            billing: (optional)
+            kind: always query
+            version: always 2 (optional)
+            flag: always true (optional)
+            card: string (optional)
+            cvv: string (optional)
+            billing: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -264,20 +270,20 @@ class MapShapesClient(ClientBase):
         enum_arr_map: (
             dict[str, list[NestedMapsInputEnumArrMapValueItem | Literal["r", "w"]]] | Unset
         ) = UNSET,
-        ref_map: dict[str, Node | Mapping[str, Any]] | Unset = UNSET,
+        ref_map: dict[str, NodeDict | Node] | Unset = UNSET,
         nullable_map: dict[str, str] | None | Unset = UNSET,
         deep: dict[str, dict[str, list[dict[str, list[str]]]]] | Unset = UNSET,
     ) -> NestedMapsOutput:
         """Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root.
 
         Args:
-            a: (required)
-            keyed_obj: (optional)
-            enum_map: (optional)
-            enum_arr_map: (optional)
-            ref_map: (optional)
-            nullable_map: (optional)
-            deep: (optional)
+            a: string
+            keyed_obj: object (optional)
+            enum_map: object (optional)
+            enum_arr_map: object (optional)
+            ref_map: object (optional)
+            nullable_map: object or null (optional)
+            deep: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -327,21 +333,21 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
         """Maps keyed by constrained names.
 
         Args:
-            headers: (required)
-            labels: (optional)
-            limited: (optional)
-            bounded: (optional)
-            plain_map: (optional)
-            only_names: (optional)
-            never_keys: (optional)
-            enum_keys_required: (optional)
-            loose: (optional)
-            record_of_nullable: (optional)
-            pair: (optional)
-            nothing: (optional)
-            safe_int: (optional)
-            positive: (optional)
-            when: (optional)
+            headers: object
+            labels: object (optional)
+            limited: object (optional)
+            bounded: object (optional)
+            plain_map: object (optional)
+            only_names: object (optional)
+            never_keys: object (optional)
+            enum_keys_required: object (optional)
+            loose: object (optional)
+            record_of_nullable: object (optional)
+            pair: array (optional)
+            nothing: any (optional)
+            safe_int: integer, -9007199254740991-9007199254740991 (optional)
+            positive: number, more than 0 (optional)
+            when: string, format date-time (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -373,24 +379,26 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
         mixed: DbQueryInputMixed | Mapping[str, Any] | Unset = UNSET,
         typed_rest: DbQueryInputTypedRest | Mapping[str, Any] | Unset = UNSET,
         open_props: DbQueryInputOpenProps | Mapping[str, Any] | Unset = UNSET,
-        closed: DbQueryInputClosed | Mapping[str, Any] | Unset = UNSET,
+        closed: DbQueryInputClosedDict | DbQueryInputClosed | Unset = UNSET,
         anything: dict[str, Any] | Unset = UNSET,
         anything_at_all: Any | None | Unset = UNSET,
-        nested: dict[str, list[DbQueryInputNestedValueItem | Mapping[str, Any]]] | Unset = UNSET,
+        nested: (
+            dict[str, list[DbQueryInputNestedValueItemDict | DbQueryInputNestedValueItem]] | Unset
+        ) = UNSET,
         map_of_maps: dict[str, dict[str, int]] | Unset = UNSET,
     ) -> ToolResult:
         """Pattern properties with and without other keys.
 
         Args:
-            env_vars: (required)
-            mixed: (optional)
-            typed_rest: (optional)
-            open_props: (optional)
-            closed: (optional)
-            anything: (optional)
-            anything_at_all: (optional)
-            nested: (optional)
-            map_of_maps: (optional)
+            env_vars: object
+            mixed: object (optional)
+            typed_rest: object (optional)
+            open_props: object (optional)
+            closed: object (optional)
+            anything: object (optional)
+            anything_at_all: any (optional)
+            nested: object (optional)
+            map_of_maps: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -431,21 +439,21 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
         """ECMA-262 patterns Python's re spells differently or not at all.
 
         Args:
-            digits: (required)
-            letters: (optional)
-            upper_first: (optional)
-            script: (optional)
-            lookahead: (optional)
-            lookbehind: (optional)
-            named_group: (optional)
-            case_free: (optional)
-            unicode_escape: (optional)
-            braces: (optional)
-            slash: (optional)
-            word: (optional)
-            dollar_end: (optional)
-            quotes: (optional)
-            in_array: (optional)
+            digits: string
+            letters: string (optional)
+            upper_first: string (optional)
+            script: string (optional)
+            lookahead: string (optional)
+            lookbehind: string (optional)
+            named_group: string (optional)
+            case_free: string (optional)
+            unicode_escape: string (optional)
+            braces: string (optional)
+            slash: string (optional)
+            word: string (optional)
+            dollar_end: string (optional)
+            quotes: string (optional)
+            in_array: array of string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -478,17 +486,17 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
         flag: Any | Unset = UNSET,
         card: str | Unset = UNSET,
         cvv: str | Unset = UNSET,
-        billing: RequirementsInputBilling | Mapping[str, Any] | Unset = UNSET,
+        billing: RequirementsInputBillingDict | RequirementsInputBilling | Unset = UNSET,
     ) -> RequirementsOutput:
         """dependentRequired, const and closed objects.
 
         Args:
-            kind: (required)
-            version: (optional)
-            flag: (optional)
-            card: (optional)
-            cvv: (optional)
-            billing: (optional)
+            kind: always query
+            version: always 2 (optional)
+            flag: always true (optional)
+            card: string (optional)
+            cvv: string (optional)
+            billing: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -513,20 +521,20 @@ class MapShapesSyncClient(SyncClientBase[MapShapesClient]):
         enum_arr_map: (
             dict[str, list[NestedMapsInputEnumArrMapValueItem | Literal["r", "w"]]] | Unset
         ) = UNSET,
-        ref_map: dict[str, Node | Mapping[str, Any]] | Unset = UNSET,
+        ref_map: dict[str, NodeDict | Node] | Unset = UNSET,
         nullable_map: dict[str, str] | None | Unset = UNSET,
         deep: dict[str, dict[str, list[dict[str, list[str]]]]] | Unset = UNSET,
     ) -> NestedMapsOutput:
         """Maps of enums, of refs (recursive), of arrays of maps; names constrained at the root.
 
         Args:
-            a: (required)
-            keyed_obj: (optional)
-            enum_map: (optional)
-            enum_arr_map: (optional)
-            ref_map: (optional)
-            nullable_map: (optional)
-            deep: (optional)
+            a: string
+            keyed_obj: object (optional)
+            enum_map: object (optional)
+            enum_arr_map: object (optional)
+            ref_map: object (optional)
+            nullable_map: object or null (optional)
+            deep: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

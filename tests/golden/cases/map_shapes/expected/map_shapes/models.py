@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, Literal
 from enum import StrEnum
+from typing import NotRequired, TypedDict
 
 
 class BrowserSetHeadersInputLoose(BaseModel):
@@ -28,9 +29,7 @@ class BrowserSetHeadersInput(BaseModel):
     only_names: dict[str, Any] | None = None
     never_keys: dict[str, Any] | None = None
     enum_keys_required: dict[str, bool] | None = None
-    loose: BrowserSetHeadersInputLoose | None = Field(
-        default=None, title="BrowserSetHeadersInputLoose"
-    )
+    loose: BrowserSetHeadersInputLoose | None = None
     record_of_nullable: dict[str, str | None] | None = None
     pair: list[Any] | None = None
     nothing: Any | None = None
@@ -86,10 +85,10 @@ class DbQueryInput(BaseModel):
         populate_by_name=True,
     )
     env_vars: dict[str, Any]
-    mixed: DbQueryInputMixed | None = Field(default=None, title="DbQueryInputMixed")
-    typed_rest: DbQueryInputTypedRest | None = Field(default=None, title="DbQueryInputTypedRest")
-    open_props: DbQueryInputOpenProps | None = Field(default=None, title="DbQueryInputOpenProps")
-    closed: DbQueryInputClosed | None = Field(default=None, title="DbQueryInputClosed")
+    mixed: DbQueryInputMixed | None = None
+    typed_rest: DbQueryInputTypedRest | None = None
+    open_props: DbQueryInputOpenProps | None = None
+    closed: DbQueryInputClosed | None = None
     anything: dict[str, Any] | None = None
     anything_at_all: Any | None = None
     nested: dict[str, list[DbQueryInputNestedValueItem]] | None = None
@@ -137,7 +136,7 @@ class RequirementsInput(BaseModel):
     flag: Any | None = None
     card: str | None = None
     cvv: str | None = None
-    billing: RequirementsInputBilling | None = Field(default=None, title="RequirementsInputBilling")
+    billing: RequirementsInputBilling | None = None
 
 
 class RequirementsOutput(BaseModel):
@@ -196,7 +195,7 @@ class NestedMapsInput(BaseModel):
         populate_by_name=True,
     )
     a: str
-    keyed_obj: NestedMapsInputKeyedObj | None = Field(default=None, title="NestedMapsInputKeyedObj")
+    keyed_obj: NestedMapsInputKeyedObj | None = None
     enum_map: dict[str, str] | None = None
     enum_arr_map: dict[str, list[NestedMapsInputEnumArrMapValueItem]] | None = None
     ref_map: dict[str, Node] | None = None
@@ -206,3 +205,30 @@ class NestedMapsInput(BaseModel):
 
 NestedMapsNode.model_rebuild()
 Node.model_rebuild()
+
+
+class DbQueryInputClosedDict(TypedDict):
+    """The dict form of :class:`DbQueryInputClosed` (typing only)."""
+
+    a: NotRequired[str]
+
+
+class DbQueryInputNestedValueItemDict(TypedDict):
+    """The dict form of :class:`DbQueryInputNestedValueItem` (typing only)."""
+
+    column: str
+    values: NotRequired[dict[str, str | float | bool | None]]
+
+
+class RequirementsInputBillingDict(TypedDict):
+    """The dict form of :class:`RequirementsInputBilling` (typing only)."""
+
+    street: NotRequired[str]
+    city: NotRequired[str]
+
+
+class NodeDict(TypedDict):
+    """The dict form of :class:`Node` (typing only)."""
+
+    kids: NotRequired[dict[str, NodeDict | Node]]
+    label: NotRequired[str]

@@ -21,7 +21,7 @@ class MinimalClient(ClientBase):
         """Check that a host answers.
 
         Args:
-            host: (required)
+            host: string
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -41,7 +41,7 @@ class MinimalSyncClient(SyncClientBase[MinimalClient]):
         """Check that a host answers.
 
         Args:
-            host: (required)
+            host: string
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -39,11 +39,11 @@ class NameTricksClient(ClientBase):
         """A tool named like a keyword.
 
         Args:
-            import_: (required)
-            self_: (optional)
-            list_: (optional)
-            with_space: (optional)
-            field_1st: (optional)
+            import_: string
+            self_: integer (optional)
+            list_: array of string (optional)
+            with_space: boolean (optional)
+            field_1st: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -82,7 +82,7 @@ class NameTricksClient(ClientBase):
         """Dots and dashes in the name.
 
         Args:
-            x: (optional)
+            x: number (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -96,7 +96,7 @@ class NameTricksClient(ClientBase):
         """camelCase.
 
         Args:
-            userId: (optional)
+            userId: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -140,11 +140,11 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
         """A tool named like a keyword.
 
         Args:
-            import_: (required)
-            self_: (optional)
-            list_: (optional)
-            with_space: (optional)
-            field_1st: (optional)
+            import_: string
+            self_: integer (optional)
+            list_: array of string (optional)
+            with_space: boolean (optional)
+            field_1st: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -179,7 +179,7 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
         """Dots and dashes in the name.
 
         Args:
-            x: (optional)
+            x: number (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -190,7 +190,7 @@ class NameTricksSyncClient(SyncClientBase[NameTricksClient]):
         """camelCase.
 
         Args:
-            userId: (optional)
+            userId: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

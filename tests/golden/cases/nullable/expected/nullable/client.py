@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point
+from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point, PointDict
 from .tools import PLACE_TOOL, SERVER_INFO, TOOLS
 
 
@@ -25,8 +25,8 @@ class NullableClient(ClientBase):
         ratio: float | None | Unset = UNSET,
         label: str | None | Unset = UNSET,
         tags: list[str] | None | Unset = UNSET,
-        at: Point | Mapping[str, Any] | None | Unset = UNSET,
-        near: Point | Mapping[str, Any] | None | Unset = UNSET,
+        at: PointDict | Point | None | Unset = UNSET,
+        near: PointDict | Point | None | Unset = UNSET,
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,
@@ -37,16 +37,16 @@ class NullableClient(ClientBase):
 
         Args:
             count: How many, or null for all.
-            ratio: (optional)
-            label: (optional)
-            tags: (optional)
-            at: (optional)
-            near: (optional)
-            level: (optional)
-            mode: (optional; the schema's default is PlaceInputMode.fast)
-            weights: (optional)
-            shared_level: (optional)
-            limit: (optional)
+            ratio: number or null, more than 0 (optional)
+            label: string or null, 1-20 characters (optional)
+            tags: array of string or null, at most 3 items (optional)
+            at: object or null (optional)
+            near: null or object (optional)
+            level: one of: low, high, null (optional)
+            mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
+            weights: array of integer or null (optional)
+            shared_level: one of: low, high, null (optional)
+            limit: integer or null, at least 1 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -85,8 +85,8 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
         ratio: float | None | Unset = UNSET,
         label: str | None | Unset = UNSET,
         tags: list[str] | None | Unset = UNSET,
-        at: Point | Mapping[str, Any] | None | Unset = UNSET,
-        near: Point | Mapping[str, Any] | None | Unset = UNSET,
+        at: PointDict | Point | None | Unset = UNSET,
+        near: PointDict | Point | None | Unset = UNSET,
         level: PlaceInputLevel | Literal["low", "high"] | None | Unset = UNSET,
         mode: PlaceInputMode | Literal["fast", "slow"] | None | Unset = UNSET,
         weights: list[int | None] | Unset = UNSET,
@@ -97,16 +97,16 @@ class NullableSyncClient(SyncClientBase[NullableClient]):
 
         Args:
             count: How many, or null for all.
-            ratio: (optional)
-            label: (optional)
-            tags: (optional)
-            at: (optional)
-            near: (optional)
-            level: (optional)
-            mode: (optional; the schema's default is PlaceInputMode.fast)
-            weights: (optional)
-            shared_level: (optional)
-            limit: (optional)
+            ratio: number or null, more than 0 (optional)
+            label: string or null, 1-20 characters (optional)
+            tags: array of string or null, at most 3 items (optional)
+            at: object or null (optional)
+            near: null or object (optional)
+            level: one of: low, high, null (optional)
+            mode: one of: fast, slow, null (optional; the schema's default is PlaceInputMode.fast)
+            weights: array of integer or null (optional)
+            shared_level: one of: low, high, null (optional)
+            limit: integer or null, at least 1 (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -4,6 +4,7 @@
 from __future__ import annotations
 from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import TypedDict
 
 
 class LevelOption1(StrEnum):
@@ -12,7 +13,7 @@ class LevelOption1(StrEnum):
 
 
 class PlaceInputTags(RootModel[list[str]]):
-    root: list[str] = Field(..., max_length=3, title="PlaceInputTags")
+    root: list[str] = Field(..., max_length=3)
 
 
 class PlaceInputLevel(StrEnum):
@@ -26,7 +27,7 @@ class PlaceInputMode(StrEnum):
 
 
 class PlaceInputWeightsItem(RootModel[int | None]):
-    root: int | None = Field(..., ge=1, title="PlaceInputWeightsItem")
+    root: int | None = Field(..., ge=1)
 
 
 class Point(BaseModel):
@@ -55,8 +56,8 @@ class PlaceInput(BaseModel):
     level: PlaceInputLevel | None = None
     mode: PlaceInputMode | None = PlaceInputMode.fast
     weights: list[PlaceInputWeightsItem | None] | None = None
-    shared_level: LevelOption1 | None = Field(default=None, title="Level")
-    limit: int | None = Field(default=None, ge=1, title="Limit")
+    shared_level: LevelOption1 | None = None
+    limit: int | None = Field(default=None, ge=1)
 
 
 class PlaceOutput(BaseModel):
@@ -66,3 +67,10 @@ class PlaceOutput(BaseModel):
     )
     placed: int | None = Field(..., ge=0)
     where: Point | None = None
+
+
+class PointDict(TypedDict):
+    """The dict form of :class:`Point` (typing only)."""
+
+    x: int
+    y: int

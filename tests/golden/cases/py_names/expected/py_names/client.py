@@ -54,28 +54,28 @@ class PyNamesClient(ClientBase):
         """Reserved Python and pydantic names as properties.
 
         Args:
-            class_: (required)
-            from_: (required)
-            self_: (optional)
-            json_: (optional)
-            field_model_config: (optional)
-            schema_: (optional)
-            field_model_dump: (optional)
-            dict_: (optional)
-            copy_: (optional)
-            fields: (optional)
-            validate_: (optional)
-            construct_: (optional)
-            type: (optional)
-            field__proto__: (optional)
-            field_private: (optional)
-            Any_: (optional)
-            Literal_: (optional)
-            Field_: (optional)
-            float_: (optional)
-            None_: (optional)
-            Enum_: (optional)
-            datetime: (optional)
+            class_: string
+            from_: string
+            self_: integer (optional)
+            json_: object (optional)
+            field_model_config: object (optional)
+            schema_: string (optional)
+            field_model_dump: boolean (optional)
+            dict_: array of string (optional)
+            copy_: boolean (optional)
+            fields: array of string (optional)
+            validate_: boolean (optional)
+            construct_: string (optional)
+            type: string (optional)
+            field__proto__: string (optional)
+            field_private: string (optional)
+            Any_: any (optional)
+            Literal_: always x (optional)
+            Field_: string (optional)
+            float_: number (optional)
+            None_: null (optional)
+            Enum_: one of: a, b (optional)
+            datetime: string, format date-time (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -126,13 +126,13 @@ class PyNamesClient(ClientBase):
         """Properties differing only by case or by - and _.
 
         Args:
-            userId: (required)
-            user_id: (required)
-            userid: (optional)
-            UserId: (optional)
-            user_id_1: (optional)
-            ID: (optional)
-            id: (optional)
+            userId: string
+            user_id: boolean
+            userid: string (optional)
+            UserId: integer (optional)
+            user_id_1: number (optional)
+            ID: string (optional)
+            id: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -157,7 +157,7 @@ class PyNamesClient(ClientBase):
         """Tool name differing from another only by / and . (pull sets python_name, W104).
 
         Args:
-            path: (required)
+            path: string
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -171,7 +171,7 @@ class PyNamesClient(ClientBase):
         """Slashes, dots and dashes together.
 
         Args:
-            root: (required)
+            root: any
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -216,28 +216,28 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         """Reserved Python and pydantic names as properties.
 
         Args:
-            class_: (required)
-            from_: (required)
-            self_: (optional)
-            json_: (optional)
-            field_model_config: (optional)
-            schema_: (optional)
-            field_model_dump: (optional)
-            dict_: (optional)
-            copy_: (optional)
-            fields: (optional)
-            validate_: (optional)
-            construct_: (optional)
-            type: (optional)
-            field__proto__: (optional)
-            field_private: (optional)
-            Any_: (optional)
-            Literal_: (optional)
-            Field_: (optional)
-            float_: (optional)
-            None_: (optional)
-            Enum_: (optional)
-            datetime: (optional)
+            class_: string
+            from_: string
+            self_: integer (optional)
+            json_: object (optional)
+            field_model_config: object (optional)
+            schema_: string (optional)
+            field_model_dump: boolean (optional)
+            dict_: array of string (optional)
+            copy_: boolean (optional)
+            fields: array of string (optional)
+            validate_: boolean (optional)
+            construct_: string (optional)
+            type: string (optional)
+            field__proto__: string (optional)
+            field_private: string (optional)
+            Any_: any (optional)
+            Literal_: always x (optional)
+            Field_: string (optional)
+            float_: number (optional)
+            None_: null (optional)
+            Enum_: one of: a, b (optional)
+            datetime: string, format date-time (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -283,13 +283,13 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         """Properties differing only by case or by - and _.
 
         Args:
-            userId: (required)
-            user_id: (required)
-            userid: (optional)
-            UserId: (optional)
-            user_id_1: (optional)
-            ID: (optional)
-            id: (optional)
+            userId: string
+            user_id: boolean
+            userid: string (optional)
+            UserId: integer (optional)
+            user_id_1: number (optional)
+            ID: string (optional)
+            id: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -310,7 +310,7 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         """Tool name differing from another only by / and . (pull sets python_name, W104).
 
         Args:
-            path: (required)
+            path: string
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -321,7 +321,7 @@ class PyNamesSyncClient(SyncClientBase[PyNamesClient]):
         """Slashes, dots and dashes together.
 
         Args:
-            root: (required)
+            root: any
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

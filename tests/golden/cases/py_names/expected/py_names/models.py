@@ -37,9 +37,7 @@ class PageEvaluateInput(BaseModel):
     Field_: str | None = Field(default=None, alias="Field")
     float_: float | None = Field(default=None, alias="float")
     None_: None = Field(default=None, alias="None")
-    Enum_: PageEvaluateInputEnum | None = Field(
-        default=None, alias="Enum", title="PageEvaluateInputEnum"
-    )
+    Enum_: PageEvaluateInputEnum | None = Field(default=None, alias="Enum")
     datetime: str | None = None
 
 

@@ -8,7 +8,16 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import Item, LintInputMode, Node, SecondOutput, ThirdItem
+from .models import (
+    Item,
+    ItemDict,
+    LintInputMode,
+    Node,
+    NodeDict,
+    SecondOutput,
+    ThirdItem,
+    ThirdItemDict,
+)
 from .tools import (
     FIRST_TOOL,
     LINT_TOOL,
@@ -41,10 +50,10 @@ class RealToolsClient(ClientBase):
         Args:
             args: Named like a local of the old client method.
             wire_arguments_: Named like the helper the client method calls. (optional)
-            self_: (optional)
-            mode: (optional)
-            homepage: (optional; the schema's default is "https://example.com\")
-            nullable_note: (optional)
+            self_: integer (optional)
+            mode: one of: count, index, title, upper, strict (optional)
+            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            nullable_note: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -64,22 +73,22 @@ class RealToolsClient(ClientBase):
             ),
         )
 
-    async def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
+    async def first(self, *, item: ItemDict | Item | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return await self._call_content(FIRST_TOOL, wire_arguments(FIRST_TOOL, {"item": item}))
 
-    async def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
+    async def second(self, *, item: ItemDict | Item | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -93,14 +102,14 @@ class RealToolsClient(ClientBase):
     async def third(
         self,
         *,
-        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        item: ThirdItemDict | ThirdItem | Unset = UNSET,
         entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
         Args:
-            item: (optional)
-            entry: (optional)
+            item: object (optional)
+            entry: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -122,21 +131,21 @@ class RealToolsClient(ClientBase):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
+        tree: NodeDict | Node | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 
         Args:
-            control: (required)
-            letters: (optional)
-            host_number: (optional)
-            never: (optional)
-            either: (optional)
-            tagged: (optional)
-            untyped_min: (optional)
-            flags: (optional)
-            exact_one: (optional)
-            tree: (optional)
+            control: string
+            letters: object (optional)
+            host_number: integer, format hostname (optional)
+            never: any (optional)
+            either: any or string (optional)
+            tagged: any (optional)
+            untyped_min: any, at least 5 (optional)
+            flags: one of: false, 0, 1.0 (optional)
+            exact_one: always 1.0 (optional)
+            tree: any (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -181,10 +190,10 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         Args:
             args: Named like a local of the old client method.
             wire_arguments_: Named like the helper the client method calls. (optional)
-            self_: (optional)
-            mode: (optional)
-            homepage: (optional; the schema's default is "https://example.com\")
-            nullable_note: (optional)
+            self_: integer (optional)
+            mode: one of: count, index, title, upper, strict (optional)
+            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            nullable_note: string or null (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -200,22 +209,22 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
             ),
         )
 
-    def first(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> ToolResult:
+    def first(self, *, item: ItemDict | Item | Unset = UNSET) -> ToolResult:
         """Has a local $defs entry named Item.
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return self._run(self.client.first(item=item))
 
-    def second(self, *, item: Item | Mapping[str, Any] | Unset = UNSET) -> SecondOutput:
+    def second(self, *, item: ItemDict | Item | Unset = UNSET) -> SecondOutput:
         """The same local $defs name with the same schema (one class) ...
 
         Args:
-            item: (optional)
+            item: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -225,14 +234,14 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
     def third(
         self,
         *,
-        item: ThirdItem | Mapping[str, Any] | Unset = UNSET,
+        item: ThirdItemDict | ThirdItem | Unset = UNSET,
         entry: str | Unset = UNSET,
     ) -> ToolResult:
         """... and with another schema (namespaced), in an input and in an output.
 
         Args:
-            item: (optional)
-            entry: (optional)
+            item: object (optional)
+            entry: string (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -251,21 +260,21 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
         untyped_min: Any | None | Unset = UNSET,
         flags: Any | Unset = UNSET,
         exact_one: Any | Unset = UNSET,
-        tree: Node | Mapping[str, Any] | None | Unset = UNSET,
+        tree: NodeDict | Node | None | Unset = UNSET,
     ) -> ToolResult:
         """JSON Schema corners the models cannot express; checked at run time.
 
         Args:
-            control: (required)
-            letters: (optional)
-            host_number: (optional)
-            never: (optional)
-            either: (optional)
-            tagged: (optional)
-            untyped_min: (optional)
-            flags: (optional)
-            exact_one: (optional)
-            tree: (optional)
+            control: string
+            letters: object (optional)
+            host_number: integer, format hostname (optional)
+            never: any (optional)
+            either: any or string (optional)
+            tagged: any (optional)
+            untyped_min: any, at least 5 (optional)
+            flags: one of: false, 0, 1.0 (optional)
+            exact_one: always 1.0 (optional)
+            tree: any (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

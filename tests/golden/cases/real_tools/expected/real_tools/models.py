@@ -2,9 +2,10 @@
 """Pydantic models of the Real-Tools MCP Server server's schemas (made by datamodel-code-generator)."""
 
 from __future__ import annotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 from enum import StrEnum
 from typing import Any
+from typing import NotRequired, TypedDict
 
 
 class Item(BaseModel):
@@ -37,8 +38,8 @@ class LintInput(BaseModel):
     Named like the helper the client method calls.
     """
     self: int | None = None
-    mode: LintInputMode | None = Field(default=None, title="LintInputMode")
-    homepage: str | None = "https://example.com"
+    mode: LintInputMode | None = None
+    homepage: str = "https://example.com"
     nullable_note: str | None = None
 
 
@@ -88,7 +89,7 @@ class ThirdInput(BaseModel):
         populate_by_name=True,
     )
     item: ThirdItem | None = None
-    entry: str | None = Field(default=None, title="ThirdEntry")
+    entry: str | None = None
 
 
 class Node(BaseModel):
@@ -117,3 +118,21 @@ class SemanticsInput(BaseModel):
 
 
 Node.model_rebuild()
+
+
+class ItemDict(TypedDict):
+    """The dict form of :class:`Item` (typing only)."""
+
+    id: NotRequired[int]
+
+
+class ThirdItemDict(TypedDict):
+    """The dict form of :class:`ThirdItem` (typing only)."""
+
+    id: NotRequired[str]
+
+
+class NodeDict(TypedDict):
+    """The dict form of :class:`Node` (typing only)."""
+
+    kids: NotRequired[list[NodeDict | Node]]

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
 from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from .models import AreaInputUnit, AreaOutput, Group
+from .models import AreaInputUnit, AreaOutput, Group, GroupDict
 from .tools import AREA_TOOL, SERVER_INFO, TOOLS
 
 
@@ -21,7 +21,7 @@ class ShapesClient(ClientBase):
     async def area(
         self,
         *,
-        group: Group | Mapping[str, Any],
+        group: GroupDict | Group,
         unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
@@ -29,10 +29,10 @@ class ShapesClient(ClientBase):
         """Total area of a group of shapes.
 
         Args:
-            group: (required)
-            unit: (optional; the schema's default is AreaInputUnit.cm)
-            scale: (optional)
-            labels: (optional)
+            group: object
+            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            scale: number or null (optional)
+            labels: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
@@ -55,7 +55,7 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
     def area(
         self,
         *,
-        group: Group | Mapping[str, Any],
+        group: GroupDict | Group,
         unit: AreaInputUnit | Literal["cm", "m", "in"] | Unset = UNSET,
         scale: float | None | Unset = UNSET,
         labels: dict[str, str] | Unset = UNSET,
@@ -63,10 +63,10 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
         """Total area of a group of shapes.
 
         Args:
-            group: (required)
-            unit: (optional; the schema's default is AreaInputUnit.cm)
-            scale: (optional)
-            labels: (optional)
+            group: object
+            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            scale: number or null (optional)
+            labels: object (optional)
 
         Raises:
             InvalidArgumentsError: the arguments break the input schema (checked before sending).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 from typing import Annotated, Literal
+from typing import NotRequired, TypedDict
 
 
 class AreaInputUnit(StrEnum):
@@ -66,9 +67,32 @@ class AreaInput(BaseModel):
         populate_by_name=True,
     )
     group: Group
-    unit: AreaInputUnit | None = Field(default=AreaInputUnit.cm, title="AreaInputUnit")
+    unit: AreaInputUnit = Field(default=AreaInputUnit.cm)
     scale: float | None = None
     labels: dict[str, str] | None = None
 
 
 Group.model_rebuild()
+
+
+class GroupDict(TypedDict):
+    """The dict form of :class:`Group` (typing only)."""
+
+    name: str
+    shapes: NotRequired[list[CircleDict | Circle | RectDict | Rect]]
+    groups: NotRequired[list[GroupDict | Group]]
+
+
+class CircleDict(TypedDict):
+    """The dict form of :class:`Circle` (typing only)."""
+
+    kind: Literal["circle"]
+    radius: float
+
+
+class RectDict(TypedDict):
+    """The dict form of :class:`Rect` (typing only)."""
+
+    kind: Literal["rect"]
+    width: float
+    height: float

@@ -1,0 +1,72 @@
+"""DCG writes ``Field(title="...")`` for every property whose schema has a ``title``, and the
+model document gives inline objects and enums a ``title`` only to tell DCG their class name
+(the naming service's decision).  :func:`drop_field_titles` removes that keyword from DCG's
+output: the class name stays, the noise goes (a field's title is not checked by validation)."""
+
+from __future__ import annotations
+
+import ast
+
+from .statements import Fallback
+
+
+def _offsets(source: str) -> list[int]:
+    starts, total = [0], 0
+    for line in source.splitlines(keepends=True):
+        total += len(line.encode("utf-8"))
+        starts.append(total)
+    return starts
+
+
+def drop_field_titles(source: str) -> str:
+    """``source`` without the ``title=`` keyword of its ``Field(...)`` calls."""
+    if "title=" not in source:
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:  # DCG's output always parses; say so loudly if not
+        raise Fallback(str(exc)) from exc
+    data = source.encode("utf-8")
+    starts = _offsets(source)
+
+    def at(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    edits: list[tuple[int, int, bytes]] = []
+    for node in ast.walk(tree):
+        call = node.value if isinstance(node, ast.AnnAssign) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field"):
+            continue
+        if not any(kw.arg == "title" for kw in call.keywords):
+            continue
+        kept: list[ast.expr | ast.keyword] = [*call.args, *(kw for kw in call.keywords if kw.arg != "title")]
+        begin, end = at(call.lineno, call.col_offset), at(call.end_lineno or call.lineno, call.end_col_offset or 0)
+        only = kept[0] if len(kept) == 1 else None
+        value = only.value if isinstance(only, ast.keyword) and only.arg == "default" else only
+        if isinstance(value, ast.Constant) and value.value is Ellipsis and not isinstance(only, ast.keyword):
+            annotation = node.annotation  # type: ignore[attr-defined]
+            edits.append((at(annotation.end_lineno, annotation.end_col_offset), end, b""))  # required: no value
+        elif isinstance(value, ast.expr) and not isinstance(value, ast.Constant | ast.Name) or value is None:
+            parts = [data[at(k.lineno, k.col_offset):at(k.end_lineno or k.lineno, k.end_col_offset or 0)] for k in kept]
+            edits.append((begin, end, b"Field(" + b", ".join(parts) + b")"))
+        else:  # ``Field(default=None, title=...)`` -> ``None``
+            edits.append((begin, end, data[at(value.lineno, value.col_offset):
+                                           at(value.end_lineno or value.lineno, value.end_col_offset or 0)]))
+    for begin, end, text in sorted(edits, reverse=True):
+        data = data[:begin] + text + data[end:]
+    return _without_unused_field_import(data.decode("utf-8"))
+
+
+def _without_unused_field_import(source: str) -> str:
+    """``from pydantic import ..., Field`` loses ``Field`` when no call is left (as DCG would write it)."""
+    tree = ast.parse(source)
+    if any(isinstance(n, ast.Name) and n.id == "Field" for n in ast.walk(tree)):
+        return source
+    lines = source.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "pydantic" and any(a.name == "Field" for a in node.names):
+            kept = [a for a in node.names if a.name != "Field"]
+            end = node.end_lineno or node.lineno
+            text = f"from pydantic import {', '.join(a.name for a in kept)}\n" if kept else ""
+            return "".join(lines[:node.lineno - 1]) + text + "".join(lines[end:])
+    return source
