@@ -6,13 +6,22 @@ output: the class name stays, the noise goes (a field's title is not checked by 
 from __future__ import annotations
 
 import ast
+import re
 
 from .statements import Fallback
 
 
+def ast_lines(source: str) -> list[str]:
+    """``source``'s lines with their ends, split where Python's tokenizer splits them (``\n``,
+    ``\r\n``, ``\r``): ``str.splitlines`` also splits at U+2028, form feeds and the like,
+    which a string literal may hold, and ast's line numbers would no longer match."""
+    return [line for line in re.split(r"(?<=\n)|(?<=\r)(?!\n)", source) if line]
+
+
 def _offsets(source: str) -> list[int]:
+    """The UTF-8 byte offset where each line starts (ast's ``col_offset`` counts UTF-8 bytes)."""
     starts, total = [0], 0
-    for line in source.splitlines(keepends=True):
+    for line in ast_lines(source):
         total += len(line.encode("utf-8"))
         starts.append(total)
     return starts
@@ -62,7 +71,7 @@ def _without_unused_field_import(source: str) -> str:
     tree = ast.parse(source)
     if any(isinstance(n, ast.Name) and n.id == "Field" for n in ast.walk(tree)):
         return source
-    lines = source.splitlines(keepends=True)
+    lines = ast_lines(source)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "pydantic" and any(a.name == "Field" for a in node.names):
             kept = [a for a in node.names if a.name != "Field"]

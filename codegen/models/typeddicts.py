@@ -27,6 +27,7 @@ from ..ir.nodes import ParamIR, ProjectIR
 from ..ir.typeddicts import class_schemas
 from ..runtime.schema.nulls import allows_null
 from ..schemas.exactness import OPEN
+from .titles import ast_lines
 
 _NOT_EXACT = ("patternProperties", "anyOf", "oneOf", "allOf", "if", "dependentSchemas", "unevaluatedProperties")
 
@@ -99,7 +100,7 @@ def with_typed_dicts(source: str, body: str) -> str:
             last = node.end_lineno or node.lineno
         else:
             break
-    lines = source.splitlines(keepends=True)
+    lines = ast_lines(source)  # as ast numbers them (a string may hold U+2028)
     wanted = {n for n in ("Any", "Literal", "NotRequired") if re.search(rf"\b{n}\b", body)} | {"TypedDict"}
     have = {a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "typing" for a in n.names}
     imports = f"from typing import {', '.join(sorted(wanted - have))}\n" if wanted - have else ""
