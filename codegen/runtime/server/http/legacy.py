@@ -68,7 +68,6 @@ class Session:
                  replay_ttl: float = 300.0, max_replay_bytes: int = 8 * 1024 * 1024) -> None:
         self.id = sid
         self.principal = principal
-        self.client_key = client_key
         self.limit = limit
         self.replay_ttl = replay_ttl
         self.max_replay_bytes = max_replay_bytes
@@ -202,7 +201,7 @@ class LegacyHandler:
                 self._drop(session)
             else:
                 session.trim()
-        mine = [s for s in self.sessions.values() if s.client_key == client]
+        mine = [s for s in self.sessions.values() if s.conn.client_key == client]
         while len(mine) >= self.settings.sessions_per_client():
             idle = [s for s in mine if s.idle]
             if not idle:
