@@ -234,6 +234,7 @@ class _Lowering:
             schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
             errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
             raw_output=tool.raw_output, scopes=tool.scopes, overlay_schema=overlay, overlay_checked=overlay_checked,
+            task=tool.task,
         )
 
     def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any], at_ptr: str | None = None) -> bool:
