@@ -274,6 +274,11 @@ def tool_method(tool_name: str, python_name: str | None, runtime: frozenset[str]
     return str(MethodName(python_name or tool_name, runtime))
 
 
+def task_start_method(method: str, runtime: frozenset[str]) -> str:
+    """``start_<method>``: the typed client's task-handle call of a tool that may run as a task."""
+    return str(MethodName(f"start_{method}", runtime))
+
+
 def tool_stem(tool_name: str, python_name: str | None) -> ClassName:
     """The stem of a tool's class names (``<Stem>Input``, ``<Stem>Output``, ``<Stem>Inputs``)."""
     return ClassName(python_name or tool_name)
