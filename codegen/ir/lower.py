@@ -202,7 +202,7 @@ class _Lowering:
         start = None
         if tool.task != "forbidden":
             start = self.methods.claim(task_start_method(method, self.runtime_names),
-                                       Origin(doc.display, join_pointer(tool.pointer, "task"), f"tool {tool.name!r} start_"))
+                                       Origin(doc.display, join_pointer(tool.pointer, "task"), f"the task handle method of tool {tool.name!r}"))
         tstem = tool_stem(tool.name, tool.python_name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
         in_target = _class_target(self.resolver, doc, in_ptr)

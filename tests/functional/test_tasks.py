@@ -34,7 +34,7 @@ TASKS = "io.modelcontextprotocol/tasks"
 def everything(*extra: str, env: dict[str, str | None] | None = None) -> ServerProcess:
     port = free_port()
     return ServerProcess(["-m", "everything", "--http", "--port", str(port), *IMPL, *extra], port=port,
-                         env={"MCP_CODEGEN_REDIS_URL": None, **(env or {})})
+                         env={"MCP_CODEGEN_REDIS_URL": None, **(env or {})}, start_timeout=120)
 
 
 @pytest.fixture(scope="module")
