@@ -43,7 +43,6 @@ from .naming import (
     package_name,
     prompt_class,
     server_names,
-    task_start_method,
     template_class,
     tool_class,
     tool_const,
@@ -201,7 +200,7 @@ class _Lowering:
                                     Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
         start = None
         if tool.task != "forbidden":
-            start = self.methods.claim(task_start_method(method, self.runtime_names),
+            start = self.methods.claim(tool_method(tool.name, tool.python_name, self.runtime_names, "start_"),
                                        Origin(doc.display, join_pointer(tool.pointer, "task"), f"the task handle method of tool {tool.name!r}"))
         tstem = tool_stem(tool.name, tool.python_name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
