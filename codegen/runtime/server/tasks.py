@@ -213,7 +213,10 @@ class TaskManager:
             self._waiting.pop(task_id, None)
             self._inbox.pop(task_id, None)
         fields["lastUpdatedAt"] = _iso_now()
-        await self.store.update(task_id, fields)
+        try:
+            await self.store.update(task_id, fields)
+        except Exception:  # the store is gone (shutdown, Redis down): the task expires unfinished
+            logger.warning("task %s: could not store its end (%s)", task_id, fields["status"], exc_info=True)
 
     @staticmethod
     def _failed(exc: ProtocolError) -> JsonObject:
@@ -226,7 +229,11 @@ class TaskManager:
         """Shared store: cancel the local run when another replica cancelled the task."""
         while True:
             await asyncio.sleep(self.settings.task_poll_interval)
-            record = await self.store.get(task_id)
+            try:
+                record = await self.store.get(task_id)
+            except Exception:  # Redis unreachable for a moment: keep running, look again
+                logger.warning("task %s: cannot read the task store", task_id, exc_info=True)
+                continue
             if record is None or record.get("status") == "cancelled":
                 runner = self._running.get(task_id)
                 if runner is not None:
