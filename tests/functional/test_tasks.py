@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +21,7 @@ from everything import (
 )
 from everything.errors import InternalError, InvalidParamsError, JobFailedError, MissingCapabilityError
 from everything.models import SlowComputeOutput
-from http_support import ServerProcess
+from http_support import EXAMPLES, ServerProcess
 from redis_support import redis_server
 from tasks_support import exercise_store
 
@@ -111,6 +112,20 @@ def test_cancelling_the_plain_call_cancels_the_task(server: ServerProcess) -> No
                 await call
             handle = await client.start_slow_compute(seconds=0)  # the server is still fine
             assert (await handle.result()).seconds == 0
+
+    run_async(main(), 60)
+
+
+def test_tasks_over_stdio() -> None:
+    """The same tasks over a stdio connection (one long-lived connection, one client key)."""
+    async def main() -> None:
+        async with EverythingClient.stdio(sys.executable, ["-m", "everything", "--stdio", *IMPL], cwd=EXAMPLES,
+                                          era="modern", audit=None, elicitation=_accept) as client:
+            handle = await client.start_confirm_delete(filename="z.txt")
+            assert handle.task_id is not None
+            result = await handle.result()
+            assert result.content[0].model_dump()["text"] == "z.txt deleted"
+            assert await client.slow_compute(seconds=0.2, label="stdio") == SlowComputeOutput(label="stdio", seconds=0.2)
 
     run_async(main(), 60)
 
