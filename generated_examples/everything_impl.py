@@ -36,15 +36,17 @@ from everything import (
     ToolResult,
 )
 from everything.asgi import close_sse_stream
-from everything.errors import IntentionalError
+from everything.errors import IntentionalError, InternalError, JobFailedError
 from everything.models import (
+    ConfirmDeleteInput,
+    FailingJobInput,
+    GreetInput,
     JsonSchema202012ToolInput,
+    MultiInputInput,
+    ProtocolErrorJobInput,
+    SlowComputeInput,
+    SlowComputeOutput,
     TemplateDataVariables,
-    TestInputRequiredResultPromptArguments,
-    TestPromptWithArgumentsArguments,
-    TestPromptWithEmbeddedResourceArguments,
-    TestPromptWithImageArguments,
-    TestSimplePromptArguments,
     TestAudioContentInput,
     TestChangingToolInput,
     TestElicitationInput,
@@ -58,18 +60,24 @@ from everything.models import (
     TestInputRequiredResultListRootsInput,
     TestInputRequiredResultMultipleInputsInput,
     TestInputRequiredResultMultiRoundInput,
+    TestInputRequiredResultPromptArguments,
     TestInputRequiredResultRequestStateInput,
     TestInputRequiredResultSamplingInput,
     TestInputRequiredResultTamperedStateInput,
     TestLoggingToolInput,
     TestMissingCapabilityInput,
     TestMultipleContentTypesInput,
+    TestPromptWithArgumentsArguments,
+    TestPromptWithEmbeddedResourceArguments,
+    TestPromptWithImageArguments,
     TestReconnectionInput,
     TestSamplingInput,
+    TestSimplePromptArguments,
     TestSimpleTextInput,
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
+    TestToolWithTaskInput,
     TestTriggerToolChangeInput,
     TestXMcpHeaderInput,
 )
@@ -83,6 +91,7 @@ from everything.server import (
     TestInputRequiredResultRequestStateInputs,
     TestInputRequiredResultSamplingInputs,
     TestInputRequiredResultTamperedStateInputs,
+    TestToolWithTaskInputs,
 )
 
 T = TypeVar("T")
@@ -383,6 +392,43 @@ class EverythingService(EverythingServerBase):
 
     def test_changing_tool(self, args: TestChangingToolInput, ctx: Context) -> ToolResult:
         return _text("test_changing_tool is available")
+
+    # ------------------------------------------------------------ tasks extension (SEP-2663)
+    # Tools marked `task:` in the spec run as tasks for clients declaring io.modelcontextprotocol/tasks.
+    def greet(self, args: GreetInput, ctx: Context) -> ToolResult:
+        return _text(f"Hello, {args.name}!")
+
+    async def slow_compute(self, args: SlowComputeInput, ctx: Context) -> SlowComputeOutput:
+        await ctx.progress(0, args.seconds, f"working for {args.seconds:g}s")
+        await asyncio.sleep(args.seconds)  # cancelled by tasks/cancel
+        return SlowComputeOutput(label=args.label or "", seconds=args.seconds)
+
+    async def failing_job(self, args: FailingJobInput, ctx: Context) -> ToolResult:
+        await asyncio.sleep(1)
+        raise JobFailedError("The job failed, as it always does")
+
+    async def protocol_error_job(self, args: ProtocolErrorJobInput, ctx: Context) -> ToolResult:
+        raise InternalError("protocol_error_job: an internal failure (a protocol-level error)")
+
+    async def confirm_delete(self, args: ConfirmDeleteInput, ctx: Context) -> ToolResult:
+        schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+        answer = await ctx.elicit(f"Delete {args.filename}?", schema, key="confirm")
+        confirmed = answer.accepted and bool((answer.content or {}).get("confirm"))
+        return _text(f"{args.filename} {'deleted' if confirmed else 'kept'}")
+
+    async def multi_input(self, args: MultiInputInput, ctx: Context) -> ToolResult:
+        name_schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        ok_schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+        name, ok = await asyncio.gather(ctx.elicit("Your name?", name_schema, key="name"),
+                                        ctx.elicit("Proceed?", ok_schema, key="confirm"))
+        return _text(f"name={(name.content or {}).get('name')} confirm={(ok.content or {}).get('confirm')}")
+
+    async def test_tool_with_task(self, args: TestToolWithTaskInput, ctx: Context) -> ToolResult:
+        # a declared input: asked by an input_required round before the task is created
+        answer = await TestToolWithTaskInputs(ctx).user_name()
+        await asyncio.sleep(0.2)
+        who = answer.content.name if answer.content is not None else "stranger"
+        return _text(f"Hello from the task, {who}!")
 
     # ------------------------------------------------------------------ resources and prompts
     async def read_static_text(self, ctx: Context) -> str:

@@ -198,6 +198,10 @@ class _Lowering:
         doc, builder = self.doc, self.builder
         method = self.methods.claim(tool_method(tool.name, tool.python_name, self.runtime_names),
                                     Origin(doc.display, tool.pointer, f"tool {tool.name!r}"))
+        start = None
+        if tool.task != "forbidden":
+            start = self.methods.claim(tool_method(tool.name, tool.python_name, self.runtime_names, "start_"),
+                                       Origin(doc.display, join_pointer(tool.pointer, "task"), f"the task handle method of tool {tool.name!r}"))
         tstem = tool_stem(tool.name, tool.python_name)
         in_ptr = join_pointer(tool.pointer, "inputSchema")
         in_target = _class_target(self.resolver, doc, in_ptr)
@@ -234,6 +238,7 @@ class _Lowering:
             schema_checked=checked, assert_formats=assert_formats, fingerprint=tool_fingerprint(wire),
             errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
             raw_output=tool.raw_output, scopes=tool.scopes, overlay_schema=overlay, overlay_checked=overlay_checked,
+            task=tool.task, start_method=start,
         )
 
     def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any], at_ptr: str | None = None) -> bool:

@@ -269,9 +269,9 @@ def server_names(package: str, stem: str) -> ServerNames:
             "impl_class": stem + "Service"}
 
 
-def tool_method(tool_name: str, python_name: str | None, runtime: frozenset[str]) -> str:
-    """A tool's handler / typed-call method name (``python_name`` overrides the tool name)."""
-    return str(MethodName(python_name or tool_name, runtime))
+def tool_method(tool_name: str, python_name: str | None, runtime: frozenset[str], prefix: str = "") -> str:
+    """A tool's handler / typed-call method name (``python_name`` overrides the tool name); ``prefix="start_"``: a task tool's task-handle call."""
+    return str(MethodName(prefix + (python_name or tool_name), runtime))
 
 
 def tool_stem(tool_name: str, python_name: str | None) -> ClassName:

@@ -75,6 +75,8 @@ class ToolIR:
     #: own type of the result, never sent (``wire`` and ``fingerprint`` have no outputSchema)
     overlay_schema: dict[str, Any] | None = None
     overlay_checked: bool = False  # the overlay needs its whole schema checked (W100)
+    task: str = "forbidden"  # the spec's ``task`` key (``ToolDef.task_support``)
+    start_method: str | None = None  # ``start_<method>`` of the typed clients (task tools only)
 
     @property
     def server_output_class(self) -> str | None:

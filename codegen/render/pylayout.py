@@ -132,6 +132,26 @@ def client_call(tool: Any, wire_key: Any) -> str:
     return lay(("call", "self._call_content", [tool.const, arguments]), 8, "return await ")
 
 
+def start_method(tool: Any, returns: str, is_async: bool) -> str:
+    """The ``def`` line of a task tool's ``start_<tool>`` (``tool.start_method``)."""
+    handle = "TaskHandle" if is_async else "SyncTaskHandle"
+    return define(4, tool.start_method, tool_params(tool), f"{handle}[{returns}]", is_async)
+
+
+def start_call(tool: Any, wire_key: Any) -> str:
+    """The body's ``return`` of the async ``start_<tool>``."""
+    arguments: Expr = ("call", "wire_arguments", [tool.const, ("dict", "", [(wire_key(p.wire), p.name) for p in tool.params])])
+    if tool.output_class:
+        return lay(("call", "self._start_structured", [tool.const, arguments, tool.output_class]), 8, "return await ")
+    return lay(("call", "self._start_content", [tool.const, arguments]), 8, "return await ")
+
+
+def sync_start_call(tool: Any) -> str:
+    """The body's ``return`` of the blocking ``start_<tool>``."""
+    inner: Expr = ("call", f"self.client.{tool.start_method}", [f"{p.name}={p.name}" for p in tool.params])
+    return lay(("call", "SyncTaskHandle", ["self._run", ("call", "self._run", [inner])]), 8, "return ")
+
+
 def sync_call(tool: Any) -> str:
     """The body's ``return`` of the blocking client method."""
     inner: Expr = ("call", f"self.client.{tool.method}", [f"{p.name}={p.name}" for p in tool.params])

@@ -16,7 +16,9 @@ FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
 #: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
-CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes"})
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes", "task"})
+#: Values of a tool's ``task`` key (the extension's task support; default ``forbidden``).
+TASK_SUPPORT = ("forbidden", "optional", "required")
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
 
 
@@ -48,6 +50,8 @@ class ToolSpec:
     scopes: tuple[str, ...] = ()  # OAuth scopes a call needs (docs/auth.md)
     #: pointer of the spec's ``overlays.<name>.outputSchema``: a client-side output type, never sent
     output_overlay: str | None = None
+    #: ``task``: whether a call may (``optional``) or must (``required``) run as a task (docs/tasks.md)
+    task: str = "forbidden"
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
         overlay = join_pointer("/overlays", t["name"], "outputSchema") if t["name"] in overlays else None
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False)),
-                              tuple(t.get("scopes") or ()), overlay))
+                              tuple(t.get("scopes") or ()), overlay, str(t.get("task", "forbidden"))))
     resources, templates, prompts = _catalog(data)
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
                     resources=resources, templates=templates, prompts=prompts, overlays=dict(overlays))

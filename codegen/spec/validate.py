@@ -154,6 +154,10 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
                 hint = "quote the value in YAML, e.g. \"1.0\""
             elif err.validator == "pattern":
                 hint = f"must match {err.validator_value}"
+            elif err.validator == "enum" and isinstance(err.instance, str):
+                close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1)
+                hint = (f"did you mean {close[0]!r}? " if close else "") + \
+                    f"allowed: {', '.join(str(v) for v in err.validator_value)}"
             elif err.validator == "const" and ptr == "/mcp-codegen":
                 hint = "set `mcp-codegen: 1`"
             out.append(doc.diag("E010", err.message, ptr, hint=hint))

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
+from ._runtime.client.gencode import (
+    UNSET,
+    ClientBase,
+    SyncClientBase,
+    SyncTaskHandle,
+    TaskHandle,
+    Unset,
+    wire_arguments,
+)
 from ._runtime.gencode import (
     PromptDef,
     PromptResult,
@@ -17,9 +25,15 @@ from ._runtime.gencode import (
     ToolDef,
     ToolResult,
 )
-from .models import Address, AddressDict, JsonSchema202012ToolInputContactMethod
+from .models import Address, AddressDict, JsonSchema202012ToolInputContactMethod, SlowComputeOutput
 from .tools import (
+    CONFIRM_DELETE_TOOL,
+    FAILING_JOB_TOOL,
+    GREET_TOOL,
     JSON_SCHEMA_2020_12_TOOL_TOOL,
+    MULTI_INPUT_TOOL,
+    PROTOCOL_ERROR_JOB_TOOL,
+    SLOW_COMPUTE_TOOL,
     TEST_AUDIO_CONTENT_TOOL,
     TEST_CHANGING_TOOL_TOOL,
     TEST_ELICITATION_SEP1034_DEFAULTS_TOOL,
@@ -45,6 +59,7 @@ from .tools import (
     TEST_STREAMING_ELICITATION_TOOL,
     TEST_TOOL_WITH_LOGGING_TOOL,
     TEST_TOOL_WITH_PROGRESS_TOOL,
+    TEST_TOOL_WITH_TASK_TOOL,
     TEST_TRIGGER_TOOL_CHANGE_TOOL,
     TEST_X_MCP_HEADER_TOOL,
     PROMPTS,
@@ -408,6 +423,151 @@ class EverythingClient(ClientBase):
             wire_arguments(TEST_CHANGING_TOOL_TOOL, {}),
         )
 
+    async def greet(self, *, name: str) -> ToolResult:
+        """Greets someone, synchronously (never a task).
+
+        Args:
+            name: Who to greet.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(GREET_TOOL, wire_arguments(GREET_TOOL, {"name": name}))
+
+    async def slow_compute(
+        self,
+        *,
+        seconds: float,
+        label: str | Unset = UNSET,
+    ) -> SlowComputeOutput:
+        """Sleeps for the given number of seconds, then reports its label (runs as a task when it can).
+
+        Args:
+            seconds: How long to work.
+            label: Echoed in the result. (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_structured(
+            SLOW_COMPUTE_TOOL,
+            wire_arguments(SLOW_COMPUTE_TOOL, {"seconds": seconds, "label": label}),
+            SlowComputeOutput,
+        )
+
+    async def start_slow_compute(
+        self,
+        *,
+        seconds: float,
+        label: str | Unset = UNSET,
+    ) -> TaskHandle[SlowComputeOutput]:
+        """Start slow_compute as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`slow_compute` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_structured(
+            SLOW_COMPUTE_TOOL,
+            wire_arguments(SLOW_COMPUTE_TOOL, {"seconds": seconds, "label": label}),
+            SlowComputeOutput,
+        )
+
+    async def failing_job(self) -> ToolResult:
+        """Works for about a second, then fails with a tool execution error (always a task).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            JobFailedError: The job always fails, on purpose.
+        """
+        return await self._call_content(FAILING_JOB_TOOL, wire_arguments(FAILING_JOB_TOOL, {}))
+
+    async def start_failing_job(self) -> TaskHandle[ToolResult]:
+        """Start failing_job as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`failing_job` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_content(FAILING_JOB_TOOL, wire_arguments(FAILING_JOB_TOOL, {}))
+
+    async def protocol_error_job(self) -> ToolResult:
+        """Fails with a protocol-level (JSON-RPC) error instead of a result.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            PROTOCOL_ERROR_JOB_TOOL,
+            wire_arguments(PROTOCOL_ERROR_JOB_TOOL, {}),
+        )
+
+    async def start_protocol_error_job(self) -> TaskHandle[ToolResult]:
+        """Start protocol_error_job as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`protocol_error_job` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_content(
+            PROTOCOL_ERROR_JOB_TOOL,
+            wire_arguments(PROTOCOL_ERROR_JOB_TOOL, {}),
+        )
+
+    async def confirm_delete(self, *, filename: str) -> ToolResult:
+        """Asks the user to confirm (inside the task, through tasks/update), then pretends to delete the file.
+
+        Args:
+            filename: string
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            CONFIRM_DELETE_TOOL,
+            wire_arguments(CONFIRM_DELETE_TOOL, {"filename": filename}),
+        )
+
+    async def start_confirm_delete(self, *, filename: str) -> TaskHandle[ToolResult]:
+        """Start confirm_delete as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`confirm_delete` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_content(
+            CONFIRM_DELETE_TOOL,
+            wire_arguments(CONFIRM_DELETE_TOOL, {"filename": filename}),
+        )
+
+    async def multi_input(self) -> ToolResult:
+        """Asks two questions at once (two pending inputRequests), then reports both answers.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(MULTI_INPUT_TOOL, wire_arguments(MULTI_INPUT_TOOL, {}))
+
+    async def start_multi_input(self) -> TaskHandle[ToolResult]:
+        """Start multi_input as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`multi_input` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_content(MULTI_INPUT_TOOL, wire_arguments(MULTI_INPUT_TOOL, {}))
+
+    async def test_tool_with_task(self) -> ToolResult:
+        """Asks for the user's name first (an input_required round), then greets them from a task.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return await self._call_content(
+            TEST_TOOL_WITH_TASK_TOOL,
+            wire_arguments(TEST_TOOL_WITH_TASK_TOOL, {}),
+        )
+
+    async def start_test_tool_with_task(self) -> TaskHandle[ToolResult]:
+        """Start test_tool_with_task as a task (``io.modelcontextprotocol/tasks``) and return its handle:
+        ``await handle.result()`` is what :meth:`test_tool_with_task` returns; ``status()``, ``cancel()``, and
+        ``async for status in handle`` follow it (an immediate answer gives a completed handle).
+        """
+        return await self._start_content(
+            TEST_TOOL_WITH_TASK_TOOL,
+            wire_arguments(TEST_TOOL_WITH_TASK_TOOL, {}),
+        )
+
     async def read_static_text(self) -> list[ResourceContents]:
         """A fixed text resource (conformance resources-read-text).
 
@@ -720,6 +880,108 @@ class EverythingSyncClient(SyncClientBase[EverythingClient]):
             InvalidArgumentsError: the arguments break the input schema (checked before sending).
         """
         return self._run(self.client.test_changing_tool())
+
+    def greet(self, *, name: str) -> ToolResult:
+        """Greets someone, synchronously (never a task).
+
+        Args:
+            name: Who to greet.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.greet(name=name))
+
+    def slow_compute(self, *, seconds: float, label: str | Unset = UNSET) -> SlowComputeOutput:
+        """Sleeps for the given number of seconds, then reports its label (runs as a task when it can).
+
+        Args:
+            seconds: How long to work.
+            label: Echoed in the result. (optional)
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.slow_compute(seconds=seconds, label=label))
+
+    def start_slow_compute(
+        self,
+        *,
+        seconds: float,
+        label: str | Unset = UNSET,
+    ) -> SyncTaskHandle[SlowComputeOutput]:
+        """Start slow_compute as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(
+            self._run,
+            self._run(self.client.start_slow_compute(seconds=seconds, label=label)),
+        )
+
+    def failing_job(self) -> ToolResult:
+        """Works for about a second, then fails with a tool execution error (always a task).
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+            JobFailedError: The job always fails, on purpose.
+        """
+        return self._run(self.client.failing_job())
+
+    def start_failing_job(self) -> SyncTaskHandle[ToolResult]:
+        """Start failing_job as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(self._run, self._run(self.client.start_failing_job()))
+
+    def protocol_error_job(self) -> ToolResult:
+        """Fails with a protocol-level (JSON-RPC) error instead of a result.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.protocol_error_job())
+
+    def start_protocol_error_job(self) -> SyncTaskHandle[ToolResult]:
+        """Start protocol_error_job as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(self._run, self._run(self.client.start_protocol_error_job()))
+
+    def confirm_delete(self, *, filename: str) -> ToolResult:
+        """Asks the user to confirm (inside the task, through tasks/update), then pretends to delete the file.
+
+        Args:
+            filename: string
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.confirm_delete(filename=filename))
+
+    def start_confirm_delete(self, *, filename: str) -> SyncTaskHandle[ToolResult]:
+        """Start confirm_delete as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(
+            self._run,
+            self._run(self.client.start_confirm_delete(filename=filename)),
+        )
+
+    def multi_input(self) -> ToolResult:
+        """Asks two questions at once (two pending inputRequests), then reports both answers.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.multi_input())
+
+    def start_multi_input(self) -> SyncTaskHandle[ToolResult]:
+        """Start multi_input as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(self._run, self._run(self.client.start_multi_input()))
+
+    def test_tool_with_task(self) -> ToolResult:
+        """Asks for the user's name first (an input_required round), then greets them from a task.
+
+        Raises:
+            InvalidArgumentsError: the arguments break the input schema (checked before sending).
+        """
+        return self._run(self.client.test_tool_with_task())
+
+    def start_test_tool_with_task(self) -> SyncTaskHandle[ToolResult]:
+        """Start test_tool_with_task as a task; a blocking handle (see the async client's method)."""
+        return SyncTaskHandle(self._run, self._run(self.client.start_test_tool_with_task()))
 
     def read_static_text(self) -> list[ResourceContents]:
         """A fixed text resource (conformance resources-read-text)."""

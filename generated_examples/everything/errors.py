@@ -35,9 +35,16 @@ class IntentionalError(DeclaredToolError):
     error_code = "intentional"
 
 
+class JobFailedError(DeclaredToolError):
+    """The job always fails, on purpose."""
+
+    error_code = "job_failed"
+
+
 #: Declared error code -> exception class.
 DECLARED_ERRORS: dict[str, type[DeclaredToolError]] = {
     "intentional": IntentionalError,
+    "job_failed": JobFailedError,
 }
 
 __all__ = [
@@ -64,5 +71,6 @@ __all__ = [
     "UnsupportedProtocolVersionError",
     "UrlElicitationRequiredError",
     "IntentionalError",
+    "JobFailedError",
     "DECLARED_ERRORS",
 ]

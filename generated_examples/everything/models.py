@@ -321,6 +321,85 @@ class TestChangingToolInput(BaseModel):
     )
 
 
+class GreetInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    name: str
+    """
+    Who to greet.
+    """
+
+
+class SlowComputeInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    seconds: float = Field(..., ge=0.0, le=3600.0)
+    """
+    How long to work.
+    """
+    label: str | None = None
+    """
+    Echoed in the result.
+    """
+
+
+class SlowComputeOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    label: str
+    seconds: float
+
+
+class FailingJobInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class ProtocolErrorJobInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class ConfirmDeleteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    filename: str
+
+
+class MultiInputInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestToolWithTaskInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+
+
+class TestToolWithTaskUserNameAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    name: str
+
+
 class TemplateDataVariables(BaseModel):
     model_config = ConfigDict(
         extra="allow",

@@ -19,7 +19,14 @@ from ._runtime.gencode import (
 )
 from ._runtime.server.gencode import Context, Elicited, ServerBase
 from .models import (
+    ConfirmDeleteInput,
+    FailingJobInput,
+    GreetInput,
     JsonSchema202012ToolInput,
+    MultiInputInput,
+    ProtocolErrorJobInput,
+    SlowComputeInput,
+    SlowComputeOutput,
     TemplateDataVariables,
     TestAudioContentInput,
     TestChangingToolInput,
@@ -58,6 +65,8 @@ from .models import (
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
+    TestToolWithTaskInput,
+    TestToolWithTaskUserNameAnswer,
     TestTriggerToolChangeInput,
     TestXMcpHeaderInput,
 )
@@ -70,6 +79,7 @@ from .tools import (
     TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL,
     TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL,
     TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL,
+    TEST_TOOL_WITH_TASK_TOOL,
     PROMPTS,
     RESOURCE_TEMPLATES,
     RESOURCES,
@@ -208,6 +218,19 @@ class TestInputRequiredResultTamperedStateInputs:
         return await self._ctx.elicit_declared(
             TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL.inputs["confirm"],
             TestInputRequiredResultTamperedStateConfirmAnswer,
+        )
+
+
+class TestToolWithTaskInputs:
+    """Typed access to the client inputs test_tool_with_task declares (``inputs`` in the spec)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+
+    async def user_name(self) -> Elicited[TestToolWithTaskUserNameAnswer]:
+        """What is your name?"""
+        return await self._ctx.elicit_declared(
+            TEST_TOOL_WITH_TASK_TOOL.inputs["user_name"], TestToolWithTaskUserNameAnswer
         )
 
 
@@ -421,6 +444,52 @@ class EverythingServerBase(ServerBase):
     ) -> ToolResult | Awaitable[ToolResult]:
         """A tool that test_trigger_tool_change hides and restores."""
         raise NotImplementedError("test_changing_tool")
+
+    def greet(self, args: GreetInput, ctx: Context) -> ToolResult | Awaitable[ToolResult]:
+        """Greets someone, synchronously (never a task)."""
+        raise NotImplementedError("greet")
+
+    def slow_compute(
+        self, args: SlowComputeInput, ctx: Context
+    ) -> SlowComputeOutput | ToolResult | Awaitable[SlowComputeOutput | ToolResult]:
+        """Sleeps for the given number of seconds, then reports its label (runs as a task when it can)."""
+        raise NotImplementedError("slow_compute")
+
+    def failing_job(
+        self, args: FailingJobInput, ctx: Context
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """Works for about a second, then fails with a tool execution error (always a task).
+
+        Declared errors: JobFailedError (job_failed).
+        """
+        raise NotImplementedError("failing_job")
+
+    def protocol_error_job(
+        self, args: ProtocolErrorJobInput, ctx: Context
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """Fails with a protocol-level (JSON-RPC) error instead of a result."""
+        raise NotImplementedError("protocol_error_job")
+
+    def confirm_delete(
+        self, args: ConfirmDeleteInput, ctx: Context
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """Asks the user to confirm (inside the task, through tasks/update), then pretends to delete the file."""
+        raise NotImplementedError("confirm_delete")
+
+    def multi_input(
+        self, args: MultiInputInput, ctx: Context
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """Asks two questions at once (two pending inputRequests), then reports both answers."""
+        raise NotImplementedError("multi_input")
+
+    def test_tool_with_task(
+        self, args: TestToolWithTaskInput, ctx: Context
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """Asks for the user's name first (an input_required round), then greets them from a task.
+
+        Declared inputs: TestToolWithTaskInputs(ctx).user_name().
+        """
+        raise NotImplementedError("test_tool_with_task")
 
     def read_static_text(
         self, ctx: Context

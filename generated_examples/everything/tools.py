@@ -14,9 +14,16 @@ from ._runtime.gencode import (
     ServerInfo,
     ToolDef,
 )
-from .errors import IntentionalError
+from .errors import IntentionalError, JobFailedError
 from .models import (
+    ConfirmDeleteInput,
+    FailingJobInput,
+    GreetInput,
     JsonSchema202012ToolInput,
+    MultiInputInput,
+    ProtocolErrorJobInput,
+    SlowComputeInput,
+    SlowComputeOutput,
     TemplateDataVariables,
     TestAudioContentInput,
     TestChangingToolInput,
@@ -55,6 +62,8 @@ from .models import (
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
+    TestToolWithTaskInput,
+    TestToolWithTaskUserNameAnswer,
     TestTriggerToolChangeInput,
     TestXMcpHeaderInput,
 )
@@ -861,6 +870,213 @@ TEST_CHANGING_TOOL_TOOL = ToolDef(
     fingerprint="1214a068beb9d74d8b6750db7a109b973e16b6704cfee17453bc15dd15addaca",
 )
 
+GREET_TOOL = ToolDef(
+    name="greet",
+    method="greet",
+    wire=json.loads(r"""{
+  "name": "greet",
+  "description": "Greets someone, synchronously (never a task).",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "description": "Who to greet."
+      }
+    },
+    "required": [
+      "name"
+    ],
+    "additionalProperties": false
+  }
+}"""),
+    input_model=GreetInput,
+    fingerprint="fd425e0f118df791c641abf1862af1b0c7b99cf83fdaf631640ae402ac7254d9",
+)
+
+SLOW_COMPUTE_TOOL = ToolDef(
+    name="slow_compute",
+    method="slow_compute",
+    wire=json.loads(r"""{
+  "name": "slow_compute",
+  "description": "Sleeps for the given number of seconds, then reports its label (runs as a task when it can).",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "seconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 3600,
+        "description": "How long to work."
+      },
+      "label": {
+        "type": "string",
+        "description": "Echoed in the result."
+      }
+    },
+    "required": [
+      "seconds"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "label": {
+        "type": "string"
+      },
+      "seconds": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "label",
+      "seconds"
+    ]
+  }
+}"""),
+    input_model=SlowComputeInput,
+    output_model=SlowComputeOutput,
+    task_support="optional",
+    fingerprint="e169d883af0c31e0af832f4275e3f01e8f094800c2392bb7090f581531034a7c",
+)
+
+FAILING_JOB_TOOL = ToolDef(
+    name="failing_job",
+    method="failing_job",
+    wire=json.loads(r"""{
+  "name": "failing_job",
+  "description": "Works for about a second, then fails with a tool execution error (always a task).",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  }
+}"""),
+    input_model=FailingJobInput,
+    task_support="required",
+    errors={
+        "job_failed": JobFailedError,
+    },
+    fingerprint="21d963e626036ab6fdf7a3df393d29eb5355c59af1d8d187ade3236f6332e536",
+)
+
+PROTOCOL_ERROR_JOB_TOOL = ToolDef(
+    name="protocol_error_job",
+    method="protocol_error_job",
+    wire=json.loads(r"""{
+  "name": "protocol_error_job",
+  "description": "Fails with a protocol-level (JSON-RPC) error instead of a result.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  }
+}"""),
+    input_model=ProtocolErrorJobInput,
+    task_support="optional",
+    fingerprint="34d35746746c5736ab2a2dce312bc81f2ade3a17776c408900affe31a4373de2",
+)
+
+CONFIRM_DELETE_TOOL = ToolDef(
+    name="confirm_delete",
+    method="confirm_delete",
+    wire=json.loads(r"""{
+  "name": "confirm_delete",
+  "description": "Asks the user to confirm (inside the task, through tasks/update), then pretends to delete the file.",
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "filename": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "filename"
+    ],
+    "additionalProperties": false
+  }
+}"""),
+    input_model=ConfirmDeleteInput,
+    task_support="optional",
+    fingerprint="8b45a0db704b7dc5a4b799eed0cd9f861d6538b0b1504cfb5f5b6ae31d62c0fe",
+)
+
+MULTI_INPUT_TOOL = ToolDef(
+    name="multi_input",
+    method="multi_input",
+    wire=json.loads(r"""{
+  "name": "multi_input",
+  "description": "Asks two questions at once (two pending inputRequests), then reports both answers.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  }
+}"""),
+    input_model=MultiInputInput,
+    task_support="optional",
+    fingerprint="bfd9487f0795fbe0e8160d918de0d354c969623d6c985fbe37316cf6d5a86347",
+)
+
+TEST_TOOL_WITH_TASK_TOOL = ToolDef(
+    name="test_tool_with_task",
+    method="test_tool_with_task",
+    wire=json.loads(r"""{
+  "name": "test_tool_with_task",
+  "description": "Asks for the user's name first (an input_required round), then greets them from a task.",
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "additionalProperties": false
+  }
+}"""),
+    input_model=TestToolWithTaskInput,
+    task_support="required",
+    inputs={
+        "user_name": InputDef(
+            key="user_name",
+            method="elicitation/create",
+            params={
+                "message": "What is your name?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"],
+                },
+            },
+            response_model=TestToolWithTaskUserNameAnswer,
+        ),
+    },
+    fingerprint="22f5c291b499c3bd461d42e565ef9116cef05cc68ff1c8ece97d4b65802431a2",
+)
+
 #: Every tool, in the order tools/list reports them.
 TOOLS: tuple[ToolDef, ...] = (
     TEST_SIMPLE_TEXT_TOOL,
@@ -891,6 +1107,13 @@ TOOLS: tuple[ToolDef, ...] = (
     TEST_RECONNECTION_TOOL,
     TEST_TRIGGER_TOOL_CHANGE_TOOL,
     TEST_CHANGING_TOOL_TOOL,
+    GREET_TOOL,
+    SLOW_COMPUTE_TOOL,
+    FAILING_JOB_TOOL,
+    PROTOCOL_ERROR_JOB_TOOL,
+    CONFIRM_DELETE_TOOL,
+    MULTI_INPUT_TOOL,
+    TEST_TOOL_WITH_TASK_TOOL,
 )
 
 #: Resources with a fixed URI, in the order resources/list reports them.

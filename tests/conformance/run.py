@@ -16,7 +16,9 @@ see docs/conformance.md.  Steps:
 Exit status 0 only if every in-scope scenario passed, apart from the entries of
 ``expected-failures.yml``; an entry that no longer fails is an error too (remove it), so
 the list can only shrink.  Checks are counted from the harness's ``checks.json`` files:
-SUCCESS = passed, FAILURE = failed, WARNING = warning (INFO and SKIPPED are not counted).
+SUCCESS = passed, FAILURE = failed, WARNING = warning (INFO and SKIPPED are not counted, but a
+SKIPPED check of an [extension] scenario fails it unless scope.yml's ``harness_skipped`` names it).
+[extension] scenarios (the ``extension`` leg of scope.yml) run without ``--spec-version``.
 A server scenario fails on any unexpected FAILURE check; a client scenario fails when the
 harness says so (FAILURE or WARNING checks, a timeout, or the driver exiting non-zero).
 
@@ -49,7 +51,8 @@ EXAMPLES = REPO / "generated_examples"
 SCOPE_FILE = HERE / "scope.yml"
 EXPECTED_FILE = HERE / "expected-failures.yml"
 DRIVER = HERE / "client_driver.py"
-LEGS = ("2025-03-26", "2025-11-25", "2026-07-28")  # 2025-03-26: the client's auth back-compat scenarios only
+LEGS = ("2025-03-26", "2025-11-25", "2026-07-28", "extension")  # 2025-03-26: the client's auth back-compat scenarios only
+EXTENSION = "extension"  # [extension] scenarios: no --spec-version (the harness speaks 2026-07-28)
 MODERN = "2026-07-28"
 SIMPLE_TEXT = "This is a simple text response for testing."
 
@@ -62,6 +65,7 @@ class Outcome:
     scenario: str
     passed: int = 0
     failed: int = 0
+    skipped: int = 0
     warnings: int = 0
     ok: bool = False
     note: str = ""
@@ -220,6 +224,11 @@ def score(outcome: Outcome, checks: list[dict[str, Any]], expected: dict[str, st
             outcome.passed += 1
         elif status == "WARNING":
             outcome.warnings += 1
+        elif status == "SKIPPED" and outcome.leg == EXTENSION:  # an extension scenario's checks must all run
+            outcome.skipped += 1
+            cid = str(check.get("id"))
+            if f"{outcome.scenario}:{cid}" not in HARNESS_SKIPPED:
+                outcome.failures.append(f"{cid}: SKIPPED: {check.get('errorMessage') or ''}"[:300])
         elif status == "FAILURE":
             outcome.failed += 1
             cid = str(check.get("id"))
@@ -255,8 +264,9 @@ def run_server_scenario(url: str, leg: str, scenario: str, out_root: Path, expec
     outcome = Outcome("server", leg, scenario)
     started = time.monotonic()
     out_dir = out_root / f"server-{leg}" / scenario
+    version = [] if leg == EXTENSION else ["--spec-version", leg]
     code, text = run_harness(
-        ["server", "--url", url, "--scenario", scenario, "--spec-version", leg, "--timeout", "60000"], out_dir, 120
+        ["server", "--url", url, "--scenario", scenario, *version, "--timeout", "60000"], out_dir, 120
     )
     outcome.seconds = time.monotonic() - started
     checks = read_checks(out_dir)
@@ -339,10 +349,11 @@ def write_markdown(outcomes: list[Outcome], path: Path) -> None:
 
 # ----------------------------------------------------------------------------- main
 HARNESS = "conformance"
+HARNESS_SKIPPED: dict[str, str] = {}  # scope.yml harness_skipped
 
 
 def main(argv: list[str] | None = None) -> int:
-    global HARNESS
+    global HARNESS, HARNESS_SKIPPED
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--harness", default=os.environ.get("CONFORMANCE_BIN", "conformance"),
                         help="path of the conformance CLI (scripts/conformance sets it)")
@@ -356,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
 
     scope = load_yaml(SCOPE_FILE)
     expected = load_expected(EXPECTED_FILE)
+    HARNESS_SKIPPED = dict(scope.get("harness_skipped") or {})
     fixture_tools = set(scope["fixture_tools"])
     if args.out.exists():
         shutil.rmtree(args.out)

@@ -93,3 +93,34 @@ def test_packages_pass_mypy_strict_with_only_pydantic_installed(tmp_path: Path) 
         assert proc.returncode == 0, proc.stderr
         assert ("WeatherClient" in proc.stdout) == (target != "server")
         assert ("WeatherServerBase" in proc.stdout) == (target != "client")
+
+
+TASK_USE = '''
+from everything import EverythingClient, EverythingSyncClient, ToolResult
+from everything.models import SlowComputeOutput
+
+
+async def use(c: EverythingClient, s: EverythingSyncClient) -> float:
+    handle = await c.start_slow_compute(seconds=1, label="x")
+    async for status in handle:
+        message: str | None = status.status_message
+    out: SlowComputeOutput = await handle.result()
+    failed: ToolResult = await (await c.start_failing_job()).result()
+    blocking = s.start_slow_compute(seconds=1)
+    for change in blocking:
+        print(change.status, message)
+    return out.seconds + blocking.result().seconds + len(failed.content)
+'''
+
+
+def test_task_handles_are_typed(tmp_path: Path) -> None:
+    """``start_<tool>`` handles carry the tool's output type through ``result()`` (async and sync)."""
+    env = {**__import__("os").environ, "MYPYPATH": str(REPO / "generated_examples")}
+    (tmp_path / "task_use.py").write_text(TASK_USE, "utf-8")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "task_use.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (tmp_path / "task_wrong.py").write_text(TASK_USE.replace("out: SlowComputeOutput", "out: str"), "utf-8")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "task_wrong.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 1 and "Incompatible types in assignment" in proc.stdout, proc.stdout

@@ -42,7 +42,8 @@ EXAMPLES = ROOT / "generated_examples"
 class ServerProcess:
     """A server subprocess listening on 127.0.0.1:``port``; :meth:`stop` ends it by PID."""
 
-    def __init__(self, args: list[str], *, port: int, env: dict[str, str | None] | None = None, cwd: Path = EXAMPLES) -> None:
+    def __init__(self, args: list[str], *, port: int, env: dict[str, str | None] | None = None, cwd: Path = EXAMPLES,
+                 start_timeout: float = 15.0) -> None:
         full_env = dict(os.environ)
         full_env["PYTHONPATH"] = os.pathsep.join([str(EXAMPLES), str(ROOT)])
         for name, value in (env or {}).items():  # None: unset
@@ -57,7 +58,7 @@ class ServerProcess:
             [sys.executable, *args], cwd=cwd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         try:
-            wait_port(port, proc=self.proc)
+            wait_port(port, start_timeout, proc=self.proc)
         except Exception:
             self.stop()
             raise

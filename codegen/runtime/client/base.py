@@ -26,6 +26,7 @@ from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, out
 from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
+from .tasks import TaskHandle, wait_for_task
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
 
@@ -131,6 +132,9 @@ class ClientBase(CatalogCalls):
         spec's ``overlays`` (``ToolDef.client_output_schema``) is always checked against it.
         """
         result, raw = await self._invoke(tool.name, args, tool, True, None, None)
+        return self._typed_output(tool, result, raw, output_model)
+
+    def _typed_output(self, tool: ToolDef, result: ToolResult, raw: dict[str, Any], output_model: type[M]) -> M:
         if tool.client_output_schema is not None:  # the spec's overlay: the server promised nothing
             judge = replace(tool, wire={**tool.wire, "outputSchema": tool.client_output_schema},
                             schema_checked=tool.client_output_checked)
@@ -191,8 +195,11 @@ class ClientBase(CatalogCalls):
         tool_def: ToolDef | None,
         timeout: float | None,
         progress: ProgressCallback | None,
+        *,
+        wait: bool = True,
     ) -> tuple[dict[str, Any], int]:
-        """``tools/call`` until the result is complete (see :func:`~client.inputs.run_input_rounds`)."""
+        """``tools/call`` until the result is complete (see :func:`~client.inputs.run_input_rounds`);
+        a task is waited for unless ``wait`` is False (then its ``CreateTaskResult`` is returned)."""
         on_progress = progress_handler(progress or self.progress_callback)
 
         async def send(params: dict[str, Any]) -> Any:
@@ -219,5 +226,33 @@ class ClientBase(CatalogCalls):
         async def answer(method: str, params: Any, key: str) -> dict[str, Any]:
             return await self._fulfil(method, params, name, key, tool_def)
 
-        return await run_input_rounds(name, arguments, send, answer, self.max_input_rounds)
+        raw, rounds = await run_input_rounds(name, arguments, send, answer, self.max_input_rounds)
+        if wait and raw.get("resultType") == "task":  # the tasks extension: poll it to its end
+            raw = await wait_for_task(self, name, tool_def, raw)
+        return raw, rounds
+
+    # -- tasks (client/tasks.py) -----------------------------------------------------------------
+
+    async def _start(self, tool: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
+        await self.connect()
+        await confirm_call(self.confirm_hook, tool.name, args, tool, self._live_tools.get(tool.name, {}))
+        raw, _ = await self._call_rounds(tool.name, args, tool, None, None, wait=False)
+        return raw
+
+    def _checked(self, tool: ToolDef, raw: dict[str, Any]) -> ToolResult:
+        result = parse_call_result(tool.name, raw)
+        if result.isError:
+            raise tool_error(tool.name, tool, result, raw, self.tool_defs)
+        return result
+
+    async def _start_structured(self, tool: ToolDef, args: dict[str, Any], output_model: type[M]) -> TaskHandle[M]:
+        """``start_<tool>`` of a tool with ``outputSchema``: a handle whose result is ``output_model``."""
+        def finish(raw: dict[str, Any]) -> M:
+            return self._typed_output(tool, self._checked(tool, raw), raw, output_model)
+
+        return TaskHandle(self, tool.name, tool, await self._start(tool, args), finish)
+
+    async def _start_content(self, tool: ToolDef, args: dict[str, Any]) -> TaskHandle[ToolResult]:
+        """``start_<tool>`` of a tool without ``outputSchema``: a handle whose result is the ToolResult."""
+        return TaskHandle(self, tool.name, tool, await self._start(tool, args), lambda raw: self._checked(tool, raw))
 

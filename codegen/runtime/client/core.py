@@ -32,6 +32,7 @@ from .hooks import default_audit_hook
 from .inputs import answer_input
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
+from .tasks import EXTENSION as TASKS_EXTENSION
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StdioTransport
 from .types import (
@@ -71,6 +72,8 @@ class ClientCore(TransportConstructors):
 
     server_info: ClassVar[ServerInfo] = ServerInfo(name="mcp", version="0")
     tool_defs: ClassVar[tuple[ToolDef, ...]] = ()
+    #: Declare the tasks extension (2026-07-28): None = when a tool's spec says ``task:``.
+    declare_tasks: ClassVar[bool | None] = None
 
     def __init__(
         self,
@@ -268,6 +271,17 @@ class ClientCore(TransportConstructors):
             caps["roots"] = {}
         return caps
 
+    def _modern_capabilities(self) -> dict[str, Any]:
+        """2026-07-28: the capabilities plus the tasks extension when a tool may run as a task
+        (``client/tasks.py``; ``declare_tasks`` forces it on or off)."""
+        caps = self.client_capabilities
+        declare = self.declare_tasks
+        if declare is None:
+            declare = any(t.task_support != "forbidden" for t in self.tool_defs)
+        if declare:
+            caps = {**caps, "extensions": {**caps.get("extensions", {}), TASKS_EXTENSION: {}}}
+        return caps
+
     # -- requests --------------------------------------------------------------------------
 
     def _timeouts(self, timeout: float | None = None) -> Timeouts:
@@ -284,7 +298,7 @@ class ClientCore(TransportConstructors):
             out = out or {}
             meta = dict(out.get("_meta") or {})
             if self._era == "modern":
-                meta.update(modern_meta(self._version or p.LATEST, self.client_capabilities, self.client_info))
+                meta.update(modern_meta(self._version or p.LATEST, self._modern_capabilities(), self.client_info))
             if progress_token is not None:
                 meta[p.META_PROGRESS_TOKEN] = progress_token
             out["_meta"] = meta

@@ -13,6 +13,8 @@ from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, T
 from .results import UNSET, Unset, wire_arguments
 from .subscriptions import Change, Subscription
 from .sync import SyncClientBase
+from .tasks import TaskCancelledError, TaskHandle, TaskStatus
+from .tasks_sync import SyncTaskHandle
 from .types import (
     AuditRecord,
     CatalogChange,
@@ -47,6 +49,10 @@ __all__ = [
     "SamplingResponse",
     "Subscription",
     "SyncClientBase",
+    "SyncTaskHandle",
+    "TaskCancelledError",
+    "TaskHandle",
+    "TaskStatus",
     "Tool",
     "ToolAnnotations",
     "ToolCallInfo",

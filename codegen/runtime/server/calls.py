@@ -36,6 +36,7 @@ from .input_required import RequestStateCodec
 from .limits import Limits
 from .results import build_result, error_result
 from .settings import ServerSettings
+from .tasks import TaskContext, TaskManager
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -71,6 +72,7 @@ class ToolCalls:
     _disabled: dict[str, set[str]]
     _limits: Limits
     _states: RequestStateCodec
+    _tasks: TaskManager
 
     def authorize(self, principal: Any, tool: ToolDef, args: BaseModel) -> bool | Awaitable[bool]:
         """Override to restrict calls; False gives an ``isError`` "not authorized" result."""
@@ -87,6 +89,7 @@ class ToolCalls:
         tool = self._tools.get(name)
         if tool is None or name in self._disabled["tools"]:
             raise UnknownToolError(f"Unknown tool: {name}", data={"tool": name})
+        as_task = self._tasks.as_task(tool, env)  # -32021 for a task-only tool and a client without tasks
         answers: dict[str, Any] | None = None
         if env.modern:
             answers = self._input_required_answers(params, name, args, conn)
@@ -108,7 +111,12 @@ class ToolCalls:
             allowed = await allowed
         if not allowed:
             return self._finish(error_result(f"Not authorized to call {name}", p.TOOL_ERROR_FORBIDDEN), env)
-        ctx = Context(
+        if as_task:  # declared inputs first (an input_required round), then the task (server.tasks)
+            missing = self._tasks.declared_inputs_missing(tool, env, answers or {})
+            if missing:
+                state = self._states.issue(name, args, conn.principal, answers or {})
+                return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": missing, "requestState": state}
+        ctx = (TaskContext if as_task else Context)(
             conn=conn,
             request_id=rid,
             tool=tool,
@@ -120,6 +128,8 @@ class ToolCalls:
             client_request_timeout=self.settings.client_request_timeout,
             answers=answers,
         )
+        if isinstance(ctx, TaskContext):
+            return self._finish_task(await self._tasks.start(self, tool, model, ctx, env, conn), env)
         try:
             async with asyncio.timeout(self.settings.call_timeout):
                 value = await self._run_handler(tool, model, ctx, conn.client_key)
@@ -165,6 +175,9 @@ class ToolCalls:
             raise exc
         logger.error("tool %s failed", tool.name, exc_info=exc)
         return error_result(f"Tool {tool.name} failed with an internal error", p.TOOL_ERROR_INTERNAL)
+
+    def _finish_task(self, result: JsonObject, env: RequestEnv) -> JsonObject:
+        return result if result.get("resultType") == "task" else self._finish(result, env)
 
     def _finish(self, result: JsonObject, env: RequestEnv) -> JsonObject:
         return call_result_for_version(result, env.version)

@@ -65,6 +65,8 @@ from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
+from .tasks import EXTENSION as TASKS_EXTENSION
+from .tasks import TASK_METHODS, TaskManager
 from .telemetry import observe
 
 logger = logging.getLogger("mcp_codegen.server")
@@ -76,7 +78,8 @@ SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
 #: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
 #: same list ``server/discover`` advertises (a client must be able to pick one of them).
 MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS \
+    | TASK_METHODS
 
 
 class ServerCore(ToolCalls, Catalog):
@@ -103,6 +106,7 @@ class ServerCore(ToolCalls, Catalog):
         self._init_notifications(RedisChangeBus(redis_url, audience) if redis_url else None)
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
+        self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
 
     # ------------------------------------------------------------- tool set
     def enabled_tools(self) -> tuple[ToolDef, ...]:
@@ -113,6 +117,7 @@ class ServerCore(ToolCalls, Catalog):
         """Release the Redis connections of the change bus and the rate limit (on shutdown)."""
         await self.close_bus()
         await self._limits.aclose()
+        await self._tasks.aclose()
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
@@ -279,6 +284,8 @@ class ServerCore(ToolCalls, Catalog):
             return await observe(method, name if name in self._tools else None, lambda: self._call_tool(params, rid, conn, env))
         if method == "server/discover":
             return self._discover()
+        if method in TASK_METHODS:
+            return await self._tasks.serve(method, params, env, conn)
         if method in CATALOG_METHODS:
             name = params.get("name") if method == "prompts/get" else None
             known = name if any(d.name == name for d in self.prompt_defs) else None
@@ -287,7 +294,10 @@ class ServerCore(ToolCalls, Catalog):
 
     def _capabilities(self) -> JsonObject:
         """What the server offers: tools and logging always, the rest as declared."""
-        return {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
+        caps: JsonObject = {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
+        if any(t.task_support != "forbidden" for t in self.tool_defs):
+            caps["extensions"] = {**caps.get("extensions", {}), TASKS_EXTENSION: {}}
+        return caps
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {

@@ -167,7 +167,9 @@ def name_source(method: str, params: Any) -> str | None:
     """The body value ``Mcp-Name`` mirrors for ``method`` (None: no Mcp-Name)."""
     if not isinstance(params, dict):
         return None
-    key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+    key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+           # the tasks extension (SEP-2663): the task id
+           "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}.get(method)
     if key is None:
         return None
     value = params.get(key)

@@ -105,6 +105,9 @@ class ToolDef:
             publishes no ``outputSchema`` (the client checks results against it; never sent,
             not in ``wire`` nor in ``fingerprint``).
         client_output_checked: that schema needs ``jsonschema`` beside its model (W100).
+        task_support: the spec's ``task`` key: ``forbidden`` (default), ``optional`` (runs as a
+            task of the ``io.modelcontextprotocol/tasks`` extension when the client declared it)
+            or ``required`` (only as a task; other clients get -32021).  See ``server.tasks``.
     """
 
     name: str
@@ -121,6 +124,7 @@ class ToolDef:
     scopes: tuple[str, ...] = ()
     client_output_schema: Mapping[str, Any] | None = None
     client_output_checked: bool = False
+    task_support: str = "forbidden"
 
     @property
     def read_only(self) -> bool:
