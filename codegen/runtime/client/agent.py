@@ -49,9 +49,18 @@ class ServerDriftError(McpError):
         self.report = report
 
 
-def drift_summary(report: CompatReport) -> str:
-    """The differences of a report on one line (``; ``-separated)."""
-    return "; ".join(line.strip() for line in str(report).splitlines()[1:]) or "no details"
+def drift_summary(report: CompatReport, most: int = 5) -> str:
+    """The differences of a report on one line: what breaks calls in full, what the server
+    adds (harmless) as a count beyond the first ``most`` names."""
+    breaking = [f"- {n} (missing on server)" for n in report.removed]
+    breaking += [f"~ {c.name} ({', '.join(c.fields) or 'schemas'} differ)" for c in report.changed]
+    breaking += [f"{'-' if c.change == 'removed' else '~'} {c.kind} {c.key}" + (f" ({c.detail})" if c.detail else "")
+                 for c in report.catalog if c.change != "added"]
+    added = [*report.added, *(f"{c.kind} {c.key}" for c in report.catalog if c.change == "added")]
+    if added:
+        more = f" and {len(added) - most} more" if len(added) > most else ""
+        breaking.append(f"server only: {', '.join(added[:most])}{more}")
+    return "; ".join(breaking) or "no details"
 
 
 def judge_drift(server: str, policy: DriftPolicy, outcome: CompatReport | McpError) -> None:

@@ -57,17 +57,18 @@ class ServerConfigError(Exception):
 class ServerEntry:
     """One server of a configuration file, its ``${VAR}`` references expanded.
 
-    ``env`` and ``headers`` hold secrets: they are left out of ``repr``.
+    ``args``, ``env``, ``url`` and ``headers`` may hold secrets (expanded references): they are
+    left out of ``repr``.
     """
 
     name: str
     source: str
     transport: Transport
     command: str | None = None
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...] = field(default=(), repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
-    url: str | None = None
+    url: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: The agent options of the entry (``drift``, ``timeout``, ``confirm``, ``audit``, ``oauth``, ``stderr``).
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)
@@ -131,6 +132,9 @@ def config_files(root: Path, environ: Mapping[str, str] | None = None) -> list[t
             continue
         if item in HOST_NAMES:
             out += host_files(item)
+        elif not any(c in item for c in "/\\.") and not Path(item).exists():
+            raise ServerConfigError(f"{ENV_SERVERS}: {item!r} is neither a configuration file nor a host "
+                                    f"({', '.join(HOST_NAMES)})")
         else:
             out.append((Path(item).expanduser(), "servers"))
     return out
@@ -222,12 +226,12 @@ def _expand(value: str, server: str, key: str, environ: Mapping[str, str], works
     return _VAR.sub(var, _VSCODE_VAR.sub(vscode, value))
 
 
-def _strings(value: Any, server: str, key: str) -> dict[str, str]:
+def _strings(value: Any, where: str, key: str) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float, bool))
                                               for k, v in value.items()):
-        raise ServerConfigError(f"server {server!r}: {key!r} must be an object of strings")
+        raise ServerConfigError(f"{where}: {key!r} must be an object of strings")
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
 
 
@@ -263,14 +267,14 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
         if "url" not in raw:
             raise ServerConfigError(f"{where}: an HTTP entry needs \"url\"")
         headers = {k: _expand(v, name, f"headers.{k}", env_, workspace)
-                   for k, v in _strings(raw.get("headers"), name, "headers").items()}
+                   for k, v in _strings(raw.get("headers"), where, "headers").items()}
         return ServerEntry(name, str(source), "http", url=text("url", raw["url"]), headers=headers, options=options)
     if "command" not in raw:
         raise ServerConfigError(f"{where}: a stdio entry needs \"command\" (or give \"url\" for HTTP)")
     args = raw.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
         raise ServerConfigError(f"{where}: 'args' must be a list of strings")
-    env = {k: _expand(v, name, f"env.{k}", env_, workspace) for k, v in _strings(raw.get("env"), name, "env").items()}
+    env = {k: _expand(v, name, f"env.{k}", env_, workspace) for k, v in _strings(raw.get("env"), where, "env").items()}
     cwd = raw.get("cwd")
     folder = None
     if cwd is not None:
