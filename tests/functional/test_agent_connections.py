@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from weather._runtime.client import agent as weather_agent
 from weather._runtime.client.agent_config import ServerConfigError
 from weather._runtime.client.gencode import agent_client as weather_agent_client
 from weather._runtime.client.gencode import agent_client_async as weather_agent_client_async
-from weather._runtime.wire.errors import McpTimeoutError
+from weather._runtime.wire.errors import McpTimeoutError, TransportClosedError
 from weather.client import WeatherClient, WeatherSyncClient
 from weather.models import GetWeatherOutput, Unit
 
@@ -327,6 +328,11 @@ HOOKS = """
 import json, os
 CALLS = []
 
+def fahrenheit(request):
+    from weather._runtime.client.types import ElicitationResponse
+    CALLS.append(("elicitation", request.message))
+    return ElicitationResponse(action="accept", content={"unit": "fahrenheit"})
+
 def ask(info):
     CALLS.append((info.tool, info.reason))
     return info.arguments.get("id") != "n1"
@@ -366,6 +372,49 @@ def test_the_configured_confirmation_and_audit_hooks_apply(root: Path, tmp_path:
     assert agent_hooks_probe.CALLS == [("delete_note", "destructive"), ("delete_note", "destructive")]
     records = [json.loads(line) for line in audit.read_text("utf-8").splitlines()]
     assert records == [["delete_note", "denied"], ["delete_note", "tool_error"], ["list_notes", "ok"]]
+
+
+def test_the_configured_elicitation_handler_answers(root: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "agent_hooks_probe.py").write_text(HOOKS, "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("MCP_CODEGEN_ELICITATION", "agent_hooks_probe:fahrenheit")
+    import agent_hooks_probe
+
+    agent_hooks_probe.CALLS.clear()
+    out = weather_agent_client("weather", WeatherSyncClient, root=root).get_weather(location="Paris")
+    assert (out.temperature, out.unit) == (64.4, Unit.fahrenheit)
+    assert [c[0] for c in agent_hooks_probe.CALLS] == ["elicitation"]
+
+
+def test_a_server_that_fails_to_start_shows_its_stderr(tmp_path: Path) -> None:
+    crash = "import sys; sys.stderr.write('boom: API_KEY is not set\\n'); sys.exit(3)"
+    root = write_config(tmp_path / "servers", {
+        "broken": {"command": sys.executable, "args": ["-c", crash]},
+        "absent": {"command": str(tmp_path / "no-such-binary")},
+    }).parent
+    with pytest.raises(TransportClosedError) as caught:
+        weather_agent_client("broken", WeatherSyncClient, root=root)
+    text = str(caught.value)
+    assert text.startswith("MCP server 'broken' could not be connected: ") and "status 3" in text, text
+    assert f"started as {sys.executable!r} (from {root / 'mcp.json'})" in text
+    assert caught.value.__notes__ == ["the server's stderr ended with:\n  boom: API_KEY is not set"]
+    with pytest.raises(TransportClosedError, match="MCP server 'absent' could not be connected: cannot start"):
+        weather_agent_client("absent", WeatherSyncClient, root=root)
+
+    async def main() -> None:
+        await weather_agent_client_async("broken", WeatherClient, root=root)
+
+    with pytest.raises(TransportClosedError, match="MCP server 'broken' could not be connected"):
+        asyncio.run(main())
+
+
+def test_threads_share_one_connection(root: Path) -> None:
+    with ThreadPoolExecutor(6) as pool:
+        clients = list(pool.map(lambda _: weather_agent_client("weather", WeatherSyncClient, root=root), range(6)))
+        texts = list(pool.map(lambda c: c.get_forecast(location="Paris", days=1).text(), clients))
+    assert len({id(c) for c in clients}) == 1 and len({pid_of(c) for c in clients}) == 1
+    assert set(texts) == {"day 1: sunny, 18.0 C"}
 
 
 def test_a_bad_hook_reference_is_a_config_error(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -180,7 +180,10 @@ def test_option_values_defaults_and_environment_precedence() -> None:
         with pytest.raises(ServerConfigError, match="timeout must be a positive number"):
             O.call_timeout(entry(timeout=bad), {})
     opts = O.client_options(entry(timeout=7), {})
-    assert (opts["timeout"], opts["max_timeout"], opts["stderr"]) == (7.0, 7.0, "passthrough")
+    assert (opts["timeout"], opts["max_timeout"], opts["stderr"]) == (7.0, 7.0, "capture")
+    assert opts["elicitation"] is None and opts["sampling"] is None
+    assert O.client_options(entry(elicitation="json:loads"), {"MCP_CODEGEN_SAMPLING": "json:dumps"})["sampling"] \
+        is json.dumps
     assert opts["confirm"] is O.refuse_destructive and opts["audit"] is default_audit_hook
     assert O.client_options(entry(confirm="allow", audit="off"), {})["confirm"] is None
     assert O.audit_hook(entry(audit="off"), {}) is None

@@ -25,7 +25,7 @@ import weakref
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..wire.errors import McpError
+from ..wire.errors import McpError, TransportClosedError
 from .agent_config import ServerConfigError, ServerEntry, find_server
 from .agent_options import DriftPolicy, client_options, drift_policy
 from .base import ClientBase
@@ -116,6 +116,27 @@ async def _async_drift(server: str, entry: ServerEntry, client: ClientBase) -> N
     judge_drift(server, policy, outcome)
 
 
+#: The most lines of a server's captured stderr an error shows.
+STDERR_LINES = 20
+
+
+def connect_failed(server: str, entry: ServerEntry, exc: McpError, stderr: str) -> McpError:
+    """The error of a first connection that failed: a lost transport (the command failed, the
+    server exited) becomes a :class:`TransportClosedError` naming the server and its entry; other
+    errors keep their class.  Both get the last lines of the server's captured stderr as a note."""
+    what = (f"{entry.command!r}" if entry.transport == "stdio" else "its URL") + f" (from {entry.source})"
+    out: McpError = exc
+    if isinstance(exc, TransportClosedError):
+        out = TransportClosedError(f"MCP server {server!r} could not be connected: {exc.message}; started as {what}",
+                                   data=exc.data)
+    else:
+        exc.add_note(f"connecting MCP server {server!r}, started as {what}")
+    tail = stderr.splitlines()[-STDERR_LINES:]
+    if tail:
+        out.add_note("the server's stderr ended with:\n" + "\n".join(f"  {line}" for line in tail))
+    return out
+
+
 def _check_type(server: str, client: object, client_cls: type) -> None:
     if not isinstance(client, client_cls):
         raise TypeError(f"MCP server {server!r} is already connected with {type(client).__name__}, "
@@ -169,7 +190,13 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
         entry = find_server(server, root)
         fresh: S = _open(client_cls, entry)
         try:
-            fresh.connect()
+            try:
+                fresh.connect()
+            except McpError as exc:
+                failed = connect_failed(server, entry, exc, fresh.client.stderr_output)
+                if failed is exc:
+                    raise
+                raise failed from exc
             _sync_drift(server, entry, fresh)
         except BaseException:
             fresh.close()
@@ -178,7 +205,8 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
             _sync_clients[server] = fresh
             if not _atexit_registered:
                 atexit.register(close_agent_clients)
-                os.register_at_fork(after_in_child=_forget_after_fork)
+                if hasattr(os, "register_at_fork"):  # not on Windows
+                    os.register_at_fork(after_in_child=_forget_after_fork)
                 _atexit_registered = True
         return fresh
 
@@ -268,7 +296,13 @@ async def agent_client_async(server: str, client_cls: type[A], *, root: Path) ->
                 entry = find_server(server, root)
                 fresh: A = _open(client_cls, entry)
                 try:
-                    await fresh.connect()
+                    try:
+                        await fresh.connect()
+                    except McpError as exc:
+                        failed = connect_failed(server, entry, exc, fresh.stderr_output)
+                        if failed is exc:
+                            raise
+                        raise failed from exc
                     await _async_drift(server, entry, fresh)
                 except BaseException:
                     await fresh.aclose()
@@ -296,6 +330,7 @@ __all__ = [
     "agent_client",
     "agent_client_async",
     "close_agent_clients",
+    "connect_failed",
     "drift_summary",
     "judge_drift",
 ]

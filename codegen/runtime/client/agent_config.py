@@ -17,9 +17,9 @@ Cursor) or VS Code's ``{"servers": {NAME: ENTRY}}``, where ENTRY is a stdio serv
 :class:`ServerConfigError` naming the server, the key and the variable (never a value: the
 values are secrets and are neither logged nor put in exception texts).
 
-Besides the host keys an entry may hold the agent options ``drift`` (``warn``, ``raise``,
-``off``), ``timeout`` (seconds), ``confirm``, ``audit`` and ``oauth`` (see
-:mod:`~client.agent`); their environment variables override them.  Reading is lazy: nothing
+Besides the host keys an entry may hold the agent options (:data:`OPTION_KEYS`: ``drift``,
+``timeout``, ``confirm``, ``audit``, ``oauth``, ...; see ``client/agent_options.py``); their
+environment variables override them.  Reading is lazy: nothing
 here runs at import time.
 """
 
@@ -41,6 +41,9 @@ ENV_SERVERS = "MCP_CODEGEN_SERVERS"
 HOST_NAMES = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: What a config file must be no larger than (bytes).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+#: The agent options an entry may hold besides the host keys (``client/agent_options.py``).
+OPTION_KEYS = ("drift", "timeout", "confirm", "audit", "oauth", "stderr", "elicitation", "sampling")
 
 Transport = Literal["stdio", "http"]
 _TYPES: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamablehttp": "http"}
@@ -70,7 +73,7 @@ class ServerEntry:
     cwd: str | None = None
     url: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    #: The agent options of the entry (``drift``, ``timeout``, ``confirm``, ``audit``, ``oauth``, ``stderr``).
+    #: The agent options of the entry (:data:`OPTION_KEYS`).
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -259,7 +262,7 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
             raise ServerConfigError(f"{where}: {key!r} must be a string")
         return _expand(value, name, key, env_, workspace)
 
-    options = {k: raw[k] for k in ("drift", "timeout", "confirm", "audit", "oauth", "stderr") if k in raw}
+    options = {k: raw[k] for k in OPTION_KEYS if k in raw}
     if isinstance(options.get("oauth"), dict):
         options["oauth"] = {k: _expand(v, name, f"oauth.{k}", env_, workspace) if isinstance(v, str) else v
                             for k, v in options["oauth"].items()}
@@ -312,6 +315,7 @@ def find_server(server: str, root: Path, environ: Mapping[str, str] | None = Non
 __all__ = [
     "ENV_SERVERS",
     "HOST_NAMES",
+    "OPTION_KEYS",
     "app_dir",
     "ServerConfigError",
     "ServerEntry",

@@ -3,25 +3,26 @@
 Each option comes from its environment variable if set, else from the server's entry in the
 configuration file (``client/agent_config.py``), else its default:
 
-=========== ========================= ==================================================
-entry key   environment variable      values (default first)
-=========== ========================= ==================================================
-``drift``   ``MCP_CODEGEN_DRIFT``     ``warn`` (one log line per server), ``raise``, ``off``
-``timeout`` ``MCP_CODEGEN_TIMEOUT``   seconds a call may take in all (``120``)
-``confirm`` ``MCP_CODEGEN_CONFIRM``   ``destructive`` (refuse tools declared
-                                      ``destructiveHint: true``), ``allow``, ``deny``
-                                      (refuse every tool not declared read-only),
-                                      ``module:function`` (a confirm hook)
-``audit``   ``MCP_CODEGEN_AUDIT``     ``log`` (a line on ``mcp_codegen.client.audit``),
-                                      ``off``, ``module:function`` (an audit hook)
-``oauth``   (none)                    HTTP only: ``true`` (the OAuth flow on a 401, unless
-                                      the entry sends its own ``Authorization``), ``false``,
-                                      or ``{"client_id", "client_secret", "scope", ...}``
-``stderr``  (none)                    stdio only: ``passthrough``, ``capture``, ``discard``
-=========== ========================= ==================================================
+* ``drift`` / ``MCP_CODEGEN_DRIFT``: ``warn`` (default: one log line per server), ``raise``
+  (:class:`~client.agent.ServerDriftError`), ``off`` (no check);
+* ``timeout`` / ``MCP_CODEGEN_TIMEOUT``: seconds a call may take in all (default ``120``);
+* ``confirm`` / ``MCP_CODEGEN_CONFIRM``: ``destructive`` (default: refuse the tools declared
+  ``destructiveHint: true``), ``allow``, ``deny`` (refuse every tool not declared read-only),
+  or ``module:function`` (a confirm hook, asked before every tool not declared read-only);
+* ``audit`` / ``MCP_CODEGEN_AUDIT``: ``log`` (default: a line per call on
+  ``mcp_codegen.client.audit``), ``off``, or ``module:function`` (an audit hook);
+* ``elicitation`` / ``MCP_CODEGEN_ELICITATION`` and ``sampling`` / ``MCP_CODEGEN_SAMPLING``:
+  ``module:function`` handlers of the server's requests (default none: not declared);
+* ``oauth`` (HTTP): ``true`` (default: the OAuth flow on a 401, unless the entry sends its own
+  ``Authorization``), ``false``, or ``{"client_id", "client_secret", "scope", "redirect_uri",
+  "client_name", "client_metadata_url", "headless"}``;
+* ``stderr`` (stdio): ``capture`` (default: kept in memory, its last lines shown when the server
+  fails to start), ``passthrough``, ``discard``.
 
-OAuth tokens are kept in the file :data:`ENV_TOKEN_FILE` names, else
-``~/.config/mcp-codegen/oauth-tokens.json`` (``client/tokens.py``: mode 0600, in a 0700 folder).
+OAuth tokens are kept in the file :data:`ENV_TOKEN_FILE` names, else ``mcp-codegen/oauth-tokens.json``
+in the user's configuration folder (``~/.config``, or ``$XDG_CONFIG_HOME``; macOS
+``~/Library/Application Support``; Windows ``%APPDATA%``), by ``client/tokens.py``: mode 0600,
+in a 0700 folder, replaced atomically.
 A ``module:function`` is imported on the first connection, not before.
 """
 
@@ -43,6 +44,8 @@ ENV_TIMEOUT = "MCP_CODEGEN_TIMEOUT"
 ENV_CONFIRM = "MCP_CODEGEN_CONFIRM"
 ENV_AUDIT = "MCP_CODEGEN_AUDIT"
 ENV_TOKEN_FILE = "MCP_CODEGEN_TOKEN_FILE"
+ENV_ELICITATION = "MCP_CODEGEN_ELICITATION"
+ENV_SAMPLING = "MCP_CODEGEN_SAMPLING"
 #: Seconds a call may take in all, unless configured.
 DEFAULT_TIMEOUT = 120.0
 
@@ -147,6 +150,16 @@ def audit_hook(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> 
     return hook
 
 
+def handler(entry: ServerEntry, key: str, env_name: str, environ: Mapping[str, str] | None = None) -> Any:
+    """The ``module:function`` handler of ``key`` (``elicitation``, ``sampling``), or None."""
+    value, where = _option(entry, key, env_name, os.environ if environ is None else environ)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ServerConfigError(f"{where}: {key} must be a module:function reference")
+    return load_reference(value, where)
+
+
 def token_file(environ: Mapping[str, str] | None = None) -> Path:
     """Where OAuth tokens are kept (see the module docstring)."""
     env = os.environ if environ is None else environ
@@ -188,11 +201,13 @@ def client_options(entry: ServerEntry, environ: Mapping[str, str] | None = None)
         "max_timeout": seconds,
         "confirm": confirm_hook(entry, environ),
         "audit": audit_hook(entry, environ),
+        "elicitation": handler(entry, "elicitation", ENV_ELICITATION, environ),
+        "sampling": handler(entry, "sampling", ENV_SAMPLING, environ),
     }
     if entry.transport == "http":
         options.update(headers=dict(entry.headers), http_timeout=min(30.0, seconds), auth=oauth_settings(entry, environ))
     else:
-        stderr = entry.options.get("stderr", "passthrough")
+        stderr = entry.options.get("stderr", "capture")
         if stderr not in ("passthrough", "capture", "discard"):
             raise ServerConfigError(f"'stderr' of server {entry.name!r} in {entry.source}: "
                                     f"passthrough, capture or discard, not {stderr!r}")
@@ -205,6 +220,8 @@ __all__ = [
     "ENV_AUDIT",
     "ENV_CONFIRM",
     "ENV_DRIFT",
+    "ENV_ELICITATION",
+    "ENV_SAMPLING",
     "ENV_TIMEOUT",
     "ENV_TOKEN_FILE",
     "audit_hook",
@@ -212,6 +229,7 @@ __all__ = [
     "client_options",
     "confirm_hook",
     "drift_policy",
+    "handler",
     "load_reference",
     "oauth_settings",
     "refuse_destructive",
