@@ -268,6 +268,30 @@ def test_drift_warn_logs_one_line_per_server(tmp_path: Path, caplog: pytest.LogC
     assert "\n" not in lines[0]
 
 
+DRIFT_SCRIPT = """
+import sys
+from pathlib import Path
+from weather._runtime.client.gencode import agent_client
+from weather.client import WeatherSyncClient
+
+for _ in range(3):
+    client = agent_client("weather", WeatherSyncClient, root=Path(sys.argv[1]))
+    assert client.list_tools()
+print("done")
+"""
+
+
+def test_drift_warning_reaches_stderr_once_without_logging_set_up(tmp_path: Path) -> None:
+    root = drifted(tmp_path)
+    script = tmp_path / "drift_script.py"
+    script.write_text(DRIFT_SCRIPT, "utf-8")
+    done = subprocess.run([sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(EXAMPLES)})
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("MCP server 'weather' differs from its generated client"), lines
+
+
 def test_drift_raise_refuses_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = drifted(tmp_path, drift="raise")
     with pytest.raises(weather_agent.ServerDriftError, match="differs from its generated client") as caught:
