@@ -411,12 +411,14 @@ def test_the_configured_elicitation_handler_answers(root: Path, tmp_path: Path,
     assert [c[0] for c in agent_hooks_probe.CALLS] == ["elicitation"]
 
 
-def test_a_server_that_fails_to_start_shows_its_stderr(tmp_path: Path) -> None:
+def test_a_server_that_fails_to_start_shows_its_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     crash = "import sys; sys.stderr.write('boom: API_KEY is not set\\n'); sys.exit(3)"
     root = write_config(tmp_path / "servers", {
         "broken": {"command": sys.executable, "args": ["-c", crash]},
         "absent": {"command": str(tmp_path / "no-such-binary")},
+        "down": {"url": "http://127.0.0.1:${AGENT_TEST_PORT}/mcp"},
     }).parent
+    monkeypatch.setenv("AGENT_TEST_PORT", str(free_port()))  # nothing listens there
     with pytest.raises(TransportClosedError) as caught:
         weather_agent_client("broken", WeatherSyncClient, root=root)
     text = str(caught.value)
@@ -425,6 +427,10 @@ def test_a_server_that_fails_to_start_shows_its_stderr(tmp_path: Path) -> None:
     assert caught.value.__notes__ == ["the server's stderr ended with:\n  boom: API_KEY is not set"]
     with pytest.raises(TransportClosedError, match="MCP server 'absent' could not be connected: cannot start"):
         weather_agent_client("absent", WeatherSyncClient, root=root)
+    with pytest.raises(TransportClosedError) as caught:
+        weather_agent_client("down", WeatherSyncClient, root=root)
+    assert str(caught.value).startswith("MCP server 'down' could not be connected: ")
+    assert str(caught.value).endswith("; at 'http://127.0.0.1:${AGENT_TEST_PORT}/mcp' (from " + str(root / "mcp.json") + ")")
 
     async def main() -> None:
         await weather_agent_client_async("broken", WeatherClient, root=root)

@@ -124,13 +124,13 @@ def connect_failed(server: str, entry: ServerEntry, exc: McpError, stderr: str) 
     """The error of a first connection that failed: a lost transport (the command failed, the
     server exited) becomes a :class:`TransportClosedError` naming the server and its entry; other
     errors keep their class.  Both get the last lines of the server's captured stderr as a note."""
-    what = (f"{entry.command!r}" if entry.transport == "stdio" else "its URL") + f" (from {entry.source})"
+    what = ("started as " if entry.transport == "stdio" else "at ") + f"{entry.label!r} (from {entry.source})"
     out: McpError = exc
     if isinstance(exc, TransportClosedError):
-        out = TransportClosedError(f"MCP server {server!r} could not be connected: {exc.message}; started as {what}",
+        out = TransportClosedError(f"MCP server {server!r} could not be connected: {exc.message}; {what}",
                                    data=exc.data)
     else:
-        exc.add_note(f"connecting MCP server {server!r}, started as {what}")
+        exc.add_note(f"connecting MCP server {server!r}, {what}")
     tail = stderr.splitlines()[-STDERR_LINES:]
     if tail:
         out.add_note("the server's stderr ended with:\n" + "\n".join(f"  {line}" for line in tail))

@@ -75,6 +75,9 @@ class ServerEntry:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: The agent options of the entry (:data:`OPTION_KEYS`).
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    #: The command (stdio) or URL (HTTP) as the file writes it, ``${NAME}`` unexpanded: what
+    #: messages show.
+    label: str = ""
 
 
 # ------------------------------------------------------------------------------- the files
@@ -271,7 +274,8 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
             raise ServerConfigError(f"{where}: an HTTP entry needs \"url\"")
         headers = {k: _expand(v, name, f"headers.{k}", env_, workspace)
                    for k, v in _strings(raw.get("headers"), where, "headers").items()}
-        return ServerEntry(name, str(source), "http", url=text("url", raw["url"]), headers=headers, options=options)
+        return ServerEntry(name, str(source), "http", url=text("url", raw["url"]), headers=headers, options=options,
+                           label=raw["url"])
     if "command" not in raw:
         raise ServerConfigError(f"{where}: a stdio entry needs \"command\" (or give \"url\" for HTTP)")
     args = raw.get("args", [])
@@ -286,7 +290,7 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
     return ServerEntry(
         name, str(source), "stdio", command=text("command", raw["command"]),
         args=tuple(_expand(str(a), name, f"args[{i}]", env_, workspace) for i, a in enumerate(args)),
-        env=env, cwd=str(folder) if folder is not None else None, options=options,
+        env=env, cwd=str(folder) if folder is not None else None, options=options, label=raw["command"],
     )
 
 
