@@ -307,6 +307,34 @@ def test_drift_raise_refuses_the_server(tmp_path: Path, monkeypatch: pytest.Monk
     assert weather_agent_client("weather", WeatherSyncClient, root=root).list_tools()
 
 
+def test_drift_of_a_changed_schema(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The weather server rebuilt from a spec whose get_forecast now takes up to 14 days: the
+    committed client's get_forecast schema differs (warn: a line; raise: refused)."""
+    from codegen import build
+
+    spec = tmp_path / "weather.yaml"
+    text = (REPO / "specs" / "weather.yaml").read_text("utf-8")
+    assert text.count("maximum: 7") == 1
+    spec.write_text(text.replace("maximum: 7", "maximum: 14"), "utf-8")
+    result, report = build([spec], tmp_path / "drifted")
+    assert report is not None, [d.render() for d in result.diagnostics]
+    entry = stdio_entry("weather", cwd=str(tmp_path / "drifted"))  # python -m: the working folder comes first
+    entry["env"] = {"PYTHONPATH": str(EXAMPLES)}  # for weather_impl
+    root = write_config(tmp_path / "servers", {"weather": entry}).parent
+    caplog.set_level(logging.WARNING, "mcp_codegen.client.agent")
+    client = weather_agent_client("weather", WeatherSyncClient, root=root)
+    assert client.get_forecast(location="Paris", days=2).text().startswith("day 1:")  # still callable
+    lines = [r.getMessage() for r in caplog.records if r.name == "mcp_codegen.client.agent"]
+    assert lines == ["MCP server 'weather' differs from its generated client (regenerate the client, e.g. with "
+                     "mcp-codegen pull): ~ get_forecast (inputSchema differ)"]
+    weather_agent.close_agent_clients()
+    monkeypatch.setenv("MCP_CODEGEN_DRIFT", "raise")
+    with pytest.raises(weather_agent.ServerDriftError, match=r"~ get_forecast \(inputSchema differ\)") as caught:
+        weather_agent_client("weather", WeatherSyncClient, root=root)
+    assert caught.value.report is not None and [c.name for c in caught.value.report.changed] == ["get_forecast"]
+
+
 def test_drift_off_asks_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     root = drifted(tmp_path, drift="off")
