@@ -162,6 +162,7 @@ def test_async_clients_one_per_event_loop_and_asyncio_run_twice(root: Path) -> N
     assert first_pid != second_pid  # each loop has its own connection ...
     wait_until(lambda: not alive(first_pid) and not alive(second_pid), timeout=30,
                what="the servers of ended loops stopping")  # ... closed when asyncio.run ends
+    assert not everything_agent._loops  # and nothing of the ended loops is kept
 
 
 def test_concurrent_first_calls_share_one_connection(root: Path) -> None:

@@ -255,9 +255,11 @@ class _LoopClients:
     async def keep(self) -> None:
         """Wait until cancelled (``asyncio.run`` cancels what is left when its coroutine ends),
         then close the clients."""
+        loop = asyncio.get_running_loop()
         try:
-            await asyncio.get_running_loop().create_future()
+            await loop.create_future()
         finally:
+            _loops.pop(loop, None)  # the task holds the loop: without this the entry would never go
             clients = list(self.clients.items())
             self.clients.clear()
             for server, client in clients:
