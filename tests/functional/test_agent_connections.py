@@ -146,6 +146,40 @@ def test_connections_are_closed_at_interpreter_exit(root: Path, tmp_path: Path) 
     assert not alive(seen["pid"])
 
 
+FORK_SCRIPT = """
+import json, os, sys
+from pathlib import Path
+from weather._runtime.client.gencode import agent_client
+from weather.client import WeatherSyncClient
+
+root = Path(sys.argv[1])
+parent = agent_client("weather", WeatherSyncClient, root=root)
+parent_pid = parent.client.transport.process.pid
+read, write = os.pipe()
+child = os.fork()
+if child == 0:
+    mine = agent_client("weather", WeatherSyncClient, root=root)
+    text = mine.get_forecast(location="Paris", days=1).text()
+    os.write(write, json.dumps([mine.client.transport.process.pid, text]).encode())
+    mine.close()
+    os._exit(0)
+os.waitpid(child, 0)
+child_pid, text = json.loads(os.read(read, 4096))
+print(json.dumps([parent_pid, child_pid, text, parent.get_forecast(location="London", days=1).text()]))
+"""
+
+
+def test_a_forked_child_opens_its_own_connection(root: Path, tmp_path: Path) -> None:
+    script = tmp_path / "fork_script.py"
+    script.write_text(FORK_SCRIPT, "utf-8")
+    done = subprocess.run([sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(EXAMPLES)})
+    assert done.returncode == 0, done.stderr
+    parent_pid, child_pid, text, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert parent_pid != child_pid
+    assert (text, after) == ("day 1: sunny, 18.0 C", "day 1: rain, 12.5 C")  # the parent's connection still works
+
+
 # ------------------------------------------------------------------------------ async twin
 def test_async_clients_one_per_event_loop_and_asyncio_run_twice(root: Path) -> None:
     async def session() -> tuple[int, str]:
