@@ -104,6 +104,18 @@ def test_references_are_expanded_and_a_missing_one_is_named(tmp_path: Path) -> N
     assert ws.args == (f"{tmp_path}/x",)
 
 
+def test_vscode_env_file(tmp_path: Path) -> None:
+    write(tmp_path / ".env", "# keys\nexport API_KEY='k1'\nOTHER = two words \n\nQUOTED=\"x=y\"\n")
+    src = tmp_path / ".vscode" / "mcp.json"
+    e = parse_entry("s", {"command": "c", "envFile": "${workspaceFolder}/.env", "env": {"OTHER": "mine"}}, src, {})
+    assert dict(e.env) == {"API_KEY": "k1", "OTHER": "mine", "QUOTED": "x=y"}  # env wins over the file
+    write(tmp_path / "bad.env", "OK=1\nnot a line\n")
+    with pytest.raises(ServerConfigError, match=r"envFile .*bad.env line 2 is not NAME=value"):
+        parse_entry("s", {"command": "c", "envFile": "bad.env"}, src, {})
+    with pytest.raises(ServerConfigError, match=r"envFile .*none.env cannot be read"):
+        parse_entry("s", {"command": "c", "envFile": "none.env"}, src, {})
+
+
 def test_jsonc_comments_and_trailing_commas() -> None:
     text = '{\n // a comment\n "servers": {"a": {"command": "x // not a comment", /* inline */ "args": ["/*", ],},},\n}'
     assert json.loads(strip_jsonc(text)) == {"servers": {"a": {"command": "x // not a comment", "args": ["/*"]}}}

@@ -13,7 +13,8 @@ Cursor) or VS Code's ``{"servers": {NAME: ENTRY}}``, where ENTRY is a stdio serv
 
 ``${NAME}``, ``${NAME:-default}`` and VS Code's ``${env:NAME}`` in ``command``, ``args``,
 ``env``, ``cwd``, ``url`` and ``headers`` are replaced from the process environment; VS Code's
-``${workspaceFolder}`` is the folder holding ``.vscode``.  A variable that is not set is a
+``${workspaceFolder}`` is the folder holding ``.vscode``; its ``envFile`` (``NAME=value`` lines,
+relative to that folder) is read under ``env``.  A variable that is not set is a
 :class:`ServerConfigError` naming the server, the key and the variable (never a value: the
 values are secrets and are neither logged nor put in exception texts).
 
@@ -241,6 +242,31 @@ def _strings(value: Any, where: str, key: str) -> dict[str, str]:
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
 
 
+def read_env_file(path: Path, where: str) -> dict[str, str]:
+    """VS Code's ``envFile``: ``NAME=value`` lines (``#`` comments, ``export`` and quotes allowed).
+
+    Raises:
+        ServerConfigError: the file cannot be read, or a line is not ``NAME=value`` (by number).
+    """
+    try:
+        text = path.read_text("utf-8-sig")
+    except OSError as exc:
+        raise ServerConfigError(f"{where}: envFile {path} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    out: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", key):
+            raise ServerConfigError(f"{where}: envFile {path} line {number} is not NAME=value")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out[key] = value
+    return out
+
+
 def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | None = None) -> ServerEntry:
     """One raw entry as a :class:`ServerEntry` (references expanded; ``cwd`` relative to the file).
 
@@ -282,6 +308,9 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
     if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
         raise ServerConfigError(f"{where}: 'args' must be a list of strings")
     env = {k: _expand(v, name, f"env.{k}", env_, workspace) for k, v in _strings(raw.get("env"), where, "env").items()}
+    if "envFile" in raw:
+        env_file = Path(text("envFile", raw["envFile"])).expanduser()
+        env = {**read_env_file(env_file if env_file.is_absolute() else workspace / env_file, where), **env}
     cwd = raw.get("cwd")
     folder = None
     if cwd is not None:
@@ -327,6 +356,7 @@ __all__ = [
     "find_server",
     "host_files",
     "parse_entry",
+    "read_env_file",
     "read_servers",
     "strip_jsonc",
 ]
