@@ -18,10 +18,11 @@ a callback).  Server log messages (``notifications/message``) go to the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 from ..wire import protocol as p
 from ..wire.errors import McpError, TransportClosedError
@@ -30,6 +31,7 @@ from .constructors import TransportConstructors
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
+from .retry import RetrySetting, resolve_policy, run_with_retries
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
 from .tools import ToolsPageCache
@@ -45,6 +47,7 @@ from .types import (
 )
 
 logger = logging.getLogger("mcp_codegen.client")
+T = TypeVar("T")
 server_log = logging.getLogger("mcp_codegen.client.server_log")
 
 _LOG_LEVELS = {
@@ -92,6 +95,7 @@ class ClientCore(TransportConstructors):
         probe_timeout: float = 5.0,
         max_input_rounds: int = 8,
         validate_output: bool = True,
+        retry: RetrySetting = None,
     ) -> None:
         """Bind the client to ``transport`` (nothing is sent before :meth:`connect`).
 
@@ -113,6 +117,7 @@ class ClientCore(TransportConstructors):
             probe_timeout: how long the unforced ``server/discover`` probe may take.
             max_input_rounds: the most ``input_required`` rounds of one tool call.
             validate_output: check typed outputs against the wire ``outputSchema`` too.
+            retry: retry safe calls: ``"safe"`` or a :class:`~client.retry.RetryPolicy` (None: off).
 
         Raises:
             ValueError: a bad era or version, or ``timeout`` above ``max_timeout``.
@@ -139,6 +144,9 @@ class ClientCore(TransportConstructors):
         self.probe_timeout = probe_timeout
         self.max_input_rounds = max_input_rounds
         self.validate_output = validate_output
+        self.retry = resolve_policy(retry)
+        self._closed_by_user = False
+        self._reconnect_lock = asyncio.Lock()
 
         self._session = JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
         transport.on_session_renewed = self._session_renewed
@@ -217,6 +225,7 @@ class ClientCore(TransportConstructors):
 
     async def aclose(self) -> None:
         """Close the connection (stdio: close stdin, wait, terminate, kill)."""
+        self._closed_by_user = True
         task, self._listen_task = self._listen_task, None
         if task is not None and not task.done():
             task.cancel()  # sends notifications/cancelled for the listen request
@@ -267,6 +276,36 @@ class ClientCore(TransportConstructors):
         if self.roots_handler is not None:
             caps["roots"] = {}
         return caps
+
+    # -- retries (client/retry.py) --------------------------------------------------------
+
+    async def _with_retry(self, what: str, call: Callable[[], Awaitable[T]], repeatable: bool) -> T:
+        """``call()`` once connected; with a retry policy, again after safe failures."""
+        if self.retry is None:
+            await self.connect()
+            return await call()
+        return await run_with_retries(self.retry, what, self.connect, call, repeatable=repeatable, recover=self._recover)
+
+    async def _recover(self, error: McpError) -> None:
+        """Before another attempt: when the failure closed the transport, a fresh one (else raise ``error``)."""
+        async with self._reconnect_lock:
+            if not self._session.is_closed:
+                return  # still open, or another call reconnected already
+            fresh = self.transport.fresh() if self.retry and self.retry.reconnect and not self._closed_by_user else None
+            if fresh is None:
+                raise error
+            task, self._listen_task = self._listen_task, None
+            if task is not None:
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await self._session.aclose()
+            self.transport, self._connected = fresh, False
+            self._session = JsonRpcSession(fresh, on_request=self._on_server_request, on_notification=self._on_notification)
+            fresh.on_session_renewed = self._session_renewed
+            if self._era is not None:  # agree on what was agreed before (the models are of that version)
+                self.requested_era, self.requested_version = self._era, self._version
+        logger.info("reconnecting to %s after: %s", fresh.description, error.message)
+        await self._on_notification("notifications/tools/list_changed", None)  # the new server may differ
 
     # -- requests --------------------------------------------------------------------------
 

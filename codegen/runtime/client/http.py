@@ -129,10 +129,19 @@ class HttpTransport(ResponseReader):
         self._background: set[asyncio.Task[None]] = set()
         self._list_ids: set[Any] = set()
         self._plan = HeaderPlan(tools)
+        self._tools = [dict(t) for t in tools]
         self._closing = False
         self._auth = auth
         #: The OAuth flow (with ``auth``, once started).
         self.oauth: OAuthFlow | None = None
+
+    def fresh(self) -> HttpTransport:
+        """The same endpoint and settings, with no session yet (OAuth tokens come back from the
+        settings' token storage)."""
+        return HttpTransport(self.url, headers=self.headers, bearer_token=self.bearer_token, timeout=self.timeout,
+                             read_timeout=self.read_timeout, tools=self._tools, listen=self.listen,
+                             max_reconnects=self.max_reconnects, default_retry_ms=self.default_retry_ms,
+                             max_message_bytes=self.max_message_bytes, client=self._given_client, auth=self._auth)
 
     @property
     def session_id(self) -> str | None:
@@ -338,13 +347,17 @@ class HttpTransport(ResponseReader):
         except asyncio.CancelledError:
             raise
         except httpx.ConnectError as exc:
+            self.unsent_ids.add(rid)  # its error says the request never reached the server
             self._report_closed(f"cannot connect: {exc}")
         except httpx.TimeoutException as exc:
-            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
+            delivered = not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout, httpx.WriteTimeout))
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}", {"requestSent": delivered})
         except OAuthError as exc:
             await self.fail(rid, p.INVALID_REQUEST, f"authorization failed: {exc}", {"httpStatus": 401, "oauth": True})
         except (httpx.HTTPError, SseError, OSError) as exc:
-            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
+            # a request not written whole is never dispatched; a broken answer may have run
+            delivered = not isinstance(exc, (httpx.WriteError, httpx.LocalProtocolError))
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}", {"requestSent": delivered})
         finally:
             self._requests.pop(rid, None)
             self._list_ids.discard(rid)
