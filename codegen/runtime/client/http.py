@@ -165,12 +165,19 @@ class HttpTransport(ResponseReader):
             if self._http is None and usable_for(self.url):  # the lean pool (client/http_conn.py)
                 self._http = PooledHttp(timeout=self.timeout, read_timeout=self.read_timeout, max_connections=MAX_CONNECTIONS)
             if self._http is None or self._auth is not None:  # OAuth discovery and token requests use httpx
-                self._oauth_http = httpx.AsyncClient(
-                    timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
-                    follow_redirects=False,
-                    limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
-                )
-                self._http = self._http or self._oauth_http
+                def plain(transport: Any = None) -> Any:
+                    return httpx.AsyncClient(
+                        timeout=httpx.Timeout(self.timeout, read=self.read_timeout), follow_redirects=False,
+                        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
+                        transport=transport)
+
+                checked = None
+                if self._auth is not None:  # names resolved and checked, answers size-limited (client/oauth_net.py)
+                    from .oauth_net import make_checked_transport
+
+                    checked = make_checked_transport(self.url, allow_local=self._auth.allow_local_urls)
+                self._oauth_http = plain(checked)
+                self._http = self._http or (plain() if checked is not None else self._oauth_http)
         if self._auth is not None and self.oauth is None:
             from .oauth import OAuthFlow
 
