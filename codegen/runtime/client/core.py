@@ -18,11 +18,10 @@ a callback).  Server log messages (``notifications/message``) go to the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Self
 
 from ..wire import protocol as p
 from ..wire.errors import McpError, TransportClosedError
@@ -31,7 +30,8 @@ from .constructors import TransportConstructors
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
-from .retry import RetrySetting, resolve_policy, run_with_retries
+from .retry import RetrySetting, resolve_policy
+from .retrying import RetryingCalls
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
 from .tools import ToolsPageCache
@@ -47,7 +47,6 @@ from .types import (
 )
 
 logger = logging.getLogger("mcp_codegen.client")
-T = TypeVar("T")
 server_log = logging.getLogger("mcp_codegen.client.server_log")
 
 _LOG_LEVELS = {
@@ -62,7 +61,7 @@ _LOG_LEVELS = {
 }
 
 
-class ClientCore(TransportConstructors):
+class ClientCore(TransportConstructors, RetryingCalls):
     """The connection of an MCP client: lifecycle, era, requests, and the server's messages.
 
     :class:`~client.base.ClientBase` adds the tool API on top; ``stdio``, ``in_process`` and
@@ -148,8 +147,7 @@ class ClientCore(TransportConstructors):
         self._closed_by_user = False
         self._reconnect_lock = asyncio.Lock()
 
-        self._session = JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
-        transport.on_session_renewed = self._session_renewed
+        self._session = self._make_session(transport)
         self._era: Era | None = None
         self._version: str | None = None
         self._server_capabilities: dict[str, Any] = {}
@@ -223,6 +221,11 @@ class ClientCore(TransportConstructors):
         except McpError as exc:
             logger.debug("subscriptions/listen ended: %s", exc)
 
+    def _make_session(self, transport: ClientTransport) -> JsonRpcSession:
+        """The JSON-RPC session over ``transport``, wired to this client (also after a reconnect)."""
+        transport.on_session_renewed = self._session_renewed
+        return JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
+
     async def aclose(self) -> None:
         """Close the connection (stdio: close stdin, wait, terminate, kill)."""
         self._closed_by_user = True
@@ -276,36 +279,6 @@ class ClientCore(TransportConstructors):
         if self.roots_handler is not None:
             caps["roots"] = {}
         return caps
-
-    # -- retries (client/retry.py) --------------------------------------------------------
-
-    async def _with_retry(self, what: str, call: Callable[[], Awaitable[T]], repeatable: bool) -> T:
-        """``call()`` once connected; with a retry policy, again after safe failures."""
-        if self.retry is None:
-            await self.connect()
-            return await call()
-        return await run_with_retries(self.retry, what, self.connect, call, repeatable=repeatable, recover=self._recover)
-
-    async def _recover(self, error: McpError) -> None:
-        """Before another attempt: when the failure closed the transport, a fresh one (else raise ``error``)."""
-        async with self._reconnect_lock:
-            if not self._session.is_closed:
-                return  # still open, or another call reconnected already
-            fresh = self.transport.fresh() if self.retry and self.retry.reconnect and not self._closed_by_user else None
-            if fresh is None:
-                raise error
-            task, self._listen_task = self._listen_task, None
-            if task is not None:
-                task.cancel()
-            with contextlib.suppress(Exception):
-                await self._session.aclose()
-            self.transport, self._connected = fresh, False
-            self._session = JsonRpcSession(fresh, on_request=self._on_server_request, on_notification=self._on_notification)
-            fresh.on_session_renewed = self._session_renewed
-            if self._era is not None:  # agree on what was agreed before (the models are of that version)
-                self.requested_era, self.requested_version = self._era, self._version
-        logger.info("reconnecting to %s after: %s", fresh.description, error.message)
-        await self._on_notification("notifications/tools/list_changed", None)  # the new server may differ
 
     # -- requests --------------------------------------------------------------------------
 
