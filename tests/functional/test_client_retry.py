@@ -23,6 +23,7 @@ import os
 import random
 import signal
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,19 @@ def test_stdio_unmarked_call_to_a_server_that_died_idle_is_sent_once_reconnected
             assert _pid(client) != first
 
     run_async(main(), 90)
+
+
+def test_the_blocking_client_takes_the_same_option() -> None:
+    from weather.client import WeatherSyncClient
+
+    env = {"PYTHONPATH": os.pathsep.join([str(EXAMPLES), str(SUPPORT), str(ROOT)])}
+    with WeatherSyncClient.stdio(sys.executable, ["-m", "weather", "--impl", "http_stress_impl:StressWeather"],
+                                 env=env, cwd=EXAMPLES, stderr="discard", audit=None, retry="safe") as client:
+        first = _pid(client.client)
+        os.kill(first, signal.SIGKILL)
+        time.sleep(1.0)  # the client's loop sees stdout close
+        assert client.call_tool("get_forecast", {"location": "sleep:0.1", "days": 1}).text() == "done sleep:0.1"
+        assert _pid(client.client) != first
 
 
 def test_stdio_without_a_policy_nothing_is_retried() -> None:
