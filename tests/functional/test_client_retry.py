@@ -330,6 +330,7 @@ def test_what_counts_as_delivered() -> None:
     assert delivery(ProtocolError("x", data={"httpStatus": 404, "sessionLost": True})) == "not_sent"
     assert delivery(TransportClosedError("x")) == "may_have_run"
     assert delivery(InternalError("x", data={"requestSent": True})) == "may_have_run"
+    assert delivery(ProtocolError("x", data={"httpStatus": 503, "requestSent": True})) == "may_have_run"
     # the server's own answers and timeouts are final
     assert delivery(InternalError("handler failed")) is None
     assert delivery(ProtocolError("x", data={"httpStatus": 500})) is None

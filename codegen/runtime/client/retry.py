@@ -120,11 +120,14 @@ def delivery(exc: BaseException) -> Delivery | None:
     if not isinstance(exc, McpError) or isinstance(exc, (CallMayHaveRunError, RetriesExhaustedError)):
         return None
     data: Mapping[str, Any] = exc.data if isinstance(exc.data, dict) else {}
-    if data.get("requestSent") is False or data.get("sessionLost") is True or data.get("httpStatus") == 503:
+    sent = data.get("requestSent")
+    if sent is False or data.get("sessionLost") is True:
         return "not_sent"
-    if isinstance(exc, TransportClosedError) or data.get("requestSent") is True:
+    if sent is True:  # e.g. a 503 on the resumption of a stream whose request was processed
         return "may_have_run"
-    return None
+    if data.get("httpStatus") == 503:
+        return "not_sent"
+    return "may_have_run" if isinstance(exc, TransportClosedError) else None
 
 
 def is_repeatable(name: str, wire: Mapping[str, Any] | None, policy: RetryPolicy) -> bool:
