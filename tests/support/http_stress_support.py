@@ -58,8 +58,8 @@ class HttpServer:
     """
 
     def __init__(self, *args: str, settings: dict[str, Any] | None = None, tokens: dict[str, str] | None = None,
-                 env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
+                 env: dict[str, str] | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()  # a given port: a restart of a server stopped on it
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         full_env = dict(os.environ)
         full_env["PYTHONPATH"] = os.pathsep.join([str(EXAMPLES), str(TESTS), str(ROOT)])

@@ -13,7 +13,10 @@ Each request goes to the backend on a new connection with ``Connection: close`` 
 ``Host`` naming the backend (as nginx does by default), and its
 answer (JSON or an SSE stream) is piped back until the backend closes; then the client
 connection is closed too (the backend's ``connection: close`` header tells the client).
-Request bodies need ``Content-Length`` (httpx sends it).  Bounded: at most ``max_clients``
+Request bodies need ``Content-Length`` (httpx sends it).  With ``failover=True`` a backend that
+refuses the connection is skipped for the next one (nginx's default ``proxy_next_upstream error``:
+the request was not sent, so any request may go elsewhere), and 502 when none answers;
+:meth:`LoadBalancer.drop_connections` cuts every open client connection mid-stream.  Bounded: at most ``max_clients``
 connections at once, 64 KiB of request head, 10 s to send a request.  The loop runs in a
 thread; :meth:`LoadBalancer.stop` closes the listener and every open pipe.
 """
@@ -54,8 +57,11 @@ class LoadBalancer:
     """
 
     def __init__(self, backends: list[tuple[str, int]], *, mode: Mode = "round_robin",
-                 replicas: dict[str, int] | None = None, max_clients: int = 32) -> None:
+                 replicas: dict[str, int] | None = None, max_clients: int = 32, failover: bool = False) -> None:
         self.backends = backends
+        self.failover = failover
+        #: Connections :meth:`drop_connections` cut so far.
+        self.dropped = 0
         self.mode = mode
         self.replicas = dict(replicas or {})
         self.port = free_port()
@@ -83,6 +89,18 @@ class LoadBalancer:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(10)
         self._loop.close()
+
+    def drop_connections(self) -> int:
+        """Cut every client connection open now (mid-request or mid-stream); how many."""
+        async def drop() -> int:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            return len(tasks)
+
+        count = asyncio.run_coroutine_threadsafe(drop(), self._loop).result(10)
+        self.dropped += count
+        return count
 
     def __enter__(self) -> LoadBalancer:
         return self.start()
@@ -148,7 +166,20 @@ class LoadBalancer:
         session_id = headers.get("mcp-session-id")
         index = self._choose(session_id)
         host, port = self.backends[index]
-        up_reader, up_writer = await asyncio.open_connection(host, port)
+        for _ in range(len(self.backends) if self.failover else 1):
+            try:
+                up_reader, up_writer = await asyncio.open_connection(host, port)
+                break
+            except OSError:
+                if not self.failover:
+                    raise
+                index = (index + 1) % len(self.backends)
+                host, port = self.backends[index]
+        else:
+            writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            await writer.drain()
+            self.routed.append(Routed(request_line.split(" ", 1)[0], -1, session_id, 502))
+            return
         try:
             dropped = ("connection", "keep-alive", "host")
             kept = [line for line in fields if line.partition(":")[0].strip().lower() not in dropped]

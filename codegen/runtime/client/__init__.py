@@ -36,7 +36,8 @@ Errors
     and the typed methods raise the mapped :class:`~wire.errors.ToolError` (see
     ``client/results.py``).  Besides: :class:`McpTimeoutError`, :class:`TransportClosedError`,
     :class:`OutputValidationError`, :class:`InputRequiredLoopError`,
-    :class:`ConfirmationDeniedError`.
+    :class:`ConfirmationDeniedError`; with ``retry=`` (``client/retry.py``):
+    :class:`CallMayHaveRunError`, :class:`RetriesExhaustedError`.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ from .oauth import OAuthError, OAuthSettings
 from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect
 from .results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
 from .results import UNSET, Unset, wire_arguments
+from .retry import CallMayHaveRunError, RetriesExhaustedError, RetryPolicy
 from .sync import SyncClientBase
 from .tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage
 
 __all__ = [
     "UNSET",
+    "CallMayHaveRunError",
     "ClientBase",
     "Era",
     "FileTokenStorage",
@@ -62,6 +65,8 @@ __all__ = [
     "MemoryTokenStorage",
     "OAuthError",
     "OAuthSettings",
+    "RetriesExhaustedError",
+    "RetryPolicy",
     "SyncClientBase",
     "TokenStorage",
     "Unset",

@@ -26,6 +26,7 @@ from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, out
 from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
+from .retry import is_repeatable
 from .tasks import TaskHandle, wait_for_task
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
@@ -53,7 +54,7 @@ class ClientBase(CatalogCalls):
 
     async def _wire_tools(self, refresh: bool, max_pages: int = 1000) -> list[dict[str, Any]]:
         """Every tool of the server as the wire dicts (see :meth:`list_tools`)."""
-        await self.connect()
+        await self._with_retry("connecting", _nothing, True)
 
         async def fetch_page(cursor: str | None) -> dict[str, Any]:
             return await self._list_page(cursor, refresh)
@@ -69,7 +70,11 @@ class ClientBase(CatalogCalls):
             if hit is not None:
                 return hit
         params = {"cursor": cursor} if cursor is not None else None
-        result = await self._session.request("tools/list", self._params(params), timeouts=self._timeouts())
+
+        async def fetch() -> Any:
+            return await self._session.request("tools/list", self._params(params), timeouts=self._timeouts())
+
+        result = await self._with_retry("tools/list", fetch, True)
         page = check_tools_page(result)
         if modern:
             self._tools_cache.put(cursor, page)
@@ -153,10 +158,19 @@ class ClientBase(CatalogCalls):
         """One audited tool call: confirm, call (with input rounds), map an ``isError`` result."""
         started = time.perf_counter()
         outcome, error, code, rounds = "ok", None, None, 0
+        confirmed = False
+
+        async def attempt() -> tuple[dict[str, Any], int]:
+            nonlocal confirmed
+            if not confirmed:  # asked once, however many attempts follow
+                await confirm_call(self.confirm_hook, name, arguments, tool_def, self._live_tools.get(name, {}))
+                confirmed = True
+            return await self._call_rounds(name, arguments, tool_def, timeout, progress)
+
         try:
-            await self.connect()
-            await confirm_call(self.confirm_hook, name, arguments, tool_def, self._live_tools.get(name, {}))
-            raw, rounds = await self._call_rounds(name, arguments, tool_def, timeout, progress)
+            wire = tool_def.wire if tool_def is not None else self._live_tools.get(name)
+            repeat = self.retry is not None and is_repeatable(name, wire, self.retry)
+            raw, rounds = await self._with_retry(f"tools/call {name!r}", attempt, repeat)
             result = parse_call_result(name, raw)
             if result.isError:
                 outcome = "tool_error"
@@ -256,3 +270,6 @@ class ClientBase(CatalogCalls):
         """``start_<tool>`` of a tool without ``outputSchema``: a handle whose result is the ToolResult."""
         return TaskHandle(self, tool.name, tool, await self._start(tool, args), lambda raw: self._checked(tool, raw))
 
+
+async def _nothing() -> None:
+    """No call: :meth:`ClientCore._with_retry` only connects (with retries)."""

@@ -30,6 +30,8 @@ from .constructors import TransportConstructors
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
+from .retry import RetrySetting, resolve_policy
+from .retrying import RetryingCalls
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
 from .tasks import EXTENSION as TASKS_EXTENSION
@@ -60,7 +62,7 @@ _LOG_LEVELS = {
 }
 
 
-class ClientCore(TransportConstructors):
+class ClientCore(TransportConstructors, RetryingCalls):
     """The connection of an MCP client: lifecycle, era, requests, and the server's messages.
 
     :class:`~client.base.ClientBase` adds the tool API on top; ``stdio``, ``in_process`` and
@@ -95,6 +97,7 @@ class ClientCore(TransportConstructors):
         probe_timeout: float = 5.0,
         max_input_rounds: int = 8,
         validate_output: bool = True,
+        retry: RetrySetting = None,
     ) -> None:
         """Bind the client to ``transport`` (nothing is sent before :meth:`connect`).
 
@@ -116,6 +119,7 @@ class ClientCore(TransportConstructors):
             probe_timeout: how long the unforced ``server/discover`` probe may take.
             max_input_rounds: the most ``input_required`` rounds of one tool call.
             validate_output: check typed outputs against the wire ``outputSchema`` too.
+            retry: retry safe calls: ``"safe"`` or a :class:`~client.retry.RetryPolicy` (None: off).
 
         Raises:
             ValueError: a bad era or version, or ``timeout`` above ``max_timeout``.
@@ -142,9 +146,11 @@ class ClientCore(TransportConstructors):
         self.probe_timeout = probe_timeout
         self.max_input_rounds = max_input_rounds
         self.validate_output = validate_output
+        self.retry = resolve_policy(retry)
+        self._closed_by_user = False
+        self._reconnect_lock = asyncio.Lock()
 
-        self._session = JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
-        transport.on_session_renewed = self._session_renewed
+        self._session = self._make_session(transport)
         self._era: Era | None = None
         self._version: str | None = None
         self._server_capabilities: dict[str, Any] = {}
@@ -218,8 +224,14 @@ class ClientCore(TransportConstructors):
         except McpError as exc:
             logger.debug("subscriptions/listen ended: %s", exc)
 
+    def _make_session(self, transport: ClientTransport) -> JsonRpcSession:
+        """The JSON-RPC session over ``transport``, wired to this client (also after a reconnect)."""
+        transport.on_session_renewed = self._session_renewed
+        return JsonRpcSession(transport, on_request=self._on_server_request, on_notification=self._on_notification)
+
     async def aclose(self) -> None:
         """Close the connection (stdio: close stdin, wait, terminate, kill)."""
+        self._closed_by_user = True
         task, self._listen_task = self._listen_task, None
         if task is not None and not task.done():
             task.cancel()  # sends notifications/cancelled for the listen request

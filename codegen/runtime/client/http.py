@@ -129,10 +129,19 @@ class HttpTransport(ResponseReader):
         self._background: set[asyncio.Task[None]] = set()
         self._list_ids: set[Any] = set()
         self._plan = HeaderPlan(tools)
+        self._tools = [dict(t) for t in tools]
         self._closing = False
         self._auth = auth
         #: The OAuth flow (with ``auth``, once started).
         self.oauth: OAuthFlow | None = None
+
+    def fresh(self) -> HttpTransport:
+        """The same endpoint and settings, with no session yet (OAuth tokens come back from the
+        settings' token storage)."""
+        return HttpTransport(self.url, headers=self.headers, bearer_token=self.bearer_token, timeout=self.timeout,
+                             read_timeout=self.read_timeout, tools=self._tools, listen=self.listen,
+                             max_reconnects=self.max_reconnects, default_retry_ms=self.default_retry_ms,
+                             max_message_bytes=self.max_message_bytes, client=self._given_client, auth=self._auth)
 
     @property
     def session_id(self) -> str | None:
@@ -156,12 +165,19 @@ class HttpTransport(ResponseReader):
             if self._http is None and usable_for(self.url):  # the lean pool (client/http_conn.py)
                 self._http = PooledHttp(timeout=self.timeout, read_timeout=self.read_timeout, max_connections=MAX_CONNECTIONS)
             if self._http is None or self._auth is not None:  # OAuth discovery and token requests use httpx
-                self._oauth_http = httpx.AsyncClient(
-                    timeout=httpx.Timeout(self.timeout, read=self.read_timeout),
-                    follow_redirects=False,
-                    limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
-                )
-                self._http = self._http or self._oauth_http
+                def plain(transport: Any = None) -> Any:
+                    return httpx.AsyncClient(
+                        timeout=httpx.Timeout(self.timeout, read=self.read_timeout), follow_redirects=False,
+                        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
+                        transport=transport)
+
+                checked = None
+                if self._auth is not None:  # names resolved and checked, answers size-limited (client/oauth_net.py)
+                    from .oauth_net import make_checked_transport
+
+                    checked = make_checked_transport(self.url, allow_local=self._auth.allow_local_urls)
+                self._oauth_http = plain(checked)
+                self._http = self._http or (plain() if checked is not None else self._oauth_http)
         if self._auth is not None and self.oauth is None:
             from .oauth import OAuthFlow
 
@@ -338,13 +354,17 @@ class HttpTransport(ResponseReader):
         except asyncio.CancelledError:
             raise
         except httpx.ConnectError as exc:
+            self.unsent_ids.add(rid)  # its error says the request never reached the server
             self._report_closed(f"cannot connect: {exc}")
         except httpx.TimeoutException as exc:
-            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}")
+            delivered = not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout, httpx.WriteTimeout))
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP timeout: {exc!r}", {"requestSent": delivered})
         except OAuthError as exc:
             await self.fail(rid, p.INVALID_REQUEST, f"authorization failed: {exc}", {"httpStatus": 401, "oauth": True})
         except (httpx.HTTPError, SseError, OSError) as exc:
-            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}")
+            # a request not written whole is never dispatched; a broken answer may have run
+            delivered = not isinstance(exc, (httpx.WriteError, httpx.LocalProtocolError))
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}", {"requestSent": delivered})
         finally:
             self._requests.pop(rid, None)
             self._list_ids.discard(rid)

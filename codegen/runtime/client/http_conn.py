@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import select
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -87,7 +88,17 @@ class _Connection:
 
     def alive(self) -> bool:
         # Bytes or EOF on an idle connection: the server closed it (or sent something unasked).
-        return not self.writer.is_closing() and not self.reader.at_eof() and not getattr(self.reader, "_buffer", b"")
+        buffered: bytes = getattr(self.reader, "_buffer", b"")
+        if self.writer.is_closing() or self.reader.at_eof() or buffered:
+            return False
+        # ... also when the event loop has not read them yet (a server that just died): a request
+        # written there would fail as one that may have run, though it never reached a server.
+        sock = self.writer.get_extra_info("socket")
+        if sock is None or not hasattr(select, "poll"):  # no poll (Windows): the loop's view only
+            return True
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        return not poller.poll(0)
 
     def close(self) -> None:
         self.writer.close()

@@ -106,7 +106,7 @@ class LegacyTransport(Protocol):
         ...
 
     async def deliver_http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *,
-                                 again: bool = False) -> None:
+                                 again: bool = False, sent: bool = False) -> None:
         """Deliver an HTTP error as the response to ``rid``."""
         ...
 
@@ -240,7 +240,7 @@ class LegacySession:
 
         t = self.transport
         if last_id is None or self.id is None or t.era == "modern":
-            await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response")
+            await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response", {"requestSent": True})
             return
         attempts = 0
         while attempts < t.max_reconnects:
@@ -252,7 +252,7 @@ class LegacySession:
             try:
                 async with t.open_stream("GET", headers) as resp:
                     if resp.status_code >= 400:
-                        await t.deliver_http_error(resp, rid)  # 404: the session is gone; the request may have run
+                        await t.deliver_http_error(resp, rid, sent=True)  # 404: the session is gone; it may have run
                         return
                     got, new_id, new_retry = await t.consume_sse(resp, rid)
             except httpx.HTTPError as exc:
@@ -264,7 +264,8 @@ class LegacySession:
                 attempts = 0  # progress: keep going
                 last_id = new_id
             retry = new_retry if new_retry is not None else retry
-        await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)")
+        await t.fail(rid, p.INTERNAL_ERROR, "the HTTP stream ended before the response (resumption failed)",
+                     {"requestSent": True})
 
     async def _listen_loop(self, renewed: bool) -> None:
         """The GET stream for unsolicited server messages, reconnecting with Last-Event-ID."""

@@ -67,7 +67,7 @@ class ResponseReader(ClientTransport):
             return
         body = await self.read_body(resp)
         if resp.status_code in (202, 204) or not body:
-            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP {resp.status_code} without a response")
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP {resp.status_code} without a response", {"requestSent": True})
             return
         try:
             answer = jsonrpc.decode(body)
@@ -77,8 +77,11 @@ class ResponseReader(ClientTransport):
         if isinstance(answer, (dict, list)):
             await self.deliver(self._filter(answer))
 
-    async def deliver_http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *, again: bool = False) -> None:
-        """Deliver an HTTP error as the response to ``rid`` (``again``: a 404 after a renewal)."""
+    async def deliver_http_error(self, resp: httpx.Response, rid: Any, body: bytes | None = None, *, again: bool = False,
+                                 sent: bool = False) -> None:
+        """Deliver an HTTP error as the response to ``rid`` (``again``: a 404 after a renewal; ``sent``: the
+        request was processed before, so its error says ``requestSent``; a 503 says ``httpStatus`` and
+        ``retryAfter``, for the retry policy)."""
         if body is None:
             body = await self.read_body(resp)
         if again:
@@ -97,9 +100,11 @@ class ResponseReader(ClientTransport):
                 error = {**error, "data": auth}
             elif resp.status_code == 404 and error.get("code") == p.METHOD_NOT_FOUND and error.get("data") is None:
                 error = {**error, "data": {"httpStatus": 404}}  # a 2026 server's answer (era probe, §2.3)
+            elif (resp.status_code == 503 or sent) and error.get("data") is None:
+                error = {**error, "data": _status_data(resp, sent)}
             await self.deliver({**answer, "id": rid, "error": error})
             return
-        data: dict[str, Any] = {"httpStatus": resp.status_code}
+        data = _status_data(resp, sent)
         challenge = resp.headers.get("www-authenticate")
         if challenge:
             data["wwwAuthenticate"] = challenge
@@ -134,6 +139,15 @@ class ResponseReader(ClientTransport):
         except (httpx.HTTPError, OSError) as exc:
             logger.debug("SSE stream broke: %r", exc)
         return got, parser.last_event_id, parser.retry_ms
+
+
+def _status_data(resp: httpx.Response, sent: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {"httpStatus": resp.status_code}
+    if resp.status_code == 503 and resp.headers.get("retry-after"):
+        data["retryAfter"] = resp.headers["retry-after"]
+    if sent:
+        data["requestSent"] = True
+    return data
 
 
 __all__ = ["SSE_DRAIN_SECONDS", "ResponseReader"]

@@ -272,8 +272,12 @@ class OAuthFlow:
     def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
         cls = _need_authlib()
         method = client.get("method", "none")
+        from .oauth_net import http_module_of, make_checked_transport
+
+        checked = make_checked_transport(self.server_url, allow_local=self.settings.allow_local_urls,
+                                         http_module=http_module_of(cls))
         return cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method != "none" else None,
-                   token_endpoint_auth_method=method, timeout=self.settings.timeout, **options)
+                   token_endpoint_auth_method=method, timeout=self.settings.timeout, transport=checked, **options)
 
     async def _code(self, meta: dict[str, Any], client: dict[str, Any], scope: str | None,
                     resource: str) -> tuple[str, str]:
@@ -368,6 +372,8 @@ def _describe(exc: BaseException) -> str:
     if isinstance(error, str):
         text = getattr(exc, "description", None)
         return f"{error}" + (f" ({text})" if isinstance(text, str) and text else "")
+    if isinstance(exc, OAuthError):  # our own text (client/oauth_net.py: size, time, address)
+        return str(exc)
     return type(exc).__name__
 
 

@@ -23,7 +23,9 @@ Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
   (RFC 1918, ``fc00::/7``) only for a loopback or private MCP server, never link-local
   (``169.254/16``, ``fe80::/10``), unspecified, multicast or reserved.  ``allow_local``
   (``OAuthSettings.allow_local_urls``) lifts the address and ``http`` rules, not the scheme one.
-  Host names are not resolved (``localhost`` counts as loopback).
+  Here host names are not resolved (``localhost`` counts as loopback); the flow's HTTP clients
+  resolve each one when they connect and apply the same rules to its addresses
+  (``client/oauth_net.py``).
 * :func:`read_limited`: documents (and registration answers) are read as a stream and cut at :data:`MAX_METADATA_BYTES` and
   :data:`METADATA_DEADLINE` seconds; redirects are not followed.
 * :func:`fallback_metadata`: the 2025-03-26 defaults when a server without resource metadata
@@ -103,7 +105,13 @@ def check_resource(resource: str, server_url: str) -> None:
         raise OAuthError(f"the protected resource metadata names resource {resource!r}, not this server ({server_url})")
 
 
-def _address_kind(host: str) -> str:
+def address_allowed(kind: str, server: str) -> bool:
+    """May the flow of an MCP server of address kind ``server`` reach an address of ``kind``?"""
+    return not (kind == "forbidden" or (kind == "loopback" and server != "loopback")
+                or (kind == "private" and server not in ("loopback", "private")))
+
+
+def address_kind(host: str) -> str:
     """``loopback``, ``private``, ``forbidden`` (link-local, unspecified, multicast,
     reserved), ``public``, or ``name`` (a host name, not resolved)."""
     if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
@@ -130,12 +138,11 @@ def check_endpoint(url: Any, server_url: str, what: str, *, allow_local: bool = 
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise OAuthError(f"{what} is not an http(s) URL: refused")
-    kind = _address_kind(parts.hostname)
+    kind = address_kind(parts.hostname)
     if allow_local:
         return str(url)
-    server = _address_kind(urlsplit(server_url).hostname or "")
-    if kind == "forbidden" or (kind == "loopback" and server != "loopback") or (
-            kind == "private" and server not in ("loopback", "private")):
+    server = address_kind(urlsplit(server_url).hostname or "")
+    if not address_allowed(kind, server):
         raise OAuthError(f"{what} {url} points at a {kind} address: refused "
                          "(OAuthSettings(allow_local_urls=True) allows it)")
     if parts.scheme == "http" and not (kind == "loopback" and server == "loopback"):
@@ -283,6 +290,8 @@ def fallback_metadata(server_url: str) -> dict[str, Any]:
 
 __all__ = [
     "OAuthError",
+    "address_allowed",
+    "address_kind",
     "canonical_resource",
     "check_endpoint",
     "check_resource",

@@ -109,9 +109,11 @@ class JsonRpcSession:
     def closed_now(self, error: TransportClosedError) -> None:
         if self._closed is None:
             self._closed = error
-        for pending in list(self._state.pending.values()):
+        unsent = self.transport.unsent_ids
+        for rid, pending in list(self._state.pending.items()):
             if not pending.future.done():
-                pending.future.set_exception(TransportClosedError(error.message))
+                data = {"requestSent": False} if rid in unsent else None  # else it may have run
+                pending.future.set_exception(TransportClosedError(error.message, data=data))
         self._state.pending.clear()
         self._state.by_token.clear()
         for task in list(self._state.handler_tasks.values()):
@@ -144,7 +146,7 @@ class JsonRpcSession:
     ) -> Any:
         """Send a request and wait for its result (raise the mapped error on failure)."""
         if self._closed is not None:
-            raise TransportClosedError(self._closed.message)
+            raise TransportClosedError(self._closed.message, data={"requestSent": False})
         loop = asyncio.get_running_loop()
         rid = request_id if request_id is not None else self.next_id()
         now = loop.time()
@@ -163,7 +165,10 @@ class JsonRpcSession:
         if params is not None:
             message["params"] = params
         try:
-            await self.transport.send(message)
+            try:
+                await self.transport.send(message)
+            except TransportClosedError as exc:  # the message did not go out
+                raise TransportClosedError(exc.message, data={"requestSent": False}) from None
             return await self._wait(rid, pending, timeouts)
         except asyncio.CancelledError:
             await self._cancel_on_wire(rid, "cancelled by the client")

@@ -80,6 +80,9 @@ class ClientTransport:
         #: Called with the new ``InitializeResult`` when the transport replaced a lost session on
         #: its own (legacy HTTP after a 404, ``client/http_legacy.py``); set by the client core.
         self.on_session_renewed: Callable[[dict[str, Any]], Awaitable[None] | None] | None = None
+        #: Ids of requests the transport knows never reached the server (a refused connection):
+        #: the session marks their errors ``requestSent: False`` when the channel closes.
+        self.unsent_ids: set[Any] = set()
 
     async def start(self, sink: MessageSink) -> None:
         """Open the channel; from now on deliver incoming messages to ``sink``."""
@@ -91,6 +94,11 @@ class ClientTransport:
 
     async def aclose(self) -> None:
         """Close the channel and release every resource (idempotent)."""
+
+    def fresh(self) -> ClientTransport | None:
+        """A new, unstarted transport with the same settings (the retry policy reconnects with
+        it, ``client/retry.py``), or None when this transport cannot be reopened."""
+        return None
 
     async def ensure_listening(self, timeout: float | None = None) -> None:
         """Make sure messages the server sends unprompted reach the client (legacy HTTP opens
@@ -201,6 +209,12 @@ class StdioTransport(ClientTransport):
         self._stderr_task: asyncio.Task[None] | None = None
         self._write_lock = asyncio.Lock()
         self._closing = False
+
+    def fresh(self) -> StdioTransport:
+        """The same command, to be spawned again."""
+        return StdioTransport(self.command, self.args, env=self.env, cwd=self.cwd, stderr=self.stderr_mode,
+                              inherit_env=self.inherit_env, shutdown_timeout=self.shutdown_timeout,
+                              max_line_bytes=self.max_line_bytes, stderr_max_lines=self._stderr_lines.maxlen or 2000)
 
     @property
     def process(self) -> asyncio.subprocess.Process | None:
