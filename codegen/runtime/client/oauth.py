@@ -26,6 +26,17 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
    authentication of the registration or of ``token_endpoint_auth_methods_supported``
    (``client_secret_basic``, ``client_secret_post``, ``none``), and stores the tokens.
 
+Instead of steps 6-8, ``OAuthSettings.grant`` names a grant without a user
+(``client/oauth_grants.py``: client credentials, JWT bearer for workload identity,
+enterprise-managed authorization), run by ``client/oauth_exchange.py``.  With a
+``private_key`` the client authenticates with ``private_key_jwt`` (RFC 7523).  DPoP (RFC 9449,
+``client/oauth_dpop.py``): on when ``OAuthSettings.dpop`` is true, or (``None``, the default)
+when the authorization server lists ``ES256`` in ``dpop_signing_alg_values_supported`` and the
+resource server challenges with the ``DPoP`` scheme or its metadata names DPoP; then every token
+request and every request to the MCP server carries a fresh proof, server nonces are used (a
+``use_dpop_nonce`` refusal is retried with the new nonce), and a ``token_type: DPoP`` token is
+sent as ``Authorization: DPoP <token>``.
+
 Then the transport sends the request again.  Tokens close to expiry are refreshed before a
 request.  At most ``max_authorizations`` authorizations (and refreshes) follow each other
 without a request succeeding: after that the refusal is delivered to the caller (no loop on
@@ -36,15 +47,22 @@ in exception texts.  authlib and httpx are imported when a flow runs.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
 import inspect
+import json
 import logging
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache
+from .oauth_dpop import supported as dpop_supported
+from .oauth_exchange import describe, dpop_hooks, run_grant, with_nonce_retry
+from .oauth_grants import Grant, PrivateKeyJwtAuth, load_private_key, signing_alg
 from .oauth_metadata import (
     OAuthError,
     canonical_resource,
@@ -55,7 +73,7 @@ from .oauth_metadata import (
     parse_challenge,
 )
 from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect, RedirectHandler
-from .oauth_registration import choose_client
+from .oauth_registration import choose_client, secret_method
 from .tokens import MemoryTokenStorage, TokenStorage
 
 if TYPE_CHECKING:  # types only; httpx is optional
@@ -65,13 +83,16 @@ logger = logging.getLogger("mcp_codegen.client.oauth")
 
 #: Seconds before expiry at which a token is refreshed ahead of a request.
 REFRESH_LEEWAY = 30.0
+#: ``use_dpop_nonce`` refusals retried in a row without a request succeeding.
+MAX_NONCE_RETRIES = 4
+_DPOP_SCHEME = re.compile(r"(?:^|,)\s*dpop\b", re.IGNORECASE)
 
 
 def _need_authlib() -> Any:
     try:
         from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:  # pragma: no cover - optional extra
-        raise RuntimeError("OAuth needs authlib and httpx: pip install 'authlib>=1.6' httpx "
+        raise RuntimeError("OAuth needs authlib and httpx: pip install 'authlib>=1.7' joserfc httpx "
                            "(or the package's [oauth] extra)") from None
     return AsyncOAuth2Client
 
@@ -100,6 +121,13 @@ class OAuthSettings:
         allow_local_urls: let metadata name plain-http, loopback, private or link-local
             URLs whatever the MCP server's address (a local test set-up); other schemes than
             http(s) stay refused.
+        grant: a grant without a user instead of the authorization code flow:
+            :class:`~client.oauth_grants.ClientCredentials`, :class:`~client.oauth_grants.JwtBearer`
+            (workload identity) or :class:`~client.oauth_grants.EnterpriseManaged`.
+        private_key: this client's PEM private key: authenticate with ``private_key_jwt``.
+        private_key_id: the ``kid`` of that key, sent in the assertion's header.
+        signing_algorithm: the assertion's ``alg`` (default: one the server lists for the key).
+        dpop: DPoP-bound tokens: True always, False never, None when both servers offer it.
     """
 
     client_id: str | None = None
@@ -116,6 +144,11 @@ class OAuthSettings:
     application_type: str = "native"
     timeout: float = 30.0
     allow_local_urls: bool = False
+    grant: Grant | None = None
+    private_key: str | bytes | None = field(default=None, repr=False)
+    private_key_id: str | None = None
+    signing_algorithm: str | None = None
+    dpop: bool | None = None
 
     @classmethod
     def headless(cls, **options: Any) -> OAuthSettings:
@@ -145,6 +178,11 @@ class OAuthFlow:
         self._entry: dict[str, Any] | None = None
         self._lock: asyncio.Lock | None = None
         self._handler: RedirectHandler | None = settings.redirect_handler
+        #: The last ``DPoP-Nonce`` of each server.
+        self.nonces = NonceCache()
+        self._dpop_key: DPoPKey | None = None
+        self._nonce_retries = 0
+        self._rs_dpop = False
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -165,7 +203,31 @@ class OAuthFlow:
     def authorization(self) -> str | None:
         """The ``Authorization`` header value, or None before any token."""
         token = self.access_token
-        return f"Bearer {token}" if token else None
+        if not token:
+            return None
+        kind = str((self.entry.get("token") or {}).get("token_type") or "")
+        return f"DPoP {token}" if kind.lower() == "dpop" and self.entry.get("dpop_key") else f"Bearer {token}"
+
+    @property
+    def dpop_key(self) -> DPoPKey:
+        """The DPoP key of the stored tokens (made and stored when there is none)."""
+        stored = self.entry.get("dpop_key")
+        if self._dpop_key is None or not isinstance(stored, dict):
+            self._dpop_key = DPoPKey(stored if isinstance(stored, dict) else None)
+            if not isinstance(stored, dict):
+                self.entry["dpop_key"] = self._dpop_key.private_jwk()
+                self._save()
+        return self._dpop_key
+
+    def request_headers(self, method: str, url: str) -> dict[str, str]:
+        """``Authorization`` (and ``DPoP``, a fresh proof, for a DPoP-bound token) of one request."""
+        auth = self.authorization()
+        if auth is None:
+            return {}
+        headers = {"authorization": auth}
+        if auth.startswith("DPoP "):
+            headers["dpop"] = self.dpop_key.proof(method, url, access_token=auth[5:], nonce=self.nonces.get(url))
+        return headers
 
     # -- called by the transport --------------------------------------------------------------
     async def prepare(self) -> None:
@@ -182,16 +244,30 @@ class OAuthFlow:
             if self.entry.get("token") is token:
                 await self._refresh()
 
-    async def after(self, status: int, headers: Mapping[str, str], sent: str | None) -> bool:
+    async def after(self, status: int, headers: Mapping[str, str], sent: str | None,
+                    proof: str | None = None) -> bool:
         """See an answer; True when the request should be sent again (authorized now).
+
+        ``sent``: the request's ``Authorization``; ``proof``: its ``DPoP`` header.
 
         Raises:
             OAuthError: the flow failed (its text says why).
         """
+        nonce = headers.get("dpop-nonce")
+        self.nonces.update(self.server_url, nonce)
         if status < 400:
-            self.attempts = 0
+            self.attempts = self._nonce_retries = 0
             return False
-        challenge = parse_challenge(headers.get("www-authenticate"))
+        header = headers.get("www-authenticate")
+        challenge = parse_challenge(header)
+        if header and _DPOP_SCHEME.search(header):
+            self._rs_dpop = True
+        if status == 401 and challenge.get("error") == USE_DPOP_NONCE and proof is not None:
+            # RFC 9449 §9: send it again with the server's nonce (a new one: not the refused one)
+            if not nonce or nonce == _claim(proof, "nonce") or self._nonce_retries >= MAX_NONCE_RETRIES:
+                return False
+            self._nonce_retries += 1
+            return True
         if status != 401 and not (status == 403 and challenge.get("error") == "insufficient_scope"):
             return False
         if self._lock is None:
@@ -226,11 +302,21 @@ class OAuthFlow:
             logger.info("the authorization server of %s changed to %s: forgetting the old tokens and client",
                         self.server_url, issuer)
             entry.clear()
-        entry.update(issuer=issuer, resource=resource, token_endpoint=meta["token_endpoint"])
+        entry.update(issuer=issuer, resource=resource, token_endpoint=meta["token_endpoint"],
+                     auth_signing_algs=meta.get("token_endpoint_auth_signing_alg_values_supported"),
+                     dpop=self._use_dpop(meta, prm))
         token = entry.get("token")
         if status == 401 and isinstance(token, dict) and token.get("refresh_token") and await self._refresh():
             return
         scope = self._scope(status, challenge, prm, meta)
+        grant = self.settings.grant
+        if grant is not None:  # no user: client credentials, JWT bearer, enterprise-managed
+            client = entry["client"] = self._grant_client(meta)
+            self.authorizations += 1
+            fresh = await run_grant(grant, meta, resource, scope, lambda: self._oauth_client(client),
+                                    bool(entry["dpop"]), self.http, self.settings.timeout)
+            self._store(fresh, scope)
+            return
         client = await self._client(meta)
         verifier_params = await self._code(meta, client, scope, resource)
         await self._exchange(meta, client, resource, scope, *verifier_params)
@@ -245,7 +331,7 @@ class OAuthFlow:
         if status == 403:
             wanted = [*str(self.entry.get("scope") or "").split(), *wanted]
         supported = meta.get("scopes_supported")
-        if wanted and self.settings.offline_access and isinstance(supported, list) and "offline_access" in supported:
+        if wanted and self.settings.offline_access and self.settings.grant is None and isinstance(supported, list) and "offline_access" in supported:
             wanted.append("offline_access")
         return " ".join(dict.fromkeys(wanted)) or None
 
@@ -269,11 +355,50 @@ class OAuthFlow:
         self._save()
         return client
 
+    def _use_dpop(self, meta: dict[str, Any], prm: dict[str, Any] | None) -> bool:
+        """DPoP for this authorization server (see the module docstring)."""
+        wanted = self.settings.dpop
+        if wanted is not None:
+            return wanted
+        offered = self._rs_dpop or (prm is not None and (prm.get("dpop_bound_access_tokens_required") is True
+                                                         or isinstance(prm.get("dpop_signing_alg_values_supported"), list)))
+        return offered and dpop_supported(meta)
+
+    def _grant_client(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """The client of a grant without a user (pre-registered: no registration is made)."""
+        s = self.settings
+        if s.private_key is not None:
+            method = "private_key_jwt"
+        elif s.client_secret:
+            method = s.token_endpoint_auth_method or secret_method(meta.get("token_endpoint_auth_methods_supported"))
+        else:
+            method = "none"
+        if s.client_id is None and method != "none":
+            raise OAuthError("a client secret or private key needs OAuthSettings(client_id=...)")
+        return {"client_id": s.client_id, "client_secret": s.client_secret, "method": method}
+
     def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
         cls = _need_authlib()
         method = client.get("method", "none")
-        return cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method != "none" else None,
-                   token_endpoint_auth_method=method, timeout=self.settings.timeout, **options)
+        auth: PrivateKeyJwtAuth | None = None
+        if method == "private_key_jwt":
+            if self.settings.private_key is None:
+                raise OAuthError("private_key_jwt needs OAuthSettings(private_key=...)")
+            key = load_private_key(self.settings.private_key)
+            alg = signing_alg(key, self.settings.signing_algorithm, self.entry.get("auth_signing_algs"))
+            auth = PrivateKeyJwtAuth(key, alg, str(self.entry.get("issuer") or ""), self.settings.private_key_id)
+        elif client.get("client_id") is None:
+            method = "_anonymous"
+        if self.entry.get("dpop"):
+            options["event_hooks"] = dpop_hooks(self.dpop_key, self.nonces)
+        oauth = cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method not in (
+            "none", "private_key_jwt", "_anonymous") else None, token_endpoint_auth_method=method,
+            timeout=self.settings.timeout, **options)
+        if auth is not None:
+            oauth.register_client_auth_method(auth)
+        elif method == "_anonymous":
+            oauth.register_client_auth_method(("_anonymous", _no_client_auth))
+        return oauth
 
     async def _code(self, meta: dict[str, Any], client: dict[str, Any], scope: str | None,
                     resource: str) -> tuple[str, str]:
@@ -309,12 +434,16 @@ class OAuthFlow:
     async def _exchange(self, meta: dict[str, Any], client: dict[str, Any], resource: str, scope: str | None,
                         code: str, verifier: str) -> None:
         _, redirect_uri = self._redirect()
-        try:
+
+        async def call() -> dict[str, Any]:
             async with self._oauth_client(client, redirect_uri=redirect_uri) as oauth:
-                token = await oauth.fetch_token(meta["token_endpoint"], grant_type="authorization_code", code=code,
-                                                code_verifier=verifier, resource=resource)
+                return dict(await oauth.fetch_token(meta["token_endpoint"], grant_type="authorization_code", code=code,
+                                                    code_verifier=verifier, resource=resource))
+
+        try:
+            token = await with_nonce_retry(call, bool(self.entry.get("dpop")))
         except Exception as exc:
-            raise OAuthError(f"the token request to {meta['token_endpoint']} failed: {_describe(exc)}") from None
+            raise OAuthError(f"the token request to {meta['token_endpoint']} failed: {describe(exc)}") from None
         self._store(token, scope)
 
     async def _refresh(self) -> bool:
@@ -324,12 +453,16 @@ class OAuthFlow:
         endpoint = entry.get("token_endpoint")
         if not token.get("refresh_token") or not isinstance(client, dict) or not isinstance(endpoint, str):
             return False
-        try:
+
+        async def call() -> dict[str, Any]:
             async with self._oauth_client(client) as oauth:
-                fresh = await oauth.refresh_token(endpoint, refresh_token=token["refresh_token"],
-                                                  resource=entry.get("resource") or self.key)
+                return dict(await oauth.refresh_token(endpoint, refresh_token=token["refresh_token"],
+                                                      resource=entry.get("resource") or self.key))
+
+        try:
+            fresh = await with_nonce_retry(call, bool(entry.get("dpop")))
         except Exception as exc:
-            logger.info("refreshing the token at %s failed: %s", endpoint, _describe(exc))
+            logger.info("refreshing the token at %s failed: %s", endpoint, describe(exc))
             entry.pop("token", None)
             self._save()
             return False
@@ -361,14 +494,19 @@ class OAuthFlow:
         return f"OAuthFlow({self.server_url!r}, authorized={self.access_token is not None})"
 
 
-def _describe(exc: BaseException) -> str:
-    """An exception as text without request bodies (authlib's errors carry only the server's
-    ``error`` and ``error_description``)."""
-    error = getattr(exc, "error", None)
-    if isinstance(error, str):
-        text = getattr(exc, "description", None)
-        return f"{error}" + (f" ({text})" if isinstance(text, str) and text else "")
-    return type(exc).__name__
+def _no_client_auth(auth: Any, method: str, uri: str, headers: Any, body: str) -> tuple[str, Any, str]:
+    """No client authentication and no ``client_id`` (a JWT bearer grant of a workload without one)."""
+    return uri, headers, body
+
+
+def _claim(jwt: str, name: str) -> Any:
+    """A claim of a JWT this client made (read without verifying: only to compare with an answer)."""
+    try:
+        part = jwt.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (IndexError, ValueError):
+        return None
+    return claims.get(name) if isinstance(claims, dict) else None
 
 
 __all__ = ["OAuthError", "OAuthFlow", "OAuthSettings"]
