@@ -5,7 +5,8 @@
 //
 // Prints one JSON line {"issuer": ..., "kid": ...} once listening.  On top of the library:
 // * token endpoint (client_credentials, ...): RFC 8707 `resource` becomes `aud`; `sub`
-//   becomes the subject; `client_id` (basic auth or form) is copied into the token;
+//   becomes the subject; `client_id` (basic auth, form, or a client assertion's `iss`) is
+//   copied into the token;
 //   `x_claims` (a JSON object) is merged into the payload (null deletes a claim), so tests
 //   can ask for expired or wrong-issuer tokens signed by the real key.
 // * introspection (RFC 7662) answers for real: it demands the resource server's client
@@ -50,6 +51,13 @@ function clientOf(req) {
   if (auth.startsWith('Basic ')) {
     const [id, secret] = Buffer.from(auth.slice(6), 'base64').toString().split(':');
     return { id: decodeURIComponent(id ?? ''), secret: decodeURIComponent(secret ?? '') };
+  }
+  if (req.body?.client_assertion) {  // private_key_jwt: the client is the assertion's iss (not verified here)
+    try {
+      return { id: decodeJwt(req.body.client_assertion).iss, secret: undefined };
+    } catch {
+      return { id: undefined, secret: undefined };
+    }
   }
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }
