@@ -47,22 +47,18 @@ in exception texts.  authlib and httpx are imported when a flow runs.
 from __future__ import annotations
 
 import asyncio
-import base64
 import hmac
 import inspect
-import json
 import logging
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache
+from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache, claim
 from .oauth_dpop import supported as dpop_supported
-from .oauth_exchange import describe, dpop_hooks, run_grant, with_nonce_retry
-from .oauth_grants import Grant, PrivateKeyJwtAuth, load_private_key, signing_alg
+from .oauth_exchange import describe, dpop_hooks, grant_client, run_grant, token_client, with_nonce_retry
 from .oauth_metadata import (
     OAuthError,
     canonical_resource,
@@ -72,9 +68,9 @@ from .oauth_metadata import (
     origin,
     parse_challenge,
 )
-from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect, RedirectHandler
-from .oauth_registration import choose_client, secret_method
-from .tokens import MemoryTokenStorage, TokenStorage
+from .oauth_redirect import LoopbackBrowserRedirect, RedirectHandler
+from .oauth_registration import choose_client
+from .oauth_settings import OAuthSettings
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -86,75 +82,6 @@ REFRESH_LEEWAY = 30.0
 #: ``use_dpop_nonce`` refusals retried in a row without a request succeeding.
 MAX_NONCE_RETRIES = 4
 _DPOP_SCHEME = re.compile(r"(?:^|,)\s*dpop\b", re.IGNORECASE)
-
-
-def _need_authlib() -> Any:
-    try:
-        from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped, import-not-found, unused-ignore]
-    except ImportError:  # pragma: no cover - optional extra
-        raise RuntimeError("OAuth needs authlib and httpx: pip install 'authlib>=1.7' joserfc httpx "
-                           "(or the package's [oauth] extra)") from None
-    return AsyncOAuth2Client
-
-
-@dataclass
-class OAuthSettings:
-    """How a client authorizes with a protected MCP server (see the module docstring).
-
-    Args:
-        client_id: a pre-registered client id (then no registration is made).
-        client_secret: its secret, for a confidential pre-registered client.
-        client_metadata_url: the HTTPS URL of this client's metadata document, used as the
-            client id when the authorization server supports client ID metadata documents.
-        client_name: the name sent in a dynamic registration.
-        redirect_handler: takes the authorization URL, returns the callback URL (sync or
-            async); default: :class:`~client.oauth_redirect.LoopbackBrowserRedirect`.
-        redirect_uri: the redirect URI; default: the handler's ``redirect_uri``.
-        scope: a fixed scope to ask for instead of the selection strategy (space-separated).
-        storage: where tokens and registrations are kept (default: memory).
-        token_endpoint_auth_method: force ``client_secret_basic``, ``client_secret_post``
-            or ``none`` for a pre-registered client.
-        offline_access: ask for ``offline_access`` (a refresh token) when the server offers it.
-        max_authorizations: authorizations in a row without a successful request.
-        application_type: sent in a dynamic registration (``native`` or ``web``).
-        timeout: seconds per request to the authorization server.
-        allow_local_urls: let metadata name plain-http, loopback, private or link-local
-            URLs whatever the MCP server's address (a local test set-up); other schemes than
-            http(s) stay refused.
-        grant: a grant without a user instead of the authorization code flow:
-            :class:`~client.oauth_grants.ClientCredentials`, :class:`~client.oauth_grants.JwtBearer`
-            (workload identity) or :class:`~client.oauth_grants.EnterpriseManaged`.
-        private_key: this client's PEM private key: authenticate with ``private_key_jwt``.
-        private_key_id: the ``kid`` of that key, sent in the assertion's header.
-        signing_algorithm: the assertion's ``alg`` (default: one the server lists for the key).
-        dpop: DPoP-bound tokens: True always, False never, None when both servers offer it.
-    """
-
-    client_id: str | None = None
-    client_secret: str | None = field(default=None, repr=False)
-    client_metadata_url: str | None = None
-    client_name: str = "mcp-codegen client"
-    redirect_handler: RedirectHandler | None = None
-    redirect_uri: str | None = None
-    scope: str | None = None
-    storage: TokenStorage = field(default_factory=MemoryTokenStorage)
-    token_endpoint_auth_method: str | None = None
-    offline_access: bool = True
-    max_authorizations: int = 3
-    application_type: str = "native"
-    timeout: float = 30.0
-    allow_local_urls: bool = False
-    grant: Grant | None = None
-    private_key: str | bytes | None = field(default=None, repr=False)
-    private_key_id: str | None = None
-    signing_algorithm: str | None = None
-    dpop: bool | None = None
-
-    @classmethod
-    def headless(cls, **options: Any) -> OAuthSettings:
-        """Settings with the :class:`HeadlessRedirect` handler (servers that approve without a user)."""
-        return cls(redirect_handler=HeadlessRedirect(options.pop("redirect_uri", "http://127.0.0.1:8765/callback")),
-                   **options)
 
 
 class OAuthFlow:
@@ -264,7 +191,7 @@ class OAuthFlow:
             self._rs_dpop = True
         if status == 401 and challenge.get("error") == USE_DPOP_NONCE and proof is not None:
             # RFC 9449 §9: send it again with the server's nonce (a new one: not the refused one)
-            if not nonce or nonce == _claim(proof, "nonce") or self._nonce_retries >= MAX_NONCE_RETRIES:
+            if not nonce or nonce == claim(proof, "nonce") or self._nonce_retries >= MAX_NONCE_RETRIES:
                 return False
             self._nonce_retries += 1
             return True
@@ -365,40 +292,13 @@ class OAuthFlow:
         return offered and dpop_supported(meta)
 
     def _grant_client(self, meta: dict[str, Any]) -> dict[str, Any]:
-        """The client of a grant without a user (pre-registered: no registration is made)."""
-        s = self.settings
-        if s.private_key is not None:
-            method = "private_key_jwt"
-        elif s.client_secret:
-            method = s.token_endpoint_auth_method or secret_method(meta.get("token_endpoint_auth_methods_supported"))
-        else:
-            method = "none"
-        if s.client_id is None and method != "none":
-            raise OAuthError("a client secret or private key needs OAuthSettings(client_id=...)")
-        return {"client_id": s.client_id, "client_secret": s.client_secret, "method": method}
+        return grant_client(self.settings, meta)
 
     def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
-        cls = _need_authlib()
-        method = client.get("method", "none")
-        auth: PrivateKeyJwtAuth | None = None
-        if method == "private_key_jwt":
-            if self.settings.private_key is None:
-                raise OAuthError("private_key_jwt needs OAuthSettings(private_key=...)")
-            key = load_private_key(self.settings.private_key)
-            alg = signing_alg(key, self.settings.signing_algorithm, self.entry.get("auth_signing_algs"))
-            auth = PrivateKeyJwtAuth(key, alg, str(self.entry.get("issuer") or ""), self.settings.private_key_id)
-        elif client.get("client_id") is None:
-            method = "_anonymous"
+        """authlib's token client for ``client`` (its authentication; DPoP proofs when on)."""
         if self.entry.get("dpop"):
             options["event_hooks"] = dpop_hooks(self.dpop_key, self.nonces)
-        oauth = cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method not in (
-            "none", "private_key_jwt", "_anonymous") else None, token_endpoint_auth_method=method,
-            timeout=self.settings.timeout, **options)
-        if auth is not None:
-            oauth.register_client_auth_method(auth)
-        elif method == "_anonymous":
-            oauth.register_client_auth_method(("_anonymous", _no_client_auth))
-        return oauth
+        return token_client(self.settings, self.entry, client, **options)
 
     async def _code(self, meta: dict[str, Any], client: dict[str, Any], scope: str | None,
                     resource: str) -> tuple[str, str]:
@@ -492,21 +392,6 @@ class OAuthFlow:
 
     def __repr__(self) -> str:
         return f"OAuthFlow({self.server_url!r}, authorized={self.access_token is not None})"
-
-
-def _no_client_auth(auth: Any, method: str, uri: str, headers: Any, body: str) -> tuple[str, Any, str]:
-    """No client authentication and no ``client_id`` (a JWT bearer grant of a workload without one)."""
-    return uri, headers, body
-
-
-def _claim(jwt: str, name: str) -> Any:
-    """A claim of a JWT this client made (read without verifying: only to compare with an answer)."""
-    try:
-        part = jwt.split(".")[1]
-        claims = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-    except (IndexError, ValueError):
-        return None
-    return claims.get(name) if isinstance(claims, dict) else None
 
 
 __all__ = ["OAuthError", "OAuthFlow", "OAuthSettings"]

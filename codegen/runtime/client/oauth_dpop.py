@@ -114,10 +114,22 @@ class NonceCache:
         return True
 
 
+def claim(jwt: str, name: str) -> Any:
+    """A claim of a JWT this client made (read without verifying: only to compare with an answer)."""
+    import json
+
+    try:
+        part = jwt.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (IndexError, ValueError):
+        return None
+    return claims.get(name) if isinstance(claims, dict) else None
+
+
 def supported(meta: dict[str, Any]) -> bool:
     """The authorization server's metadata lists the proof algorithm this client signs with."""
     algs = meta.get("dpop_signing_alg_values_supported")
     return isinstance(algs, list) and DPOP_ALG in algs
 
 
-__all__ = ["DPOP_ALG", "USE_DPOP_NONCE", "DPoPKey", "NonceCache", "htu", "server_of", "supported", "token_hash"]
+__all__ = ["DPOP_ALG", "USE_DPOP_NONCE", "DPoPKey", "NonceCache", "claim", "htu", "server_of", "supported", "token_hash"]

@@ -5,6 +5,10 @@
   server's last nonce), and every ``DPoP-Nonce`` answered is remembered.
 * :func:`with_nonce_retry`: a token request that fails with ``use_dpop_nonce`` (RFC 9449 §8)
   is sent once more, with the nonce the server just gave; a second refusal is raised.
+* :func:`token_client`: authlib's token client with the client authentication of a
+  registration (``client_secret_basic``/``_post``, ``none``, ``private_key_jwt``, or none at
+  all for a workload without a client id); :func:`grant_client`: that registration for a
+  grant without a user (pre-registered).
 * :func:`run_grant`: the grants of ``client/oauth_grants.py`` (client credentials, JWT
   bearer, enterprise-managed) at the token endpoint of ``meta``.
 """
@@ -24,9 +28,16 @@ from .oauth_grants import (
     EnterpriseManaged,
     Grant,
     JwtBearer,
+    PrivateKeyJwtAuth,
+    load_private_key,
     resolve,
+    signing_alg,
 )
 from .oauth_metadata import OAuthError
+from .oauth_registration import secret_method
+
+if TYPE_CHECKING:
+    from .oauth_settings import OAuthSettings
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -56,6 +67,53 @@ async def with_nonce_retry(call: Callable[[], Awaitable[dict[str, Any]]], dpop: 
             raise
         logger.info("the token endpoint asked for a DPoP nonce: sending the request again with it")
     return await call()
+
+
+def grant_client(s: OAuthSettings, meta: dict[str, Any]) -> dict[str, Any]:
+    """The client of a grant without a user (pre-registered: no registration is made)."""
+    if s.private_key is not None:
+        method = "private_key_jwt"
+    elif s.client_secret:
+        method = s.token_endpoint_auth_method or secret_method(meta.get("token_endpoint_auth_methods_supported"))
+    else:
+        method = "none"
+    if s.client_id is None and method != "none":
+        raise OAuthError("a client secret or private key needs OAuthSettings(client_id=...)")
+    return {"client_id": s.client_id, "client_secret": s.client_secret, "method": method}
+
+
+def token_client(s: OAuthSettings, entry: dict[str, Any], client: dict[str, Any], **options: Any) -> Any:
+    """authlib's ``AsyncOAuth2Client`` for the token endpoint, authenticating as ``client``.
+
+    ``entry`` (the flow's stored state) gives the issuer (the ``private_key_jwt`` audience)
+    and the server's ``token_endpoint_auth_signing_alg_values_supported``.
+    """
+    from .oauth_settings import _need_authlib
+
+    cls = _need_authlib()
+    method = client.get("method", "none")
+    auth: PrivateKeyJwtAuth | None = None
+    if method == "private_key_jwt":
+        if s.private_key is None:
+            raise OAuthError("private_key_jwt needs OAuthSettings(private_key=...)")
+        key = load_private_key(s.private_key)
+        alg = signing_alg(key, s.signing_algorithm, entry.get("auth_signing_algs"))
+        auth = PrivateKeyJwtAuth(key, alg, str(entry.get("issuer") or ""), s.private_key_id)
+    elif client.get("client_id") is None:
+        method = "_anonymous"
+    secret = client.get("client_secret") if method not in ("none", "private_key_jwt", "_anonymous") else None
+    oauth = cls(client_id=client["client_id"], client_secret=secret, token_endpoint_auth_method=method,
+                timeout=s.timeout, **options)
+    if auth is not None:
+        oauth.register_client_auth_method(auth)
+    elif method == "_anonymous":
+        oauth.register_client_auth_method(("_anonymous", _no_client_auth))
+    return oauth
+
+
+def _no_client_auth(auth: Any, method: str, uri: str, headers: Any, body: str) -> tuple[str, Any, str]:
+    """No client authentication and no ``client_id`` (a JWT bearer grant of a workload without one)."""
+    return uri, headers, body
 
 
 def describe(exc: BaseException) -> str:
@@ -171,4 +229,5 @@ async def exchange_id_token(grant: EnterpriseManaged, meta: dict[str, Any], reso
     return str(data["access_token"])
 
 
-__all__ = ["describe", "dpop_hooks", "exchange_id_token", "run_grant", "with_nonce_retry"]
+__all__ = ["describe", "dpop_hooks", "exchange_id_token", "grant_client", "run_grant", "token_client",
+           "with_nonce_retry"]
