@@ -195,3 +195,28 @@ def test_a_refused_grant_is_raised_not_retried(server: VaultProcess, issuer: Aut
 
     run_async(main())
     assert issuer.requests()[start:] == []  # nothing sent to the authorization server, nothing retried
+
+
+def test_a_pinned_issuer_keeps_credentials_away_from_other_servers(server: VaultProcess, issuer: AuthServer) -> None:
+    rt = _runtime()
+    start = len(issuer.requests())
+    elsewhere = rt.OAuthSettings(client_id="batch-job-42", client_secret="s3cret-basic", grant=rt.ClientCredentials(),
+                                 issuer="https://auth.example.com")
+
+    async def refused() -> None:
+        with pytest.raises(Exception) as info:
+            async with _client().http(server.url, auth=elsewhere, audit=None) as client:
+                await client.whoami()
+        assert "not the configured issuer https://auth.example.com: refused" in str(info.value)
+
+    run_async(refused())
+    assert issuer.requests()[start:] == []  # the secret never went to the authorization server it named
+    pinned = rt.OAuthSettings(client_id="batch-job-42", client_secret="s3cret-basic", grant=rt.ClientCredentials(),
+                              issuer=issuer.issuer)
+
+    async def accepted() -> None:
+        async with _client().http(server.url, auth=pinned, audit=None) as client:
+            assert (await client.whoami()).subject == "batch-job-42"
+            _token(client)
+
+    run_async(accepted())

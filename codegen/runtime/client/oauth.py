@@ -58,7 +58,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache, claim
 from .oauth_dpop import supported as dpop_supported
-from .oauth_exchange import describe, dpop_hooks, grant_client, run_grant, token_client, with_nonce_retry
+from .oauth_exchange import describe, dpop_hooks, grant_client, pinned_issuer, run_grant, token_client, with_nonce_retry
 from .oauth_metadata import (
     OAuthError,
     canonical_resource,
@@ -215,13 +215,13 @@ class OAuthFlow:
         local = self.settings.allow_local_urls
         prm = await discover_resource(self.http, self.server_url, challenge, allow_local=local)
         if prm is not None:
-            issuer: str = prm["authorization_servers"][0]
+            issuer: str = pinned_issuer(self.settings.issuer, prm["authorization_servers"])
             resource = str(prm["resource"])
             meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local)
             if meta is None:
                 raise OAuthError(f"no authorization server metadata found for {issuer}")
         else:  # 2025-03-26: the MCP server's origin is the authorization server
-            issuer, resource = origin(self.server_url), self.key
+            issuer, resource = pinned_issuer(self.settings.issuer, [origin(self.server_url)]), self.key
             meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local) \
                 or fallback_metadata(self.server_url)
         entry = self.entry

@@ -69,6 +69,22 @@ async def with_nonce_retry(call: Callable[[], Awaitable[dict[str, Any]]], dpop: 
     return await call()
 
 
+def pinned_issuer(pinned: str | None, advertised: list[str]) -> str:
+    """The authorization server to use: ``OAuthSettings.issuer`` when the MCP server lists it
+    (exactly), the first one listed when none is pinned.
+
+    Raises:
+        OAuthError: an issuer is pinned and the MCP server does not list it (no credential,
+            assertion or user is sent to an authorization server the MCP server chose).
+    """
+    if pinned is None:
+        return advertised[0]
+    if pinned in advertised:
+        return pinned
+    raise OAuthError(f"the server names the authorization server(s) {', '.join(advertised)}, "
+                     f"not the configured issuer {pinned}: refused")
+
+
 def grant_client(s: OAuthSettings, meta: dict[str, Any]) -> dict[str, Any]:
     """The client of a grant without a user (pre-registered: no registration is made)."""
     if s.private_key is not None:
@@ -229,5 +245,5 @@ async def exchange_id_token(grant: EnterpriseManaged, meta: dict[str, Any], reso
     return str(data["access_token"])
 
 
-__all__ = ["describe", "dpop_hooks", "exchange_id_token", "grant_client", "run_grant", "token_client",
+__all__ = ["describe", "dpop_hooks", "exchange_id_token", "grant_client", "pinned_issuer", "run_grant", "token_client",
            "with_nonce_retry"]

@@ -50,6 +50,9 @@ class OAuthSettings:
         private_key_id: the ``kid`` of that key, sent in the assertion's header.
         signing_algorithm: the assertion's ``alg`` (default: one the server lists for the key).
         dpop: DPoP-bound tokens: True always, False never, None when both servers offer it.
+        issuer: the only authorization server to use (its issuer identifier, exactly): the
+            flow stops when the MCP server does not list it.  Strongly advised with a
+            ``grant`` (credentials are sent without a user to look at where they go).
     """
 
     client_id: str | None = None
@@ -71,6 +74,7 @@ class OAuthSettings:
     private_key_id: str | None = None
     signing_algorithm: str | None = None
     dpop: bool | None = None
+    issuer: str | None = None
 
     @classmethod
     def headless(cls, **options: Any) -> OAuthSettings:
