@@ -38,7 +38,13 @@ from everything import (  # noqa: E402
     SamplingRequest,
     SamplingResponse,
 )
-from everything._runtime.client import ClientBase, OAuthSettings  # noqa: E402  (a script: after its sys.path line)
+from everything._runtime.client import (  # noqa: E402  (a script: after its sys.path line)
+    ClientBase,
+    ClientCredentials,
+    EnterpriseManaged,
+    JwtBearer,
+    OAuthSettings,
+)
 
 #: The client ID metadata document URL the auth/basic-cimd scenario expects as client id.
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
@@ -171,6 +177,9 @@ AUTH_SCENARIOS = [
     "auth/authorization-server-migration", "auth/iss-supported", "auth/iss-not-advertised",
     "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
+    # extensions: grants without a user (settings below), DPoP (detected from both servers)
+    "auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization",
+    "auth/wif-jwt-bearer", "auth/dpop", "auth/dpop-nonce",
 ]  # fmt: skip
 
 SCENARIOS: dict[str, Scenario] = {
@@ -194,12 +203,32 @@ def oauth_settings(scenario: str, context: dict[str, Any]) -> OAuthSettings | No
     pre-registered credentials when the context has them, the CIMD URL always."""
     if not scenario.startswith("auth/"):
         return None
+    grants = grant_settings(scenario, context)
+    if grants is not None:
+        return grants
     return OAuthSettings.headless(
         client_id=context.get("client_id"),
         client_secret=context.get("client_secret"),
         client_metadata_url=CIMD_URL,
         client_name="mcp-codegen-conformance-driver",
     )
+
+
+def grant_settings(scenario: str, context: dict[str, Any]) -> OAuthSettings | None:
+    """The auth extension scenarios without a user: the context holds the client's credentials."""
+    if scenario == "auth/client-credentials-jwt":
+        return OAuthSettings(client_id=context["client_id"], private_key=context["private_key_pem"],
+                             signing_algorithm=context.get("signing_algorithm"), grant=ClientCredentials())
+    if scenario == "auth/client-credentials-basic":
+        return OAuthSettings(client_id=context["client_id"], client_secret=context["client_secret"],
+                             grant=ClientCredentials())
+    if scenario == "auth/wif-jwt-bearer":
+        return OAuthSettings(client_id=context.get("client_id"), grant=JwtBearer(assertion=context["valid_jwt"]))
+    if scenario == "auth/enterprise-managed-authorization":
+        grant = EnterpriseManaged(id_token=context["idp_id_token"], idp_token_endpoint=context["idp_token_endpoint"],
+                                  idp_client_id=context.get("idp_client_id"))
+        return OAuthSettings(client_id=context["client_id"], client_secret=context["client_secret"], grant=grant)
+    return None
 
 
 async def run(scenario: str, version: str, url: str, context: dict[str, Any]) -> None:

@@ -13,6 +13,10 @@ see docs/conformance.md.  Steps:
    with ``client_driver.py`` (the generated client runtime) as the client;
 5. print a table (passed / failed / warnings per scenario) and totals.
 
+Extension scenarios (``extensions:`` in ``scope.yml``: not on the spec timeline, which the
+harness skips at any ``--spec-version``) are run with ``--force`` at each leg that lists
+them, and fail when they record no check or a SKIPPED one.
+
 Exit status 0 only if every in-scope scenario passed, apart from the entries of
 ``expected-failures.yml``; an entry that no longer fails is an error too (remove it), so
 the list can only shrink.  Checks are counted from the harness's ``checks.json`` files:
@@ -281,19 +285,27 @@ def run_server_scenario(url: str, leg: str, scenario: str, out_root: Path, expec
     return outcome
 
 
-def run_client_scenario(leg: str, scenario: str, out_root: Path, expected: dict[str, str]) -> Outcome:
+def run_client_scenario(leg: str, scenario: str, out_root: Path, expected: dict[str, str],
+                        extension: bool = False) -> Outcome:
     outcome = Outcome("client", leg, scenario)
     started = time.monotonic()
     out_dir = out_root / f"client-{leg}" / scenario
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(DRIVER))}"
     code, text = run_harness(
-        ["client", "--command", command, "--scenario", scenario, "--spec-version", leg, "--timeout", "60000"],
+        ["client", "--command", command, "--scenario", scenario, "--spec-version", leg, "--timeout", "60000",
+         *(["--force"] if extension else [])],
         out_dir,
         120,
     )
     outcome.seconds = time.monotonic() - started
     checks = read_checks(out_dir)
     score(outcome, checks, expected)
+    if extension:  # every check of an extension scenario must run (none skipped, some recorded)
+        skipped = [str(c.get("id")) for c in checks if c.get("status") == "SKIPPED"]
+        if skipped:
+            outcome.failures.append(f"skipped check(s): {', '.join(skipped)}")
+        if not checks:
+            outcome.failures.append("no checks recorded (skipped by the harness?)")
     if code != 0 and not outcome.failures:
         # The harness also fails a client scenario on warnings, a timeout or a driver crash.
         where = out_dir / "harness-output.txt"
@@ -369,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     expected = load_expected(EXPECTED_FILE)
     HARNESS_SKIPPED = dict(scope.get("harness_skipped") or {})
     fixture_tools = set(scope["fixture_tools"])
+    extensions = set(scope.get("extensions") or [])
     if args.out.exists():
         shutil.rmtree(args.out)
     args.out.mkdir(parents=True)
@@ -400,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stop()
     for leg, scenario in wanted("client"):
-        outcome = run_client_scenario(leg, scenario, args.out, expected.get(f"client {leg}", {}))
+        outcome = run_client_scenario(leg, scenario, args.out, expected.get(f"client {leg}", {}),
+                                      extension=scenario in extensions)
         outcomes.append(outcome)
         print(f"  {'ok  ' if outcome.ok else 'FAIL'} client {leg} {scenario} ({outcome.seconds:.1f}s)", flush=True)
 

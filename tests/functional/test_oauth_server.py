@@ -145,6 +145,9 @@ def test_without_a_token_the_challenge_names_the_metadata(server: VaultProcess, 
             "scopes_supported": ["vault:read", "vault:write"],
             "bearer_methods_supported": ["header"],
             "resource_name": "Test vault",
+            # DPoP-bound tokens are accepted by default (test_oauth_dpop_server.py)
+            "dpop_signing_alg_values_supported": ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+                                                  "ES256", "ES384", "ES512", "EdDSA"],
         }
     assert httpx.post(prm_url, timeout=10).status_code == 405
     # legacy initialize without a token: the same challenge

@@ -59,7 +59,7 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
     assert meta["project"]["name"] == "weather" and meta["project"]["version"] == "1.2.0"
     assert meta["project"]["scripts"] == {"weather-server": "weather.__main__:cli"}
     assert meta["project"]["optional-dependencies"]["http"]
-    assert "authlib>=1.6" in meta["project"]["optional-dependencies"]["oauth"]  # the OAuth client flow
+    assert "authlib>=1.7" in meta["project"]["optional-dependencies"]["oauth"]  # the OAuth client flow
     prefix = tmp_path / "prefix"
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--prefix", str(prefix),
                            str(tmp_path / "out" / "weather")], capture_output=True, text=True, timeout=300)

@@ -5,7 +5,8 @@
 //
 // Prints one JSON line {"issuer": ..., "kid": ...} once listening.  On top of the library:
 // * token endpoint (client_credentials, ...): RFC 8707 `resource` becomes `aud`; `sub`
-//   becomes the subject; `client_id` (basic auth or form) is copied into the token;
+//   becomes the subject; `client_id` (basic auth, form, or a client assertion's `iss`) is
+//   copied into the token;
 //   `x_claims` (a JSON object) is merged into the payload (null deletes a claim), so tests
 //   can ask for expired or wrong-issuer tokens signed by the real key.
 // * introspection (RFC 7662) answers for real: it demands the resource server's client
@@ -21,7 +22,14 @@
 //   from now on expire `seconds` after issue; their `expires_in` says so, or is left out when
 //   `advertise` is false; {} goes back to the library's hour.
 // * GET /test/requests: the /authorize and /token requests so far, without secrets
-//   ({endpoint, grant_type, client_id, scope, resource, code_challenge_method}).
+//   ({endpoint, grant_type, client_id, scope, resource, code_challenge_method, dpop,
+//   client_assertion_type}).
+// * DPoP (RFC 9449) at the token endpoint: a request with a `DPoP` proof (ES256, checked:
+//   typ, public jwk, signature, htm POST, htu the token endpoint, iat within 300 s) gets a
+//   token bound to the proof's key (`cnf.jkt`, `token_type: DPoP`); a bad proof: 400
+//   invalid_dpop_proof.  POST /test/dpop {advertise}: list ES256 in the metadata's
+//   `dpop_signing_alg_values_supported` (off by default).
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,6 +52,13 @@ function clientOf(req) {
     const [id, secret] = Buffer.from(auth.slice(6), 'base64').toString().split(':');
     return { id: decodeURIComponent(id ?? ''), secret: decodeURIComponent(secret ?? '') };
   }
+  if (req.body?.client_assertion) {  // private_key_jwt: the client is the assertion's iss (not verified here)
+    try {
+      return { id: decodeJwt(req.body.client_assertion).iss, secret: undefined };
+    } catch {
+      return { id: undefined, secret: undefined };
+    }
+  }
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }
 
@@ -58,6 +73,32 @@ const codes = new Map(); // code -> {scope, client_id}
 const refreshTokens = new Map(); // refresh token -> {scope, client_id}
 const requests = [];
 let lifetime = null; // {seconds, advertise}
+let advertiseDpop = false;
+
+function dpopProof(req) {
+  const proof = req.headers.dpop;
+  if (!proof) return null;
+  try {
+    const [h, p, sig] = String(proof).split('.');
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256' || !header.jwk || header.jwk.d !== undefined) {
+      return { error: 'bad header' };
+    }
+    const key = createPublicKey({ key: header.jwk, format: 'jwk' });
+    const ok = verifySignature('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' },
+      Buffer.from(sig, 'base64url'));
+    const htuOk = typeof payload.htu === 'string' && payload.htu === `${issuer.url}/token`;
+    if (!ok || payload.htm !== 'POST' || !htuOk || typeof payload.jti !== 'string'
+        || Math.abs(Date.now() / 1000 - payload.iat) > 300) {
+      return { error: 'bad proof' };
+    }
+    const { crv, kty, x, y } = header.jwk;
+    return { jkt: createHash('sha256').update(JSON.stringify({ crv, kty, x, y })).digest('base64url') };
+  } catch {
+    return { error: 'malformed proof' };
+  }
+}
 
 function grantOf(body) {
   if (body.grant_type === 'authorization_code') return codes.get(body.code);
@@ -83,13 +124,27 @@ server.service.on(Events.BeforeTokenSigning, (token, req) => {
   if (grant) token.payload.scope = grant.scope;
   if (grant && lifetime) token.payload.exp = token.payload.iat + lifetime.seconds;
   if (body.x_claims) merge(token.payload, JSON.parse(body.x_claims));
+  const proof = dpopProof(req);
+  if (proof?.jkt) token.payload.cnf = { jkt: proof.jkt };
+});
+
+server.service.on(Events.BeforeWellKnownOpenIdConfiguration, (response) => {
+  if (advertiseDpop) response.body.dpop_signing_alg_values_supported = ['ES256'];
 });
 
 server.service.on(Events.BeforeResponse, (response, req) => {
   const body = req.body ?? {};
   const client = clientOf(req);
   requests.push({ endpoint: 'token', grant_type: body.grant_type ?? null, client_id: client.id ?? null,
-                  scope: body.scope ?? null, resource: body.resource ?? null });
+                  scope: body.scope ?? null, resource: body.resource ?? null, dpop: Boolean(req.headers.dpop),
+                  client_assertion_type: body.client_assertion_type ?? null });
+  const proof = dpopProof(req);
+  if (proof?.error) {
+    response.statusCode = 400;
+    response.body = { error: 'invalid_dpop_proof' };
+    return;
+  }
+  if (proof?.jkt && response.body?.access_token) response.body.token_type = 'DPoP';
   if (body.grant_type === 'authorization_code' || body.grant_type === 'refresh_token') {
     const grant = grantOf(body);
     codes.delete(body.code);
@@ -152,6 +207,11 @@ server.service.addRoute('POST', '/test/token', async (req, res) => {
 server.service.addRoute('POST', '/test/lifetime', async (req, res) => {
   const seconds = req.body?.seconds;
   lifetime = typeof seconds === 'number' ? { seconds, advertise: req.body?.advertise !== false } : null;
+  sendJson(res, 200, {});
+});
+
+server.service.addRoute('POST', '/test/dpop', async (req, res) => {
+  advertiseDpop = req.body?.advertise === true;
   sendJson(res, 200, {});
 });
 

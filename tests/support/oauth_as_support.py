@@ -49,8 +49,10 @@ class AuthServer:
     proc: subprocess.Popen[str]
 
     def token(self, *, scope: str | None = None, resource: str | None = None, sub: str | None = None,
-              client: tuple[str, str] = ("app-client", "app-secret"), claims: dict[str, Any] | None = None) -> str:
-        """An access token from the real token endpoint (client credentials grant)."""
+              client: tuple[str, str] = ("app-client", "app-secret"), claims: dict[str, Any] | None = None,
+              dpop: str | None = None) -> str:
+        """An access token from the real token endpoint (client credentials grant); with a
+        ``dpop`` proof of the token request, bound to its key (``cnf.jkt``)."""
         form = {"grant_type": "client_credentials"}
         if scope is not None:
             form["scope"] = scope
@@ -60,9 +62,15 @@ class AuthServer:
             form["sub"] = sub
         if claims:
             form["x_claims"] = json.dumps(claims)
-        res = httpx.post(f"{self.issuer}/token", data=form, auth=client, timeout=10)
+        res = httpx.post(f"{self.issuer}/token", data=form, auth=client, timeout=10,
+                         headers={"dpop": dpop} if dpop else None)
         assert res.status_code == 200, res.text
+        assert res.json()["token_type"] == ("DPoP" if dpop else "Bearer")
         return str(res.json()["access_token"])
+
+    def advertise_dpop(self, on: bool) -> None:
+        """List ES256 in the metadata's ``dpop_signing_alg_values_supported`` (or stop)."""
+        assert httpx.post(f"{self.issuer}/test/dpop", json={"advertise": on}, timeout=10).status_code == 200
 
     def rotate(self, kid: str) -> None:
         """Add a new signing key named ``kid`` (published in the JWKS from now on)."""

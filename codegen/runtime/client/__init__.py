@@ -20,7 +20,8 @@ work is done in:
                   session, renewed after a 404; ``http_conn``: the h11 connection pool)
 ``types``         the models and records handlers and hooks receive
 ``oauth``         the OAuth 2.1 flow of the HTTP transport (``oauth_metadata``: discovery;
-                  ``oauth_redirect``: redirect handlers; ``tokens``: token storage)
+                  ``oauth_redirect``: redirect handlers; ``tokens``: token storage;
+                  ``oauth_grants``: grants without a user; ``oauth_dpop``: DPoP proofs)
 ================  ================================================================
 
 Connecting
@@ -47,6 +48,7 @@ from .handshake import Era
 from .hooks import arguments_digest as arguments_digest
 from .hooks import default_audit_hook
 from .oauth import OAuthError, OAuthSettings
+from .oauth_grants import ClientCredentials, EnterpriseManaged, JwtBearer, assertion_from_env, assertion_from_file
 from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect
 from .results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
 from .results import UNSET, Unset, wire_arguments
@@ -58,9 +60,12 @@ __all__ = [
     "UNSET",
     "CallMayHaveRunError",
     "ClientBase",
+    "ClientCredentials",
+    "EnterpriseManaged",
     "Era",
     "FileTokenStorage",
     "HeadlessRedirect",
+    "JwtBearer",
     "LoopbackBrowserRedirect",
     "MemoryTokenStorage",
     "OAuthError",
@@ -70,6 +75,8 @@ __all__ = [
     "SyncClientBase",
     "TokenStorage",
     "Unset",
+    "assertion_from_env",
+    "assertion_from_file",
     "default_audit_hook",
     "wire_arguments",
 ]

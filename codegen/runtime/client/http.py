@@ -197,7 +197,7 @@ class HttpTransport(ResponseReader):
             if self.session_id is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(
-                        self._http.delete(self.url, headers=self.base_headers(legacy=True)), 2.0
+                        self._http.delete(self.url, headers=self.base_headers(legacy=True, method="DELETE")), 2.0
                     )
             for owned in {self._http, self._oauth_http} - {None, self._given_client}:
                 with contextlib.suppress(Exception):
@@ -241,12 +241,14 @@ class HttpTransport(ResponseReader):
         return task
 
     # -- headers -------------------------------------------------------------------------------
-    def base_headers(self, *, legacy: bool) -> dict[str, str]:
+    def base_headers(self, *, legacy: bool, method: str = "POST") -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         headers.update(self.headers)
-        token = self.oauth.authorization() if self.oauth is not None else None
-        if token or self.bearer_token:
-            headers["authorization"] = token or f"Bearer {self.bearer_token}"
+        auth = self.oauth.request_headers(method, self.url) if self.oauth is not None else {}
+        if auth:
+            headers.update(auth)  # Authorization (and a DPoP proof for this method: client/oauth_dpop.py)
+        elif self.bearer_token:
+            headers["authorization"] = f"Bearer {self.bearer_token}"
         if legacy:
             if self.session_id is not None:
                 headers["mcp-session-id"] = self.session_id
@@ -303,7 +305,8 @@ class HttpTransport(ResponseReader):
             for _ in range(4):
                 headers = await self._authorized(message)
                 resp = await self._http.post(self.url, content=_encode(message), headers=headers)
-                if self.oauth is None or not await self.oauth.after(resp.status_code, resp.headers, headers.get("authorization")):
+                if self.oauth is None or not await self.oauth.after(resp.status_code, resp.headers,
+                                                                    headers.get("authorization"), headers.get("dpop")):
                     break
         except (httpx.HTTPError, OAuthError) as exc:
             logger.warning("POST of a %s failed: %r", _describe(message), exc)
@@ -330,7 +333,7 @@ class HttpTransport(ResponseReader):
                 sent = headers.get("mcp-session-id") if self.era == "legacy" else None
                 async with self._http.stream("POST", self.url, content=_encode(message), headers=headers) as resp:
                     if self.oauth is not None and await self.oauth.after(resp.status_code, resp.headers,
-                                                                         headers.get("authorization")):
+                                                                         headers.get("authorization"), headers.get("dpop")):
                         continue
                     if message.get("method") == "initialize":
                         sid = resp.headers.get("mcp-session-id")

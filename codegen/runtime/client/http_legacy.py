@@ -81,8 +81,8 @@ class LegacyTransport(Protocol):
         """Run ``coro`` as one of the transport's background tasks."""
         ...
 
-    def base_headers(self, *, legacy: bool) -> dict[str, str]:
-        """Accept, auth and (``legacy``) the session headers."""
+    def base_headers(self, *, legacy: bool, method: str = "POST") -> dict[str, str]:
+        """Accept, auth (a DPoP proof for ``method``) and (``legacy``) the session headers."""
         ...
 
     def open_stream(self, method: str, headers: Mapping[str, str], content: bytes = b"") -> Any:
@@ -246,7 +246,7 @@ class LegacySession:
         while attempts < t.max_reconnects:
             attempts += 1
             await asyncio.sleep((retry if retry is not None else t.default_retry_ms) / 1000.0)
-            headers = t.base_headers(legacy=True)
+            headers = t.base_headers(legacy=True, method="GET")
             headers["accept"] = "text/event-stream"
             headers["last-event-id"] = last_id
             try:
@@ -277,7 +277,7 @@ class LegacySession:
         failures = 0
         while not t.closing and failures < t.max_reconnects:
             sid = self.id
-            headers = t.base_headers(legacy=True)
+            headers = t.base_headers(legacy=True, method="GET")
             headers["accept"] = "text/event-stream"
             if last_id is not None:
                 headers["last-event-id"] = last_id

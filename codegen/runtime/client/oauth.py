@@ -26,6 +26,17 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
    authentication of the registration or of ``token_endpoint_auth_methods_supported``
    (``client_secret_basic``, ``client_secret_post``, ``none``), and stores the tokens.
 
+Instead of steps 6-8, ``OAuthSettings.grant`` names a grant without a user
+(``client/oauth_grants.py``: client credentials, JWT bearer for workload identity,
+enterprise-managed authorization), run by ``client/oauth_exchange.py``.  With a
+``private_key`` the client authenticates with ``private_key_jwt`` (RFC 7523).  DPoP (RFC 9449,
+``client/oauth_dpop.py``): on when ``OAuthSettings.dpop`` is true, or (``None``, the default)
+when the authorization server lists ``ES256`` in ``dpop_signing_alg_values_supported`` and the
+resource server challenges with the ``DPoP`` scheme or its metadata names DPoP; then every token
+request and every request to the MCP server carries a fresh proof, server nonces are used (a
+``use_dpop_nonce`` refusal is retried with the new nonce), and a ``token_type: DPoP`` token is
+sent as ``Authorization: DPoP <token>``.
+
 Then the transport sends the request again.  Tokens close to expiry are refreshed before a
 request.  At most ``max_authorizations`` authorizations (and refreshes) follow each other
 without a request succeeding: after that the refusal is delivered to the caller (no loop on
@@ -39,12 +50,15 @@ import asyncio
 import hmac
 import inspect
 import logging
+import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache, claim
+from .oauth_dpop import supported as dpop_supported
+from .oauth_exchange import describe, dpop_hooks, grant_client, pinned_issuer, run_grant, token_client, with_nonce_retry
 from .oauth_metadata import (
     OAuthError,
     canonical_resource,
@@ -54,9 +68,9 @@ from .oauth_metadata import (
     origin,
     parse_challenge,
 )
-from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect, RedirectHandler
+from .oauth_redirect import LoopbackBrowserRedirect, RedirectHandler
 from .oauth_registration import choose_client
-from .tokens import MemoryTokenStorage, TokenStorage
+from .oauth_settings import OAuthSettings
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -65,63 +79,9 @@ logger = logging.getLogger("mcp_codegen.client.oauth")
 
 #: Seconds before expiry at which a token is refreshed ahead of a request.
 REFRESH_LEEWAY = 30.0
-
-
-def _need_authlib() -> Any:
-    try:
-        from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped, import-not-found, unused-ignore]
-    except ImportError:  # pragma: no cover - optional extra
-        raise RuntimeError("OAuth needs authlib and httpx: pip install 'authlib>=1.6' httpx "
-                           "(or the package's [oauth] extra)") from None
-    return AsyncOAuth2Client
-
-
-@dataclass
-class OAuthSettings:
-    """How a client authorizes with a protected MCP server (see the module docstring).
-
-    Args:
-        client_id: a pre-registered client id (then no registration is made).
-        client_secret: its secret, for a confidential pre-registered client.
-        client_metadata_url: the HTTPS URL of this client's metadata document, used as the
-            client id when the authorization server supports client ID metadata documents.
-        client_name: the name sent in a dynamic registration.
-        redirect_handler: takes the authorization URL, returns the callback URL (sync or
-            async); default: :class:`~client.oauth_redirect.LoopbackBrowserRedirect`.
-        redirect_uri: the redirect URI; default: the handler's ``redirect_uri``.
-        scope: a fixed scope to ask for instead of the selection strategy (space-separated).
-        storage: where tokens and registrations are kept (default: memory).
-        token_endpoint_auth_method: force ``client_secret_basic``, ``client_secret_post``
-            or ``none`` for a pre-registered client.
-        offline_access: ask for ``offline_access`` (a refresh token) when the server offers it.
-        max_authorizations: authorizations in a row without a successful request.
-        application_type: sent in a dynamic registration (``native`` or ``web``).
-        timeout: seconds per request to the authorization server.
-        allow_local_urls: let metadata name plain-http, loopback, private or link-local
-            URLs whatever the MCP server's address (a local test set-up); other schemes than
-            http(s) stay refused.
-    """
-
-    client_id: str | None = None
-    client_secret: str | None = field(default=None, repr=False)
-    client_metadata_url: str | None = None
-    client_name: str = "mcp-codegen client"
-    redirect_handler: RedirectHandler | None = None
-    redirect_uri: str | None = None
-    scope: str | None = None
-    storage: TokenStorage = field(default_factory=MemoryTokenStorage)
-    token_endpoint_auth_method: str | None = None
-    offline_access: bool = True
-    max_authorizations: int = 3
-    application_type: str = "native"
-    timeout: float = 30.0
-    allow_local_urls: bool = False
-
-    @classmethod
-    def headless(cls, **options: Any) -> OAuthSettings:
-        """Settings with the :class:`HeadlessRedirect` handler (servers that approve without a user)."""
-        return cls(redirect_handler=HeadlessRedirect(options.pop("redirect_uri", "http://127.0.0.1:8765/callback")),
-                   **options)
+#: ``use_dpop_nonce`` refusals retried in a row without a request succeeding.
+MAX_NONCE_RETRIES = 4
+_DPOP_SCHEME = re.compile(r"(?:^|,)\s*dpop\b", re.IGNORECASE)
 
 
 class OAuthFlow:
@@ -145,6 +105,11 @@ class OAuthFlow:
         self._entry: dict[str, Any] | None = None
         self._lock: asyncio.Lock | None = None
         self._handler: RedirectHandler | None = settings.redirect_handler
+        #: The last ``DPoP-Nonce`` of each server.
+        self.nonces = NonceCache()
+        self._dpop_key: DPoPKey | None = None
+        self._nonce_retries = 0
+        self._rs_dpop = False
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -165,7 +130,31 @@ class OAuthFlow:
     def authorization(self) -> str | None:
         """The ``Authorization`` header value, or None before any token."""
         token = self.access_token
-        return f"Bearer {token}" if token else None
+        if not token:
+            return None
+        kind = str((self.entry.get("token") or {}).get("token_type") or "")
+        return f"DPoP {token}" if kind.lower() == "dpop" and self.entry.get("dpop_key") else f"Bearer {token}"
+
+    @property
+    def dpop_key(self) -> DPoPKey:
+        """The DPoP key of the stored tokens (made and stored when there is none)."""
+        stored = self.entry.get("dpop_key")
+        if self._dpop_key is None or not isinstance(stored, dict):
+            self._dpop_key = DPoPKey(stored if isinstance(stored, dict) else None)
+            if not isinstance(stored, dict):
+                self.entry["dpop_key"] = self._dpop_key.private_jwk()
+                self._save()
+        return self._dpop_key
+
+    def request_headers(self, method: str, url: str) -> dict[str, str]:
+        """``Authorization`` (and ``DPoP``, a fresh proof, for a DPoP-bound token) of one request."""
+        auth = self.authorization()
+        if auth is None:
+            return {}
+        headers = {"authorization": auth}
+        if auth.startswith("DPoP "):
+            headers["dpop"] = self.dpop_key.proof(method, url, access_token=auth[5:], nonce=self.nonces.get(url))
+        return headers
 
     # -- called by the transport --------------------------------------------------------------
     async def prepare(self) -> None:
@@ -182,16 +171,30 @@ class OAuthFlow:
             if self.entry.get("token") is token:
                 await self._refresh()
 
-    async def after(self, status: int, headers: Mapping[str, str], sent: str | None) -> bool:
+    async def after(self, status: int, headers: Mapping[str, str], sent: str | None,
+                    proof: str | None = None) -> bool:
         """See an answer; True when the request should be sent again (authorized now).
+
+        ``sent``: the request's ``Authorization``; ``proof``: its ``DPoP`` header.
 
         Raises:
             OAuthError: the flow failed (its text says why).
         """
+        nonce = headers.get("dpop-nonce")
+        self.nonces.update(self.server_url, nonce)
         if status < 400:
-            self.attempts = 0
+            self.attempts = self._nonce_retries = 0
             return False
-        challenge = parse_challenge(headers.get("www-authenticate"))
+        header = headers.get("www-authenticate")
+        challenge = parse_challenge(header)
+        if header and _DPOP_SCHEME.search(header):
+            self._rs_dpop = True
+        if status == 401 and challenge.get("error") == USE_DPOP_NONCE and proof is not None:
+            # RFC 9449 §9: send it again with the server's nonce (a new one: not the refused one)
+            if not nonce or nonce == claim(proof, "nonce") or self._nonce_retries >= MAX_NONCE_RETRIES:
+                return False
+            self._nonce_retries += 1
+            return True
         if status != 401 and not (status == 403 and challenge.get("error") == "insufficient_scope"):
             return False
         if self._lock is None:
@@ -212,13 +215,13 @@ class OAuthFlow:
         local = self.settings.allow_local_urls
         prm = await discover_resource(self.http, self.server_url, challenge, allow_local=local)
         if prm is not None:
-            issuer: str = prm["authorization_servers"][0]
+            issuer: str = pinned_issuer(self.settings.issuer, prm["authorization_servers"])
             resource = str(prm["resource"])
             meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local)
             if meta is None:
                 raise OAuthError(f"no authorization server metadata found for {issuer}")
         else:  # 2025-03-26: the MCP server's origin is the authorization server
-            issuer, resource = origin(self.server_url), self.key
+            issuer, resource = pinned_issuer(self.settings.issuer, [origin(self.server_url)]), self.key
             meta = await discover_issuer(self.http, issuer, self.server_url, allow_local=local) \
                 or fallback_metadata(self.server_url)
         entry = self.entry
@@ -226,11 +229,21 @@ class OAuthFlow:
             logger.info("the authorization server of %s changed to %s: forgetting the old tokens and client",
                         self.server_url, issuer)
             entry.clear()
-        entry.update(issuer=issuer, resource=resource, token_endpoint=meta["token_endpoint"])
+        entry.update(issuer=issuer, resource=resource, token_endpoint=meta["token_endpoint"],
+                     auth_signing_algs=meta.get("token_endpoint_auth_signing_alg_values_supported"),
+                     dpop=self._use_dpop(meta, prm))
         token = entry.get("token")
         if status == 401 and isinstance(token, dict) and token.get("refresh_token") and await self._refresh():
             return
         scope = self._scope(status, challenge, prm, meta)
+        grant = self.settings.grant
+        if grant is not None:  # no user: client credentials, JWT bearer, enterprise-managed
+            client = entry["client"] = self._grant_client(meta)
+            self.authorizations += 1
+            fresh = await run_grant(grant, meta, resource, scope, lambda: self._oauth_client(client),
+                                    bool(entry["dpop"]), self.http, self.settings.timeout)
+            self._store(fresh, scope)
+            return
         client = await self._client(meta)
         verifier_params = await self._code(meta, client, scope, resource)
         await self._exchange(meta, client, resource, scope, *verifier_params)
@@ -245,7 +258,7 @@ class OAuthFlow:
         if status == 403:
             wanted = [*str(self.entry.get("scope") or "").split(), *wanted]
         supported = meta.get("scopes_supported")
-        if wanted and self.settings.offline_access and isinstance(supported, list) and "offline_access" in supported:
+        if wanted and self.settings.offline_access and self.settings.grant is None and isinstance(supported, list) and "offline_access" in supported:
             wanted.append("offline_access")
         return " ".join(dict.fromkeys(wanted)) or None
 
@@ -269,15 +282,28 @@ class OAuthFlow:
         self._save()
         return client
 
-    def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
-        cls = _need_authlib()
-        method = client.get("method", "none")
-        from .oauth_net import http_module_of, make_checked_transport
+    def _use_dpop(self, meta: dict[str, Any], prm: dict[str, Any] | None) -> bool:
+        """DPoP for this authorization server (see the module docstring)."""
+        wanted = self.settings.dpop
+        if wanted is not None:
+            return wanted
+        offered = self._rs_dpop or (prm is not None and (prm.get("dpop_bound_access_tokens_required") is True
+                                                         or isinstance(prm.get("dpop_signing_alg_values_supported"), list)))
+        return offered and dpop_supported(meta)
 
-        checked = make_checked_transport(self.server_url, allow_local=self.settings.allow_local_urls,
-                                         http_module=http_module_of(cls))
-        return cls(client_id=client["client_id"], client_secret=client.get("client_secret") if method != "none" else None,
-                   token_endpoint_auth_method=method, timeout=self.settings.timeout, transport=checked, **options)
+    def _grant_client(self, meta: dict[str, Any]) -> dict[str, Any]:
+        return grant_client(self.settings, meta)
+
+    def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
+        """authlib's token client for ``client`` (DPoP when on; addresses checked by client/oauth_net.py)."""
+        from .oauth_net import http_module_of, make_checked_transport
+        from .oauth_settings import _need_authlib
+
+        if self.entry.get("dpop"):
+            options["event_hooks"] = dpop_hooks(self.dpop_key, self.nonces)
+        options["transport"] = make_checked_transport(self.server_url, allow_local=self.settings.allow_local_urls,
+                                                      http_module=http_module_of(_need_authlib()))
+        return token_client(self.settings, self.entry, client, **options)
 
     async def _code(self, meta: dict[str, Any], client: dict[str, Any], scope: str | None,
                     resource: str) -> tuple[str, str]:
@@ -313,12 +339,16 @@ class OAuthFlow:
     async def _exchange(self, meta: dict[str, Any], client: dict[str, Any], resource: str, scope: str | None,
                         code: str, verifier: str) -> None:
         _, redirect_uri = self._redirect()
-        try:
+
+        async def call() -> dict[str, Any]:
             async with self._oauth_client(client, redirect_uri=redirect_uri) as oauth:
-                token = await oauth.fetch_token(meta["token_endpoint"], grant_type="authorization_code", code=code,
-                                                code_verifier=verifier, resource=resource)
+                return dict(await oauth.fetch_token(meta["token_endpoint"], grant_type="authorization_code", code=code,
+                                                    code_verifier=verifier, resource=resource))
+
+        try:
+            token = await with_nonce_retry(call, bool(self.entry.get("dpop")))
         except Exception as exc:
-            raise OAuthError(f"the token request to {meta['token_endpoint']} failed: {_describe(exc)}") from None
+            raise OAuthError(f"the token request to {meta['token_endpoint']} failed: {describe(exc)}") from None
         self._store(token, scope)
 
     async def _refresh(self) -> bool:
@@ -328,12 +358,16 @@ class OAuthFlow:
         endpoint = entry.get("token_endpoint")
         if not token.get("refresh_token") or not isinstance(client, dict) or not isinstance(endpoint, str):
             return False
-        try:
+
+        async def call() -> dict[str, Any]:
             async with self._oauth_client(client) as oauth:
-                fresh = await oauth.refresh_token(endpoint, refresh_token=token["refresh_token"],
-                                                  resource=entry.get("resource") or self.key)
+                return dict(await oauth.refresh_token(endpoint, refresh_token=token["refresh_token"],
+                                                      resource=entry.get("resource") or self.key))
+
+        try:
+            fresh = await with_nonce_retry(call, bool(entry.get("dpop")))
         except Exception as exc:
-            logger.info("refreshing the token at %s failed: %s", endpoint, _describe(exc))
+            logger.info("refreshing the token at %s failed: %s", endpoint, describe(exc))
             entry.pop("token", None)
             self._save()
             return False
@@ -363,18 +397,6 @@ class OAuthFlow:
 
     def __repr__(self) -> str:
         return f"OAuthFlow({self.server_url!r}, authorized={self.access_token is not None})"
-
-
-def _describe(exc: BaseException) -> str:
-    """An exception as text without request bodies (authlib's errors carry only the server's
-    ``error`` and ``error_description``)."""
-    error = getattr(exc, "error", None)
-    if isinstance(error, str):
-        text = getattr(exc, "description", None)
-        return f"{error}" + (f" ({text})" if isinstance(text, str) and text else "")
-    if isinstance(exc, OAuthError):  # our own text (client/oauth_net.py: size, time, address)
-        return str(exc)
-    return type(exc).__name__
 
 
 __all__ = ["OAuthError", "OAuthFlow", "OAuthSettings"]

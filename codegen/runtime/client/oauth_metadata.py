@@ -65,10 +65,10 @@ class OAuthError(Exception):
 
 
 def parse_challenge(header: str | None) -> dict[str, str]:
-    """The auth-params of a ``Bearer`` challenge (lower-case names); {} without one."""
+    """The auth-params of a ``Bearer`` (or ``DPoP``, RFC 9449 §7.1) challenge (lower-case names); {} without one."""
     if not header:
         return {}
-    match = re.search(r"(?:^|,)\s*bearer\b", header, re.IGNORECASE)
+    match = re.search(r"(?:^|,)\s*(?:bearer|dpop)\b", header, re.IGNORECASE)
     if match is None:
         return {}
     params: dict[str, str] = {}

@@ -31,6 +31,7 @@ class RegistrationSettings(Protocol):
     client_metadata_url: str | None
     client_name: str
     token_endpoint_auth_method: str | None
+    private_key: str | bytes | None
     application_type: str
     timeout: float
 
@@ -55,6 +56,8 @@ async def choose_client(s: RegistrationSettings, meta: dict[str, Any], redirect_
     if s.client_id:
         secret = s.client_secret
         method = s.token_endpoint_auth_method or secret_method(supported) if secret else "none"
+        if s.private_key is not None:
+            method = "private_key_jwt"
         client = {"client_id": s.client_id, "client_secret": secret, "method": method}
     elif s.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
         client = {"client_id": s.client_metadata_url, "method": "none"}

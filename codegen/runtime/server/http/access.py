@@ -13,7 +13,9 @@
   the challenge names the protected resource metadata and the default scopes; a refused
   token is 401 ``invalid_token`` (the reason is logged, never the token), a token lacking
   the default scopes 403 ``insufficient_scope``, an unreachable authorization server 503.
-  :meth:`AccessPolicy.serve_metadata` answers the metadata document.
+  :meth:`AccessPolicy.serve_metadata` answers the metadata document.  DPoP: ``Authorization:
+  DPoP <token>`` needs a valid proof (:mod:`server.http.dpop`) and a token bound to its key
+  (``cnf.jkt``); a bound token sent as ``Bearer`` is refused.
 * :func:`client_key`: the rate-limit key, the principal when authenticated, else the
   client address.
 """
@@ -27,7 +29,8 @@ import secrets
 from typing import Any
 
 from ...wire import protocol as p
-from ..principal import identity
+from ..principal import Principal, identity
+from .dpop import DPoPError
 from .oauth import ResourceServer
 from .request import HttpError, Request, Send
 from .settings import HttpSettings
@@ -168,6 +171,8 @@ class AccessPolicy:
         auth = req.get("authorization") or ""
         scheme, _, token = auth.strip(" \t").partition(" ")
         token = token.strip(" \t")  # HTTP whitespace only: str.strip() also eats NBSP and NEL
+        if rs is not None and rs.dpop is not None and scheme.lower() == "dpop" and token:
+            return await self._dpop(req, rs, token)
         if scheme.lower() != "bearer" or not token:
             raise self._refuse("Unauthorized: bearer token required", None)
         principal: Any = None
@@ -180,10 +185,41 @@ class AccessPolicy:
             if inspect.isawaitable(principal):
                 principal = await principal
         if principal is None and rs is not None:
+            if rs.settings.dpop == "require":
+                logger.info("bearer token refused: DPoP is required")
+                raise self._refuse("Unauthorized: a DPoP-bound token is required", "invalid_token")
             principal = await self._verify(rs, token)
+            if isinstance(principal, Principal) and rs.dpop is not None and _bound_to(principal) is not None:
+                logger.info("bearer token refused: a DPoP-bound token sent without its proof")
+                principal = None
         if principal is None:
             raise self._refuse("Unauthorized: invalid bearer token", "invalid_token")
         return principal
+
+    async def _dpop(self, req: Request, rs: ResourceServer, token: str) -> Any:
+        """A DPoP request: the proof (:mod:`server.http.dpop`), then the token and its binding."""
+        assert rs.dpop is not None
+        try:
+            proof = rs.dpop.check(req.get("dpop"), req.method, token)
+        except DPoPError as exc:
+            raise self._dpop_refused(rs, exc) from None
+        principal = await self._verify(rs, token)
+        if principal is not None and (not isinstance(principal, Principal) or _bound_to(principal) != proof.jkt):
+            logger.info("bearer token refused: not bound to the DPoP proof's key")
+            principal = None
+        if principal is None:
+            raise rs.refuse(401, "Unauthorized: invalid DPoP-bound token", "invalid_token", scheme="DPoP")
+        try:
+            rs.dpop.remember(proof)
+        except DPoPError as exc:
+            raise self._dpop_refused(rs, exc) from None
+        return principal
+
+    @staticmethod
+    def _dpop_refused(rs: ResourceServer, exc: DPoPError) -> HttpError:
+        logger.info("DPoP proof refused: %s", exc.reason)
+        message = "Unauthorized: DPoP nonce required" if exc.nonce else "Unauthorized: invalid DPoP proof"
+        return rs.refuse(401, message, exc.error, scheme="DPoP", nonce=exc.nonce)
 
     def _refuse(self, message: str, error: str | None) -> HttpError:
         """401 with the challenge: the OAuth resource's (metadata, scopes), else a static one."""
@@ -214,3 +250,10 @@ class AccessPolicy:
             return None
         rs.check_scopes(principal, None)
         return principal
+
+
+def _bound_to(principal: Principal) -> str | None:
+    """The ``cnf.jkt`` (RFC 9449 §6) a token's claims bind it to, or None."""
+    cnf = principal.claims.get("cnf")
+    jkt = cnf.get("jkt") if isinstance(cnf, dict) else None
+    return jkt if isinstance(jkt, str) else None

@@ -19,6 +19,14 @@ the two merge (settings win).  Then:
 * The verifier: ``OAuthSettings.verifier``, else introspection when ``introspection_url``
   is set, else JWT with JWKS (:mod:`server.http.jwks`).
 
+* DPoP (RFC 9449, :mod:`server.http.dpop`; ``OAuthSettings.dpop``, default ``"allow"``):
+  ``Authorization: DPoP <token>`` with a valid proof, and a token whose ``cnf.jkt`` is the
+  proof key's thumbprint; a DPoP-bound token sent as ``Bearer`` is refused; ``"require"``
+  refuses Bearer tokens.  Refusals of a DPoP request challenge with the ``DPoP`` scheme
+  (``error="invalid_dpop_proof"``, ``"use_dpop_nonce"`` with a ``DPoP-Nonce`` header,
+  ``"invalid_token"``, ``algs``).  The metadata lists ``dpop_signing_alg_values_supported``
+  (and ``dpop_bound_access_tokens_required`` with ``"require"``).
+
 Static tokens (``HttpSettings.tokens``, ``MCP_CODEGEN_HTTP_TOKENS``) are tried first and
 carry no scopes: they pass the scope checks (local use).
 """
@@ -36,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ...wire import protocol as p
 from ...wire.tools import AuthDef
 from ..principal import Principal
+from .dpop import DPoPChecker, NonceSource
 from .jwks import JwtVerifier
 from .request import HttpError, Request, Send
 from .responses import send_json
@@ -104,6 +113,14 @@ class ResourceServer:
         self.metadata_url = metadata_url(self.resource)
         self.paths = {WELL_KNOWN, WELL_KNOWN + path.rstrip("/"), urllib.parse.urlsplit(self.metadata_url).path}
         self.verifier = settings.verifier or self._builtin()
+        if settings.dpop not in ("off", "allow", "require"):
+            raise ValueError(f"OAuthSettings.dpop must be off, allow or require, not {settings.dpop!r}")
+        self.dpop: DPoPChecker | None = None
+        if settings.dpop != "off":
+            nonces = NonceSource(settings.dpop_nonce_secret, settings.dpop_nonce_lifetime) if settings.dpop_nonce else None
+            self.dpop = DPoPChecker(self.resource, settings.dpop_algorithms, proof_lifetime=settings.dpop_proof_lifetime,
+                                    clock_skew=settings.clock_skew, nonces=nonces,
+                                    replay_cache=settings.dpop_replay_cache)
 
     def _builtin(self) -> AccessTokenVerifier:
         s = self.settings
@@ -144,6 +161,10 @@ class ResourceServer:
         }
         if self.settings.resource_name:
             doc["resource_name"] = self.settings.resource_name
+        if self.dpop is not None:
+            doc["dpop_signing_alg_values_supported"] = list(self.dpop.algorithms)
+            if self.settings.dpop == "require":
+                doc["dpop_bound_access_tokens_required"] = True
         return doc
 
     async def serve_metadata(self, req: Request, send: Send) -> None:
@@ -153,20 +174,27 @@ class ResourceServer:
         await send_json(send, 200, self.metadata(), [(b"access-control-allow-origin", b"*"),
                                                      (b"cache-control", b"max-age=3600")])
 
-    def challenge(self, error: str | None = None, scopes: Iterable[str] | None = None) -> str:
-        """A ``WWW-Authenticate`` value: ``Bearer`` with ``error``, ``scope`` and ``resource_metadata``."""
+    def challenge(self, error: str | None = None, scopes: Iterable[str] | None = None, scheme: str = "Bearer") -> str:
+        """A ``WWW-Authenticate`` value: ``Bearer`` (or ``DPoP``, with ``algs``) with ``error``,
+        ``scope`` and ``resource_metadata``; with DPoP required, the ``DPoP`` scheme always."""
+        if self.settings.dpop == "require":
+            scheme = "DPoP"
         parts = [f'error="{error}"'] if error else []
         needed = tuple(scopes) if scopes is not None else self.scopes
         if needed:
             parts.append(f'scope="{_quoted(needed)}"')
         parts.append(f'resource_metadata="{self.metadata_url}"')
-        return "Bearer " + ", ".join(parts)
+        if scheme == "DPoP" and self.dpop is not None:
+            parts.append(f'algs="{" ".join(self.dpop.algorithms)}"')
+        return f"{scheme} " + ", ".join(parts)
 
     def refuse(self, status: int, message: str, error: str | None = None, scopes: Iterable[str] | None = None,
-               rid: Any = None) -> HttpError:
-        """The :class:`HttpError` of a refusal with its challenge."""
-        return HttpError(status, p.INVALID_REQUEST, message, headers=[("www-authenticate", self.challenge(error, scopes))],
-                         rid=rid)
+               rid: Any = None, scheme: str = "Bearer", nonce: str | None = None) -> HttpError:
+        """The :class:`HttpError` of a refusal with its challenge (and a ``DPoP-Nonce`` to use)."""
+        headers = [("www-authenticate", self.challenge(error, scopes, scheme))]
+        if nonce:
+            headers.append(("dpop-nonce", nonce))
+        return HttpError(status, p.INVALID_REQUEST, message, headers=headers, rid=rid)
 
     def check_scopes(self, principal: Any, message: Any) -> None:
         """Refuse (403 ``insufficient_scope``) a message whose tool calls need scopes the token lacks.
@@ -203,6 +231,10 @@ def add_oauth_arguments(parser: argparse.ArgumentParser) -> None:
                    f"${CLIENT_ID_ENV} / ${CLIENT_SECRET_ENV}")
     g.add_argument("--auth-clock-skew", type=float, default=OAuthSettings.clock_skew, metavar="SECONDS",
                    help="slack for exp/nbf/iat (default 60)")
+    g.add_argument("--auth-dpop", choices=("off", "allow", "require"), default=OAuthSettings.dpop,
+                   help="DPoP-bound tokens (RFC 9449): allow (default), require, or off (Bearer only)")
+    g.add_argument("--auth-dpop-nonce", action="store_true",
+                   help="require server nonces in DPoP proofs (secret shared by workers: $MCP_CODEGEN_DPOP_NONCE_SECRET)")
     g.add_argument("--auth-jwks-refetch", type=float, default=OAuthSettings.jwks_refetch_interval, metavar="SECONDS",
                    help="least seconds between JWKS fetches for an unknown key id (default 30)")
 
@@ -226,6 +258,8 @@ def oauth_from_args(args: argparse.Namespace, path: str) -> OAuthSettings:
         introspection_url=args.auth_introspection_url,
         clock_skew=args.auth_clock_skew,
         jwks_refetch_interval=args.auth_jwks_refetch,
+        dpop=getattr(args, "auth_dpop", OAuthSettings.dpop),
+        dpop_nonce=bool(getattr(args, "auth_dpop_nonce", False)),
     )
 
 
@@ -233,7 +267,7 @@ def oauth_to_json(settings: OAuthSettings | None) -> dict[str, Any] | None:
     """``settings`` as JSON data for the worker processes (no secret, no verifier object)."""
     if settings is None:
         return None
-    data = asdict(replace(settings, verifier=None, client_secret=None))
+    data = asdict(replace(settings, verifier=None, client_secret=None, dpop_nonce_secret=None))
     data.pop("verifier", None)
     return data
 

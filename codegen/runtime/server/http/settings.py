@@ -58,6 +58,21 @@ class OAuthSettings:
     timeout: float = 5.0
     #: A verifier of your own (then JWKS / introspection settings are unused).
     verifier: AccessTokenVerifier | None = field(default=None, repr=False)
+    #: DPoP-bound tokens (RFC 9449, ``server/http/dpop.py``): ``"allow"`` (default: Bearer
+    #: and DPoP), ``"require"`` (DPoP only) or ``"off"`` (Bearer only).
+    dpop: str = "allow"
+    #: Accepted DPoP proof algorithms.
+    dpop_algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
+    #: Seconds a DPoP proof is accepted after its ``iat``.
+    dpop_proof_lifetime: float = 300.0
+    #: Require server-issued nonces in DPoP proofs (``DPoP-Nonce``).
+    dpop_nonce: bool = False
+    #: Seconds a nonce stays valid (its window; the previous window's nonce is accepted too).
+    dpop_nonce_lifetime: float = 300.0
+    #: The nonce HMAC secret shared by replicas (default: ``$MCP_CODEGEN_DPOP_NONCE_SECRET``, else random).
+    dpop_nonce_secret: str | None = field(default=None, repr=False)
+    #: Most DPoP proof ids remembered against replays (per process).
+    dpop_replay_cache: int = 100_000
 
 
 @dataclass(frozen=True)
