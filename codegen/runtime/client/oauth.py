@@ -9,8 +9,7 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
    server is the MCP server's origin;
 2. reads the authorization server's metadata (RFC 8414 / OpenID discovery; issuer checked);
    2025-03-26 fallback: ``/authorize``, ``/token``, ``/register`` at the origin;
-3. forgets tokens and the client registration of another authorization server than the
-   stored one (the server migrated);
+3. forgets tokens and registration of another authorization server (the server migrated);
 4. on 401 with a refresh token of the same server: refreshes first;
 5. chooses the scope: the challenge's ``scope``, else the metadata's ``scopes_supported``,
    else none; on 403, the union of the scopes asked before and the challenged ones; adds
@@ -37,11 +36,10 @@ request and every request to the MCP server carries a fresh proof, server nonces
 ``use_dpop_nonce`` refusal is retried with the new nonce), and a ``token_type: DPoP`` token is
 sent as ``Authorization: DPoP <token>``.
 
-Then the transport sends the request again.  Tokens close to expiry are refreshed before a
-request.  At most ``max_authorizations`` authorizations (and refreshes) follow each other
-without a request succeeding: after that the refusal is delivered to the caller (no loop on
-a server that never accepts).  Tokens, codes, verifiers and secrets are never logged nor put
-in exception texts.  authlib and httpx are imported when a flow runs.
+Then the transport sends the request again; tokens close to expiry are refreshed first.  At most
+``max_authorizations`` authorizations (and refreshes) follow each other without a request
+succeeding.  Tokens, codes, verifiers and secrets are never logged nor put in exception texts.
+authlib and httpx load when a flow runs; its requests are address-checked (``client/oauth_net.py``).
 """
 
 from __future__ import annotations
