@@ -2,11 +2,13 @@
 
 ``client.py`` subclasses :class:`ClientBase` and :class:`SyncClientBase` and marks unpassed
 arguments with :data:`UNSET` (:func:`wire_arguments` drops them); ``__init__.py``
-re-exports the records hooks and handlers receive.
+re-exports the records hooks and handlers receive; the per-tool modules of ``--layout agent``
+connect with :func:`agent_client` / :func:`agent_client_async` (``client/agent.py``).
 """
 
 from __future__ import annotations
 
+from .agent import agent_client, agent_client_async
 from .base import ClientBase
 from .catalog import Completion
 from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
@@ -51,5 +53,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolCallInfo",
     "Unset",
+    "agent_client",
+    "agent_client_async",
     "wire_arguments",
 ]
