@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -63,7 +64,7 @@ def judge_drift(server: str, policy: DriftPolicy, outcome: CompatReport | McpErr
         message = f"MCP server {server!r}: the drift check could not run ({type(outcome).__name__}: {outcome})"
         if policy == "raise":
             raise ServerDriftError(message) from outcome
-        logger.warning("%s", message)
+        _warn_once(message)
         return
     if outcome.compatible:
         return
@@ -71,7 +72,17 @@ def judge_drift(server: str, policy: DriftPolicy, outcome: CompatReport | McpErr
                f"mcp-codegen pull): {drift_summary(outcome)}")
     if policy == "raise":
         raise ServerDriftError(message, outcome)
-    logger.warning("%s", message)
+    _warn_once(message)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """One warning line per server and difference (a reconnection that finds the same drift is quiet)."""
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning("%s", message)
 
 
 def _sync_drift(server: str, entry: ServerEntry, client: SyncClientBase[Any]) -> None:
@@ -134,7 +145,7 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
     global _atexit_registered
     with _registry_lock:
         client = _sync_clients.get(server)
-        if client is not None:
+        if client is not None and not client.is_closed:
             _check_type(server, client, client_cls)
             return client  # type: ignore[return-value]
         lock = _sync_locks.setdefault(server, threading.Lock())
@@ -142,8 +153,10 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
         with _registry_lock:
             client = _sync_clients.get(server)
         if client is not None:
-            _check_type(server, client, client_cls)
-            return client  # type: ignore[return-value]
+            if not client.is_closed:
+                _check_type(server, client, client_cls)
+                return client  # type: ignore[return-value]
+            _discard(server, client)  # the server exited or the connection broke: connect again
         entry = find_server(server, root)
         fresh: S = _open(client_cls, entry)
         try:
@@ -156,8 +169,29 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
             _sync_clients[server] = fresh
             if not _atexit_registered:
                 atexit.register(close_agent_clients)
+                os.register_at_fork(after_in_child=_forget_after_fork)
                 _atexit_registered = True
         return fresh
+
+
+def _discard(server: str, client: SyncClientBase[Any]) -> None:
+    """Drop a lost client (its loop thread is stopped; the process is already gone or going)."""
+    with _registry_lock:
+        if _sync_clients.get(server) is client:
+            del _sync_clients[server]
+    try:
+        client.close()
+    except Exception as exc:
+        logger.debug("closing the lost connection to MCP server %r: %s", server, exc)
+
+
+def _forget_after_fork() -> None:
+    """In a forked child the parent's connections are not usable (their threads did not
+    follow): forget them without closing, the parent still owns them."""
+    global _registry_lock
+    _sync_clients.clear()
+    _sync_locks.clear()
+    _registry_lock = threading.Lock()
 
 
 def close_agent_clients() -> None:
@@ -190,10 +224,14 @@ class _LoopClients:
             clients = list(self.clients.items())
             self.clients.clear()
             for server, client in clients:
-                try:
-                    await client.aclose()
-                except Exception as exc:
-                    logger.debug("closing MCP server %r: %s", server, exc)
+                await _aclose_quietly(server, client)
+
+
+async def _aclose_quietly(server: str, client: ClientBase) -> None:
+    try:
+        await client.aclose()
+    except Exception as exc:  # closing goes on with the others
+        logger.debug("closing MCP server %r: %s", server, exc)
 
 
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = weakref.WeakKeyDictionary()
@@ -209,10 +247,14 @@ async def agent_client_async(server: str, client_cls: type[A], *, root: Path) ->
         state = _loops[loop] = _LoopClients()
         state.keeper = loop.create_task(state.keep(), name="mcp-agent-clients")
     client = state.clients.get(server)
-    if client is None:
+    if client is None or client.is_closed:
         lock = state.locks.setdefault(server, asyncio.Lock())
         async with lock:
             client = state.clients.get(server)
+            if client is not None and client.is_closed:
+                state.clients.pop(server, None)
+                await _aclose_quietly(server, client)
+                client = None
             if client is None:
                 entry = find_server(server, root)
                 fresh: A = _open(client_cls, entry)
@@ -235,10 +277,7 @@ async def aclose_agent_clients() -> None:
         return
     for server, client in list(state.clients.items()):
         state.clients.pop(server, None)
-        try:
-            await client.aclose()
-        except Exception as exc:
-            logger.debug("closing MCP server %r: %s", server, exc)
+        await _aclose_quietly(server, client)
 
 
 __all__ = [

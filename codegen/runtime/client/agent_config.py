@@ -256,6 +256,9 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
         return _expand(value, name, key, env_, workspace)
 
     options = {k: raw[k] for k in ("drift", "timeout", "confirm", "audit", "oauth", "stderr") if k in raw}
+    if isinstance(options.get("oauth"), dict):
+        options["oauth"] = {k: _expand(v, name, f"oauth.{k}", env_, workspace) if isinstance(v, str) else v
+                            for k, v in options["oauth"].items()}
     if transport == "http":
         if "url" not in raw:
             raise ServerConfigError(f"{where}: an HTTP entry needs \"url\"")

@@ -252,6 +252,11 @@ class ClientCore(TransportConstructors):
         return self._instructions
 
     @property
+    def is_closed(self) -> bool:
+        """True once the connection is gone: closed, or lost (the server exited, the stream broke)."""
+        return self._session.is_closed
+
+    @property
     def stderr_output(self) -> str:
         """The server's captured stderr (stdio with ``stderr="capture"``), else ``""``."""
         return self.transport.stderr_output if isinstance(self.transport, StdioTransport) else ""

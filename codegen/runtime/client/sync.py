@@ -268,3 +268,8 @@ class SyncClientBase(Generic[_C]):
     def protocol_version(self) -> str | None:
         """The negotiated protocol version once connected."""
         return self.client.protocol_version
+
+    @property
+    def is_closed(self) -> bool:
+        """True once the connection is gone (closed or lost)."""
+        return self.client.is_closed
