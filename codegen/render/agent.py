@@ -41,7 +41,7 @@ _SUMMARY = 160
 
 def summary(text: str | None, fallback: str) -> str:
     """The first sentence (or line) of ``text``, at most 160 characters, on one line."""
-    flat = " ".join((text or "").split())
+    flat = " ".join((text or "").split()).lstrip("# ")  # a Markdown heading's marks are not the summary
     if not flat:
         return fallback
     for end in (". ", "! ", "? "):
