@@ -175,9 +175,12 @@ def index_data(ir: ProjectIR, tools: list[AgentTool]) -> dict[str, Any]:
     return {
         "mcp-codegen-agent-index": INDEX_FORMAT, "server": folder, "package": ir.server.package,
         "skill": skill_name(ir.server.package), "title": title, "summary": about,
-        "serverInfo": {"name": ir.server.name, "version": ir.server.version}, "instructions": ir.server.instructions,
+        "serverInfo": {k: v for k, v in (("name", ir.server.name), ("version", ir.server.version), ("title", ir.server.title),
+                                         ("description", ir.server.description)) if v is not None},
+        "instructions": ir.server.instructions,
         "client_class": ir.server.client_class, "sync_client_class": ir.server.sync_client_class,
-        "tools": entries,
+        "tools": entries, "resources": [r.wire for r in ir.resources],
+        "resourceTemplates": [t.wire for t in ir.templates], "prompts": [p.wire for p in ir.prompts],
     }
 
 

@@ -104,3 +104,11 @@ def test_pulling_the_same_server_again_needs_force(pulled: tuple[Path, Path]) ->
                "-o", str(tree), timeout=600)
     assert proc.returncode == 1 and "E071" in proc.stderr
     assert "legacy" in json.loads((tree / "servers" / "mcp.json").read_text("utf-8"))["mcpServers"]
+
+
+def test_diff_of_a_pulled_server_folder_against_the_live_server(pulled: tuple[Path, Path]) -> None:
+    tree, _ = pulled
+    proc = cli("diff", str(tree / "servers" / "everything"), "stdio:" + shlex.join(npm_servers()["everything"]),
+               timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 breaking, 0 breaking for generated code, 0 safe -> OK" in proc.stdout

@@ -160,3 +160,20 @@ def test_one_skill_for_the_whole_tree(tmp_path: Path) -> None:
     assert index["skill"] == "weather"
     _build([WEATHER], tmp_path, Options(layout="agent", skill="server"))
     check_skill("skills/weather/SKILL.md", (tmp_path / "skills" / "weather" / "SKILL.md").read_text("utf-8"))
+
+
+def test_diff_compares_an_agent_tree_with_a_spec(tmp_path: Path) -> None:
+    from codegen.commands.diff import diff
+
+    _build([WEATHER], tmp_path / "out")
+    _build([NOTES], tmp_path / "out")
+    same = diff(str(tmp_path / "out" / "servers" / "weather"), str(WEATHER))
+    assert same.loaded and same.changes == [], same.diagnostics
+    whole = diff(str(tmp_path / "out"), str(tmp_path / "out" / "servers"))  # the folder or its servers/: both servers
+    assert whole.loaded and whole.changes == [] and {k[0] for k in whole.tool_keys} == {"notes", "weather"}
+    text = WEATHER.read_text("utf-8").replace("      required: [location]\n", "      required: [location, unit]\n", 1)
+    changed = tmp_path / "weather.yaml"
+    changed.write_text(text, "utf-8")
+    drift = diff(str(tmp_path / "out" / "servers" / "weather"), str(changed))
+    assert [(c.tool, c.kind, c.severity.value) for c in drift.blocking] == [
+        ("get_weather", "input-required-added", "breaking")]
