@@ -111,7 +111,8 @@ def test_the_index_and_llms_txt(tmp_path: Path) -> None:
     files = _files(tmp_path)
     index = json.loads(files["servers/acme/_index.json"])
     assert index["server"] == "acme" and index["summary"] == "Weather for any city."
-    assert index["serverInfo"] == {"name": "acme-weather", "version": "1.0.0"}
+    assert index["serverInfo"] == {"name": "acme-weather", "version": "1.0.0", "title": "Acme Weather",
+                                   "description": "Weather for any city. Also forecasts."}
     first = index["tools"][0]
     assert (first["function"], first["async_function"], first["tool"]) == ("get_weather", "get_weather_async", "get_weather")
     assert first["signature"] == "get_weather(*, location: str, days: int | Unset = UNSET) -> GetWeatherOutput"
