@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_specs import write_spec_set  # noqa: E402
+from make_specs import write_spec_set
 
 REPO = Path(__file__).resolve().parents[1]
 BROWSERS = REPO / ".tools" / "npm-browsers" / "node_modules"
