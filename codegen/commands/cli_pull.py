@@ -85,7 +85,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
             raise typer.Exit(2) from None
         if layout is LayoutOption.agent:
             raise typer.Exit(_pull_agent(client, output, stdio, http, env or [], header or [], name, force, skill, timeout,
-                                         out_console, err_console, print_diagnostics))
+                                         cwd, out_console, err_console, print_diagnostics))
         to_stdout = str(output) == "-"
         result, diags = pull_mod.pull(client, None if to_stdout else output, name=name, force=force, build=not no_check, timeout=timeout * 2)
         print_diagnostics(Result(diagnostics=diags, specs=[str(output)]))
@@ -104,8 +104,8 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
 
 
 def _pull_agent(client: Any, output: Path, stdio: str | None, http: str | None, env: list[str], header: list[str],
-                name: str | None, force: bool, skill: SkillOption | None, timeout: float, out: Console, err: Console,
-                print_diagnostics: Callable[[Result], Any]) -> int:
+                name: str | None, force: bool, skill: SkillOption | None, timeout: float, cwd: Path | None,
+                out: Console, err: Console, print_diagnostics: Callable[[Result], Any]) -> int:
     """``pull --layout agent``: the exit status (0, or 1 when nothing or a broken tree was built)."""
     from .pull_agent import http_entry, pull_into, stdio_entry
 
@@ -117,7 +117,7 @@ def _pull_agent(client: Any, output: Path, stdio: str | None, http: str | None, 
         command = shlex.split(stdio)
 
         def entry(server: str) -> tuple[dict[str, Any], list[str]]:
-            return stdio_entry(command, env_pairs)
+            return stdio_entry(command, env_pairs, cwd)
     else:
         headers = _pairs(header, "--header", ":", err)
 

@@ -45,9 +45,13 @@ class AgentPull:
     env_names: list[str] = field(default_factory=list)
 
 
-def stdio_entry(command: Sequence[str], env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """The ``mcpServers`` entry of a stdio server: ``env`` names as ``${NAME}`` (values dropped)."""
+def stdio_entry(command: Sequence[str], env: Mapping[str, str],
+                cwd: Path | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The ``mcpServers`` entry of a stdio server: ``env`` names as ``${NAME}`` (values dropped);
+    ``cwd`` (``pull --cwd``) as an absolute path."""
     entry: dict[str, Any] = {"command": command[0], "args": list(command[1:])}
+    if cwd is not None:
+        entry["cwd"] = str(cwd.resolve())
     if env:
         entry["env"] = {name: "${" + name + "}" for name in sorted(env)}
     return entry, sorted(env)

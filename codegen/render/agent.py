@@ -22,7 +22,16 @@ from typing import Any
 import jinja2
 
 from ..diagnostics import Diagnostic
-from ..ir.naming_agent import AGENT_FOLDERS, AGENT_TREE, SKILLS_FOLDER, AgentTool, agent_tools, server_folder, skill_name
+from ..ir.naming_agent import (
+    AGENT_FOLDERS,
+    AGENT_TREE,
+    SKILLS_FOLDER,
+    TREE_NAMES,
+    AgentTool,
+    agent_tools,
+    server_folder,
+    skill_name,
+)
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..models.generate import ModelsModule
 from ..options import SHARED_RUNTIME
@@ -132,6 +141,10 @@ def agent_names(ir: ProjectIR, models: ModelsModule) -> tuple[list[AgentTool] | 
         diags.append(Diagnostic(display, 0, 0, "E034", "the agent layout calls the typed client, but this build has "
                                 "no client side (target server)", pointer="/server/target",
                                 hint="build with --target client (or both), or set server.target: client"))
+    if server_folder(ir.server.package) in TREE_NAMES:
+        diags.append(Diagnostic(display, 0, 0, "E030", f"server folder servers/{ir.server.package}/ collides with the "
+                                f"name {ir.server.package!r} servers/__init__.py defines", pointer="/server/package",
+                                hint="set server.package (or pull --name) to another name"))
     if ir.server.package in AGENT_FOLDERS:
         diags.append(Diagnostic(display, 0, 0, "E030", f"package name {ir.server.package!r} collides with the agent "
                                 f"layout's folder {ir.server.package}/", pointer="/server/package",

@@ -157,6 +157,8 @@ def test_reserved_names_of_the_layout_are_collisions(tmp_path: Path) -> None:
     assert code == "E030" and "'search_tools'" in message and "a name the generated code uses itself" in message
     [(code, message)] = _errors(tmp_path, SPEC.replace("package: acme", "package: servers"))
     assert code == "E030" and "servers/" in message
+    [(code, message)] = _errors(tmp_path, SPEC.replace("package: acme", "package: search_tools"))
+    assert code == "E030" and "servers/search_tools/" in message and "servers/__init__.py" in message
 
 
 def test_a_server_only_build_cannot_have_the_agent_layout(tmp_path: Path) -> None:
@@ -194,3 +196,25 @@ def test_skill_per_server_follows_the_frontmatter_rules(tmp_path: Path) -> None:
 def test_the_skill_check_can_fail(bad: str) -> None:
     with pytest.raises(AssertionError):
         check_skill("skills/acme/SKILL.md", bad)
+
+
+def test_the_mcp_json_entry_holds_names_only_and_keeps_other_entries(tmp_path: Path) -> None:
+    from codegen.commands.pull_agent import http_entry, stdio_entry, write_entry
+
+    entry, names = stdio_entry(["npx", "-y", "pkg"], {"API_KEY": "sk-123", "A": "b"}, tmp_path)
+    assert entry == {"command": "npx", "args": ["-y", "pkg"], "cwd": str(tmp_path.resolve()),
+                     "env": {"A": "${A}", "API_KEY": "${API_KEY}"}}
+    assert names == ["A", "API_KEY"]
+    web, names = http_entry("https://x.example/mcp", {"Authorization": "Bearer sk-9"}, "acme")
+    assert web == {"url": "https://x.example/mcp", "headers": {"Authorization": "${ACME_AUTHORIZATION}"}}
+    assert names == ["ACME_AUTHORIZATION"]
+    tree = tmp_path / "servers"
+    (tree).mkdir()
+    (tree / "mcp.json").write_text('{"mcpServers": {"other": {"command": "x"}}, "inputs": []}', "utf-8")
+    write_entry(tree, "acme", web)
+    data = json.loads((tree / "mcp.json").read_text("utf-8"))
+    assert data == {"mcpServers": {"other": {"command": "x"}, "acme": web}, "inputs": []}
+    assert "sk-" not in (tree / "mcp.json").read_text("utf-8")
+    (tree / "mcp.json").write_text("[1]", "utf-8")
+    with pytest.raises(ValueError, match="mcpServers"):
+        write_entry(tree, "acme", web)
