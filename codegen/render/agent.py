@@ -43,7 +43,7 @@ from .markdown import md_code, md_line
 INDEX = "_index.json"
 INDEX_FORMAT = 1
 #: Names the typed client annotations may use from ``typing`` / the package itself.
-_TYPING = ("Any", "Literal")
+_TYPING = ("Any", "Literal", "Mapping")  # Mapping: from collections.abc
 _PACKAGE = ("UNSET", "Unset", "ToolResult")
 _SUMMARY = 160
 
@@ -71,7 +71,8 @@ def _imports(tool: ToolIR, models: ModelsModule) -> tuple[list[str], list[str], 
     """(typing names, import lines, package names, model classes) a tool module needs."""
     names = {n for p in tool.params for n in _annotation_names(p.annotation)}
     names |= {p.default for p in tool.params if p.default == "UNSET"}
-    typing = sorted(n for n in names if n in _TYPING)
+    typing = sorted(n for n in names if n in _TYPING and n != "Mapping")
+    abc = ["from collections.abc import Mapping"] if "Mapping" in names else []
     package = {n for n in names if n in _PACKAGE}
     classes = {n for n in names if n in models.classes}
     lines = {models.imports[n] for n in names if n in models.imports and n not in _TYPING and n not in classes}
@@ -79,7 +80,7 @@ def _imports(tool: ToolIR, models: ModelsModule) -> tuple[list[str], list[str], 
         classes.add(tool.output_class)
     else:
         package.add("ToolResult")
-    return typing, sorted(lines), sorted(package), sorted(classes)
+    return typing, sorted(lines) + abc, sorted(package), sorted(classes)
 
 
 def _imported_lowercase(lines: list[str]) -> frozenset[str]:

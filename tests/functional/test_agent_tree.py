@@ -177,3 +177,15 @@ def test_diff_compares_an_agent_tree_with_a_spec(tmp_path: Path) -> None:
     drift = diff(str(tmp_path / "out" / "servers" / "weather"), str(changed))
     assert [(c.tool, c.kind, c.severity.value) for c in drift.blocking] == [
         ("get_weather", "input-required-added", "breaking")]
+
+
+def test_every_golden_and_example_spec_makes_a_tree_clean_under_mypy_strict(tmp_path: Path) -> None:
+    """The signatures of every shape the goldens hold (TypedDicts, Mapping, datetime, enums,
+    overlays, odd names) import what they use: all specs in one tree, client side."""
+    specs = sorted((REPO / "tests" / "golden" / "cases").glob("*/spec.yaml")) + sorted((REPO / "specs").glob("*.yaml"))
+    _build(specs, tmp_path, Options(layout="agent", target="client"))
+    servers = [p.name for p in (tmp_path / "servers").iterdir() if p.is_dir()]
+    assert len(servers) == len(specs)
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
