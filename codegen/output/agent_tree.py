@@ -48,6 +48,26 @@ def existing_indexes(out: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _name(index: dict[str, Any]) -> str:
+    info = index.get("serverInfo")
+    return str(info.get("name")) if isinstance(info, dict) else ""
+
+
+def _replaced_servers(existing: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[Diagnostic]:
+    """E032 for each server folder this build would take over from another server."""
+    out = []
+    for folder in sorted(set(existing) & set(new)):
+        before, after = existing[folder], new[folder]
+        if _name(before) != _name(after):
+            out.append(Diagnostic(str(after.get("spec", "")), 0, 0, "E032",
+                                  f"servers/{folder}/ holds the tools of server {_name(before)!r} (from "
+                                  f"{before.get('spec', '?')}); this build would replace them with server {_name(after)!r}'s",
+                                  pointer="/server/package",
+                                  hint="give this server another package name (server.package, or pull --name), "
+                                       f"or delete servers/{folder}/ first to replace it"))
+    return out
+
+
 def with_tree_files(files: list[GeneratedFile], out: Path, tree_skill: bool) -> tuple[list[GeneratedFile], list[Diagnostic]]:
     """``files`` plus the tree's shared files (formatted, with their manifest) when any of
     them belongs to the agent layout; ``files`` unchanged otherwise."""
@@ -58,7 +78,11 @@ def with_tree_files(files: list[GeneratedFile], out: Path, tree_skill: bool) -> 
     from ..render.package import shared_environment
     from .emit import finalize
 
-    indexes = {**existing_indexes(out), **new}
+    existing = existing_indexes(out)
+    clashes = _replaced_servers(existing, new)
+    if clashes:
+        return files, clashes
+    indexes = {**existing, **new}
     tree, diags = finalize(render_tree(list(indexes.values()), tree_skill, shared_environment()),
                            "(the agent tree of this folder)")
     return sorted([*files, *tree], key=lambda f: f.path), diags

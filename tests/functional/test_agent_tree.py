@@ -189,3 +189,15 @@ def test_every_golden_and_example_spec_makes_a_tree_clean_under_mypy_strict(tmp_
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_another_server_taking_over_a_server_folder_is_refused_naming_both(tmp_path: Path) -> None:
+    _build([WEATHER], tmp_path / "out")
+    other = tmp_path / "other.yaml"  # another server whose package is also "weather"
+    other.write_text(NOTES.read_text("utf-8").replace("  name: notes\n", "  name: notes\n  package: weather\n", 1), "utf-8")
+    result, report = build([other], tmp_path / "out", options=AGENT)
+    assert report is None
+    [diag] = [d for d in result.diagnostics if d.is_error]
+    assert diag.code == "E032" and "server 'weather'" in diag.message and "server 'notes'" in diag.message
+    assert "specs/weather.yaml" in diag.message and diag.file.endswith("other.yaml")
+    assert "- weather (2 tools)" in (tmp_path / "out" / "servers" / "README.md").read_text("utf-8")  # untouched
