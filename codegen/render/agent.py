@@ -49,8 +49,11 @@ _SUMMARY = 160
 
 
 def summary(text: str | None, fallback: str) -> str:
-    """The first sentence (or line) of ``text``, at most 160 characters, on one line."""
-    flat = " ".join((text or "").split()).lstrip("# ")  # a Markdown heading's marks are not the summary
+    """The first sentence of ``text`` (or its opening Markdown heading), at most 160 characters, on one line."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    if lines and lines[0].startswith("#"):  # a Markdown heading: it is the summary, without its marks
+        lines = [lines[0].lstrip("# ")]
+    flat = " ".join(" ".join(lines).split())
     if not flat:
         return fallback
     for end in (". ", "! ", "? "):

@@ -219,3 +219,16 @@ def test_the_mcp_json_entry_holds_names_only_and_keeps_other_entries(tmp_path: P
     (tree / "mcp.json").write_text("[1]", "utf-8")
     with pytest.raises(ValueError, match="mcpServers"):
         write_entry(tree, "acme", web)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Current weather for a\nlocation. More text.", "Current weather for a location."),
+    ("# Everything Server – Server Instructions\n\nAudience: agents. More.", "Everything Server – Server Instructions"),
+    ("Version 2.5 is out! Try it.", "Version 2.5 is out!"),
+    ("", "the fallback"),
+    ("x" * 200, "x" * 159 + "…"),
+])
+def test_the_one_line_summary(text: str, expected: str) -> None:
+    from codegen.render.agent import summary
+
+    assert summary(text, "the fallback") == expected
