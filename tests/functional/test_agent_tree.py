@@ -201,3 +201,24 @@ def test_another_server_taking_over_a_server_folder_is_refused_naming_both(tmp_p
     assert diag.code == "E032" and "server 'weather'" in diag.message and "server 'notes'" in diag.message
     assert "specs/weather.yaml" in diag.message and diag.file.endswith("other.yaml")
     assert "- weather (2 tools)" in (tmp_path / "out" / "servers" / "README.md").read_text("utf-8")  # untouched
+
+
+def test_importing_the_tree_opens_no_config_and_starts_nothing(tree: Path) -> None:
+    """An audit hook watches the imports: no process, no socket, no mcp.json or index read."""
+    code = """
+import sys
+seen = []
+def hook(event, args):
+    if event in ("subprocess.Popen", "os.system", "os.posix_spawn", "socket.connect"):
+        seen.append(event)
+    elif event == "open" and isinstance(args[0], str) and args[0].endswith(("mcp.json", "_index.json")):
+        seen.append(args[0])
+sys.addaudithook(hook)
+import servers, servers.weather, servers.notes
+from servers.weather.get_weather import get_weather
+print(seen)
+servers.search_tools("note")
+print([s.rsplit("/", 2)[-2] for s in seen])
+"""
+    lines = _python(code, tree).splitlines()
+    assert lines == ["[]", "['notes', 'weather']"]  # searching reads the indexes, and only them

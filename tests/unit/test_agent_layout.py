@@ -84,7 +84,7 @@ def test_a_tool_module_is_a_typed_function_and_its_async_twin(tmp_path: Path) ->
     assert "async def get_weather_async(*, location: str, days: int | Unset = UNSET) -> GetWeatherOutput:\n" in text
     assert "await _agent_client_async(_SERVER, _Client, root=_ROOT)" in text
     assert '_SERVER = "acme"\n' in text
-    assert "_ROOT = _Path(__file__).resolve().parent.parent\n" in text
+    assert "_ROOT = _Path(__file__).parent.parent  # no resolve(): importing does no I/O\n" in text
     doc = text.split('"""')[3]  # the function's docstring (after the module's)
     assert doc.startswith("Current weather for a location.\n    Second line.\n")
     for line in ("    Args:\n        location: City name\n        days: How many days (optional)\n",
