@@ -212,7 +212,16 @@ def agent_environment(env: jinja2.Environment) -> jinja2.Environment:
     """``env`` with the Markdown filters the agent templates use."""
     env.filters.setdefault("mdline", md_line)
     env.filters.setdefault("mdcode", md_code)
+    env.filters.setdefault("yamlstr", yaml_string)
     return env
+
+
+def yaml_string(text: str) -> str:
+    """A YAML double-quoted scalar on one line (JSON string syntax, which YAML reads as is):
+    printable non-ASCII kept, every other character escaped."""
+    quoted = json.dumps(" ".join(str(text).split()), ensure_ascii=False)
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+                   for c in quoted)
 
 
 def render_agent(ir: ProjectIR, models: ModelsModule, tools: list[AgentTool],

@@ -232,3 +232,16 @@ def test_the_one_line_summary(text: str, expected: str) -> None:
     from codegen.render.agent import summary
 
     assert summary(text, "the fallback") == expected
+
+
+def test_a_hostile_description_stays_inside_the_frontmatter(tmp_path: Path) -> None:
+    import yaml
+
+    nasty = 'Quotes " and \\ backslash\n---\nname: evil\x7f\x85\u2028 end: yes # no'
+    text = SPEC.replace("  description: Weather for any city. Also forecasts.\n", f"  description: {json.dumps(nasty)}\n")
+    files = _files(tmp_path, text, Options(layout="agent", skill="server"))
+    skill = files["skills/acme/SKILL.md"]
+    check_skill("skills/acme/SKILL.md", skill)
+    head = yaml.safe_load(skill[4:].partition("\n---\n")[0])
+    assert head["name"] == "acme"
+    assert 'Quotes " and \\ backslash --- name: evil\x7f end: yes # no' in head["description"]  # NEL, U+2028: spaces
