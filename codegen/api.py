@@ -80,6 +80,8 @@ def _build(paths: Sequence[Path], out: Path, progress: Callable[[str], None] | N
     try:
         with output_lock(out, waiting):
             recover_leftovers(out)
+            if not _add_tree_files(result, out, options):
+                return result, None
             stale, diags = plan_writes(result.files, out, ", ".join(result.specs))
             if diags:
                 result.diagnostics += diags
@@ -119,9 +121,22 @@ def check(paths: Sequence[Path], out: Path, options: Options = DEFAULT) -> tuple
     if not result.ok:
         return result, []
     if not out.is_dir():
+        _add_tree_files(result, out, options)
         return result, diff_tree(result.files, out)
     with output_lock(out, create=False):  # a build writing into ``out`` finishes first: one tree is compared
+        if not _add_tree_files(result, out, options):
+            return result, []
         return result, diff_tree(result.files, out)
+
+
+def _add_tree_files(result: Result, out: Path, options: Options) -> bool:
+    """Add the agent layout's shared files (``servers/__init__.py``, README, search helper), made
+    from this build's servers and those already in ``out/servers/``; False on errors."""
+    from .output.agent_tree import with_tree_files
+
+    result.files, diags = with_tree_files(result.files, out, options.skill == "tree")
+    result.diagnostics += diags
+    return result.ok
 
 
 def scaffold(paths: Sequence[Path], out: Path, target: str | None = None) -> tuple[list[Path], list[Path], list[Diagnostic]]:

@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "E031": "invalid Python name override",
     "E032": "two specs generate the same package",
     "E033": "package name reserved by mcp-codegen",
+    "E034": "agent layout without the client side (target server)",
     "E080": "duplicate resource URI, template, prompt or argument name",
     "E081": "invalid URI template",
     "E082": "template variable or completion that the template does not have",
@@ -69,6 +70,7 @@ CODES: dict[str, str] = {
     "W111": "host may refuse the tool: a limit of a common MCP host or model API (validate --host; docs/hosts.md)",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
+    "E072": "pull --layout agent: servers/mcp.json cannot be written",
 }
 
 

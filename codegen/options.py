@@ -9,6 +9,9 @@ if TYPE_CHECKING:
     from .ir.nodes import ProjectIR
 
 TARGETS = ("server", "client", "both")
+LAYOUTS = ("package", "agent")
+#: ``--skill``: one Agent Skills folder per server, or one for the whole servers/ tree.
+SKILLS = ("server", "tree")
 
 #: The top-level package ``build --shared-runtime`` writes once per output folder.
 SHARED_RUNTIME = "mcp_codegen_runtime"
@@ -17,28 +20,40 @@ SHARED_RUNTIME = "mcp_codegen_runtime"
 @dataclass(frozen=True)
 class Options:
     """``target`` overrides each spec's ``server.target`` (None keeps it); ``shared_runtime``
-    makes every package import one ``mcp_codegen_runtime`` package at the output folder's top."""
+    makes every package import one ``mcp_codegen_runtime`` package at the output folder's top;
+    ``layout`` overrides each spec's ``server.layout`` (None keeps it); ``skill`` (agent layout)
+    also writes Agent Skills folders, one per server or one for the tree."""
 
     target: str | None = None
     shared_runtime: bool = False
+    layout: str | None = None
+    skill: str | None = None
 
     def __post_init__(self) -> None:
         if self.target is not None and self.target not in TARGETS:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+        if self.layout is not None and self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {self.layout!r}")
+        if self.skill is not None and self.skill not in SKILLS:
+            raise ValueError(f"skill must be one of {', '.join(SKILLS)}, not {self.skill!r}")
 
     def apply(self, ir: ProjectIR) -> ProjectIR:
         """``ir`` with these options in its server part."""
-        server = replace(ir.server, target=self.target or ir.server.target, shared_runtime=self.shared_runtime)
+        server = replace(ir.server, target=self.target or ir.server.target, shared_runtime=self.shared_runtime,
+                         layout=self.layout or ir.server.layout, skill=self.skill)
         return replace(ir, server=server)
 
     def describe(self) -> str:
         """The options in words (``--verbose``)."""
         target = f"target {self.target}" if self.target else "each spec's target"
-        return f"{target}, {'shared' if self.shared_runtime else 'private'} runtime"
+        layout = f", layout {self.layout}" if self.layout else ""
+        skill = f", skill {self.skill}" if self.skill else ""
+        return f"{target}, {'shared' if self.shared_runtime else 'private'} runtime{layout}{skill}"
 
     def key(self) -> str:
         """What distinguishes results built with these options (cache and stamp keys)."""
-        return f"target={self.target or ''};shared={int(self.shared_runtime)}"
+        extra = (f";layout={self.layout}" if self.layout else "") + (f";skill={self.skill}" if self.skill else "")
+        return f"target={self.target or ''};shared={int(self.shared_runtime)}{extra}"
 
 
 DEFAULT = Options()

@@ -49,6 +49,16 @@ class Target(str, Enum):
     both = "both"
 
 
+class Layout(str, Enum):
+    package = "package"
+    agent = "agent"
+
+
+class Skill(str, Enum):
+    server = "server"
+    tree = "tree"
+
+
 def _show_version(value: bool) -> None:
     if value:
         out_console.print(f"mcp-codegen {__version__}", markup=False)
@@ -66,6 +76,8 @@ SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or fo
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also list every file written and what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
 TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
 SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
+LayoutOpt = Annotated[Optional[Layout], typer.Option("--layout", help="package: the typed packages only; agent: also OUT/servers/<server>/<tool>.py, one typed function per tool, with an index and search_tools (extends an existing servers/ tree; see docs/agents.md). Default: each spec's server.layout, else package.", show_default=False)]
+SkillOpt = Annotated[Optional[Skill], typer.Option("--skill", help="Agent layout: also write an Agent Skills folder (OUT/skills/<name>/SKILL.md): one per server (server) or one for the whole servers/ tree (tree).", show_default=False)]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
 
 
@@ -85,9 +97,11 @@ def _print_diagnostics(result: Result, paths: list[Path] | None = None) -> None:
 
 
 def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True, target: Target | None = None,
-            shared_runtime: bool | None = None) -> tuple[list[Path], Path, Options]:
+            shared_runtime: bool | None = None, layout: Layout | None = None,
+            skill: Skill | None = None) -> tuple[list[Path], Path, Options]:
     cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd(),
-                         target=target.value if target else None, shared_runtime=shared_runtime)
+                         target=target.value if target else None, shared_runtime=shared_runtime,
+                         layout=layout.value if layout else None, skill=skill.value if skill else None)
     if cfg is None:
         err_console.print(f"error: {error}", style="red", markup=False)
         raise typer.Exit(2)
@@ -136,10 +150,11 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
               scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one typed stub per tool, resource, resource template, prompt and completion handler, if it does not exist (it is yours from then on).")] = False,
-              target: TargetOpt = None, shared_runtime: SharedOpt = None) -> None:
+              target: TargetOpt = None, shared_runtime: SharedOpt = None, layout: LayoutOpt = None,
+              skill: SkillOpt = None) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     _verbose(verbose)
-    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime, layout=layout, skill=skill)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
     result, report = build(paths, out, None if quiet else _progress(verbose), load_files=False,
@@ -173,10 +188,11 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
 
 @app.command("check")
 def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
-              shared_runtime: SharedOpt = None, verbose: VerboseOpt = False) -> None:
+              shared_runtime: SharedOpt = None, verbose: VerboseOpt = False, layout: LayoutOpt = None,
+              skill: SkillOpt = None) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
     _verbose(verbose)
-    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime)
+    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime, layout=layout, skill=skill)
     result, diffs = check(paths, out, options)
     _print_diagnostics(result, paths)
     if not result.ok:
@@ -226,7 +242,7 @@ def _check_implementation(result: Result, impl: str, out: Path) -> int:
 
     from ..output.emit import MANIFEST
 
-    packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime"})
+    packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime", "servers", "skills"})
     if len(packages) != 1:
         err_console.print(f"error: --impl needs exactly one server; these specs make {len(packages)}", style="red", markup=False)
         return 2

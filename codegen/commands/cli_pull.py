@@ -15,6 +15,16 @@ from rich.console import Console
 from ..driver.pipeline import Result
 
 
+class LayoutOption(str, Enum):
+    spec = "spec"
+    agent = "agent"
+
+
+class SkillOption(str, Enum):
+    server = "server"
+    tree = "tree"
+
+
 class EraOption(str, Enum):
     auto = "auto"
     modern = "modern"
@@ -38,7 +48,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
 
     @app.command("pull")
     def pull_cmd(
-        output: Annotated[Path, typer.Option("-o", "--output", help="Spec file to write, e.g. specs/NAME.yaml ('-' prints it).")],
+        output: Annotated[Path, typer.Option("-o", "--output", help="Spec file to write, e.g. specs/NAME.yaml ('-' prints it); with --layout agent, the output folder DIR.")],
         stdio: Annotated[Optional[str], typer.Option("--stdio", help='Server command line, e.g. "npx -y @modelcontextprotocol/server-everything".')] = None,
         http: Annotated[Optional[str], typer.Option("--http", help="URL of a Streamable HTTP server.")] = None,
         name: Annotated[Optional[str], typer.Option("--name", help="Python name of the pulled package (package NAME in snake_case, classes in PascalCase); serverInfo.name stays as the server reports it. Default: derived from serverInfo.name (see the README).")] = None,
@@ -52,6 +62,8 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         oauth: Annotated[bool, typer.Option("--oauth", help="Log in with OAuth in the browser when the --http server asks (needs authlib).")] = False,
         oauth_client_id: Annotated[Optional[str], typer.Option("--oauth-client-id", help="Pre-registered OAuth client id (secret: $MCP_CODEGEN_OAUTH_CLIENT_SECRET); default: dynamic registration.")] = None,
         oauth_token_file: Annotated[Optional[Path], typer.Option("--oauth-token-file", help="Keep OAuth tokens in this file (mode 0600) instead of memory.")] = None,
+        layout: Annotated[LayoutOption, typer.Option("--layout", help="spec: write the spec file -o names; agent: pull into the agent tree of the folder DIR (-o) in one step: the spec kept as DIR/specs/<package>.yaml, the typed package and DIR/servers/<server>/ built (other servers there kept), the connection written to DIR/servers/mcp.json with environment variable names only (see docs/agents.md).")] = LayoutOption.spec,
+        skill: Annotated[Optional[SkillOption], typer.Option("--skill", help="With --layout agent: also write an Agent Skills folder, one per server (server) or one for the whole tree (tree).", show_default=False)] = None,
     ) -> None:
         """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
         from . import pull as pull_mod
@@ -71,6 +83,9 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         except (ValueError, pull_mod.PullError) as exc:
             err_console.print(f"error: {exc}", style="red", markup=False)
             raise typer.Exit(2) from None
+        if layout is LayoutOption.agent:
+            raise typer.Exit(_pull_agent(client, output, stdio, http, env or [], header or [], name, force, skill, timeout,
+                                         cwd, out_console, err_console, print_diagnostics))
         to_stdout = str(output) == "-"
         result, diags = pull_mod.pull(client, None if to_stdout else output, name=name, force=force, build=not no_check, timeout=timeout * 2)
         print_diagnostics(Result(diagnostics=diags, specs=[str(output)]))
@@ -86,3 +101,42 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         if not to_stdout:
             tools = len(result.data["tools"])
             out_console.print(f"wrote {output} ({tools} tool(s)); next: mcp-codegen build {output} -o generated", markup=False)
+
+
+def _pull_agent(client: Any, output: Path, stdio: str | None, http: str | None, env: list[str], header: list[str],
+                name: str | None, force: bool, skill: SkillOption | None, timeout: float, cwd: Path | None,
+                out: Console, err: Console, print_diagnostics: Callable[[Result], Any]) -> int:
+    """``pull --layout agent``: the exit status (0, or 1 when nothing or a broken tree was built)."""
+    from .pull_agent import http_entry, pull_into, stdio_entry
+
+    if str(output) == "-":
+        err.print("error: --layout agent writes a folder; -o - (print the spec) is for the spec layout", style="red", markup=False)
+        return 2
+    if stdio is not None:
+        env_pairs = _pairs(env, "--env", "=", err)
+        command = shlex.split(stdio)
+
+        def entry(server: str) -> tuple[dict[str, Any], list[str]]:
+            return stdio_entry(command, env_pairs, cwd)
+    else:
+        headers = _pairs(header, "--header", ":", err)
+
+        def entry(server: str) -> tuple[dict[str, Any], list[str]]:
+            return http_entry(str(http), headers, server)
+    done = pull_into(client, output, entry, name=name, force=force, skill=skill.value if skill else None,
+                     timeout=timeout * 2)
+    print_diagnostics(Result(diagnostics=done.diagnostics, specs=[str(done.spec or output)]))
+    if done.result is None or any(d.is_error for d in done.diagnostics):
+        err.print("pull failed: " + ("nothing was written" if done.result is None else
+                                     f"{done.spec} was written but does not build; fix the errors above"),
+                  style="red", markup=False)
+        return 1
+    for note in done.result.listing_notes:
+        err.print(f"note: {note}", markup=False)
+    tools = len(done.result.data["tools"])
+    out.print(f"pulled {done.server} ({tools} tool(s)) into {output}: spec {done.spec}, functions in "
+              f"{output / 'servers' / done.server}/, connection in {output / 'servers' / 'mcp.json'}", markup=False)
+    if done.env_names:
+        out.print("set these environment variables before calling the functions (mcp.json names them, never their values): "
+                  + ", ".join(done.env_names), markup=False)
+    return 0

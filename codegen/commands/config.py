@@ -74,7 +74,8 @@ def load_config_file(start: Path) -> tuple[ConfigFile, Path | None, str | None]:
 
 
 def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target: str | None = None,
-            shared_runtime: bool | None = None) -> tuple[Config | None, str | None]:
+            shared_runtime: bool | None = None, layout: str | None = None,
+            skill: str | None = None) -> tuple[Config | None, str | None]:
     """Merge flags over the pyproject defaults (paths in pyproject are relative to it)."""
     cfg, root, error = load_config_file(cwd)
     if error:
@@ -89,6 +90,7 @@ def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target:
         return None, "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
     if output is None:
         return None, "no output folder given (-o OUT) and no [tool.mcp-codegen] output default in pyproject.toml"
-    options = Options(target or cfg.target, bool(cfg.shared_runtime if shared_runtime is None else shared_runtime))
+    options = Options(target or cfg.target, bool(cfg.shared_runtime if shared_runtime is None else shared_runtime),
+                      layout, skill)
     source = str(root / "pyproject.toml") if root else "flags"
     return Config(specs=tuple(specs), output=output, source=source, options=options), None

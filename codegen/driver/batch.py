@@ -16,6 +16,7 @@ from ..options import DEFAULT, SHARED_RUNTIME, Options
 from ..output import cache
 from ..output.fmtpool import JOBS_ENV as JOBS_ENV
 from ..output.fmtpool import available_jobs
+from ..render.files import owner_folder
 from .pipeline import Result, generate_one
 
 #: What a build decided and why (``mcp-codegen build --verbose`` shows it).
@@ -119,7 +120,7 @@ def merge(specs: list[tuple[Path, str]], results: list[Result], diags: list[Diag
         merged.inputs += one.inputs
         merged.input_hashes.update(one.input_hashes)
         for f in one.files:
-            pkg = f.path.split("/", 1)[0]
+            pkg = owner_folder(f.path)
             if pkg == SHARED_RUNTIME:
                 continue
             if packages.setdefault(pkg, display) != display:

@@ -101,7 +101,16 @@ def generate_one(path: Path, display: str, options: Options = DEFAULT) -> Result
     if low.ir is None or low.models is None:
         return Result(diagnostics=diags, specs=[display], inputs=inputs)
     ir = options.apply(low.ir)
-    files, more = finalize([*render_package(ir, low.models, shared_environment()), lock_file(ir)], display)
+    rendered = [*render_package(ir, low.models, shared_environment()), lock_file(ir)]
+    if ir.server.layout == "agent":  # the server's folder of the servers/ tree (docs/agents.md)
+        from ..render.agent import agent_names, render_agent
+
+        tools, more = agent_names(ir, low.models)
+        diags += more
+        if tools is None:
+            return Result(diagnostics=diags, specs=[display], inputs=inputs)
+        rendered += render_agent(ir, low.models, tools, shared_environment())
+    files, more = finalize(rendered, display)
     diags += more
     if any(d.is_error for d in diags):
         return Result(diagnostics=diags, specs=[display], inputs=inputs)

@@ -179,7 +179,7 @@ class _Lowering:
         return ServerIR(
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
             implementation=s.implementation, package=package, spec_display=spec_display,
-            project=s.project, target=s.target, subscribe=s.subscribe, **server_names(package, stem),
+            project=s.project, target=s.target, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
             auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
                         s.auth.resource_name) if s.auth is not None else None,
         )

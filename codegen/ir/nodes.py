@@ -159,6 +159,8 @@ class ServerIR:
     target: str = "both"  # server | client | both: which side's modules and runtime are generated
     shared_runtime: bool = False  # import the runtime from the output folder's shared package
     auth: AuthIR | None = None  # OAuth resource server (spec ``server.auth``)
+    layout: str = "package"  # package | agent: also the servers/ tree (:mod:`codegen.render.agent`)
+    skill: str | None = None  # agent layout: None, "server" or "tree" (``--skill``, Agent Skills folders)
 
 
 @dataclass(frozen=True)

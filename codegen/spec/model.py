@@ -81,6 +81,7 @@ class ServerSpec:
     target: str = "both"
     subscribe: bool = False
     auth: AuthSpec | None = None
+    layout: str = "package"  # package | agent (the servers/ tree, docs/agents.md)
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         target=str(s.get("target", "both")),
         subscribe=bool(s.get("subscribe", False)),
         auth=_auth(s.get("auth")),
+        layout=str(s.get("layout", "package")),
     )
     overlays = data.get("overlays") or {}
     tools = []

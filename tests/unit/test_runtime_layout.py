@@ -341,7 +341,7 @@ def test_generated_code_imports_only_the_facade() -> None:
 
 def test_templates_import_only_the_facade() -> None:
     templates = ROOT / "templates"
-    lines = [(p.name, line) for p in sorted(templates.glob("*.jinja"))
+    lines = [(p.name, line) for p in sorted(templates.rglob("*.jinja"))
              for line in p.read_text("utf-8").splitlines() if "{{ rt }}" in line]
     assert lines
     modules = {re.match(r"from \{\{ rt \}\}\.([\w.]+) import", line).group(1) for _, line in lines}  # type: ignore[union-attr]
@@ -353,7 +353,7 @@ def test_the_facade_names_exactly_what_generated_code_may_use() -> None:
     name is exported that no template uses (the version constants aside)."""
     from codegen.ir.naming import RUNTIME_ERROR_NAMES
 
-    templates = "".join(p.read_text("utf-8") for p in (ROOT / "templates").glob("*.jinja"))
+    templates = "".join(p.read_text("utf-8") for p in (ROOT / "templates").rglob("*.jinja"))  # agent/ too
     for name in FACADE:
         module = _facade(name)
         exported = module.__all__

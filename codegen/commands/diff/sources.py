@@ -9,6 +9,9 @@ A side is written as:
 * ``stdio:COMMAND`` (``"stdio:python -m weather --stdio"``) or an ``http://``/``https://``
   URL: a live server, read with :mod:`codegen.commands.pull` (every ``tools/list`` page) and compared
   on the wire (:func:`~codegen.commands.diff.views.view_from_wire`; Python names are unknown there);
+* an output folder built with ``--layout agent`` (or its ``servers/`` folder): the tools its
+  per-tool modules were generated from, read from each ``servers/<server>/_index.json`` and
+  compared on the wire (so ``diff DIR stdio:COMMAND`` shows how the live server drifted);
 * ``PREFIX:...`` for any other prefix registered with :func:`register_side_loader`.
 """
 
@@ -206,4 +209,34 @@ def load_side(spec: str, cwd: Path | None = None) -> Side:
     if sep and prefix in _LOADERS and not Path(spec).exists():
         return _LOADERS[prefix](rest, cwd)
     local = Path(spec)
-    return load_paths([local if local.is_absolute() else cwd / local], cwd, label=spec)
+    local = local if local.is_absolute() else cwd / local
+    tree = load_agent_tree(local, spec)
+    return tree if tree is not None else load_paths([local], cwd, label=spec)
+
+
+def load_agent_tree(folder: Path, label: str) -> Side | None:
+    """The servers of an agent tree (``folder`` is the output folder, its ``servers/`` or one
+    ``servers/<server>/``), or None when ``folder`` is no agent tree."""
+    import json
+
+    tree = folder / "servers" if (folder / "servers" / "__init__.py").is_file() else folder
+    if (folder / "_index.json").is_file() and (folder.parent / "_search.py").is_file():
+        indexes = [folder / "_index.json"]  # one server's folder: servers/<server>
+    elif (tree / "_search.py").is_file() and (tree / "__init__.py").is_file():
+        indexes = sorted(tree.glob("*/_index.json"))
+    else:
+        return None
+    side = Side(label)
+    for index in indexes:
+        try:
+            data = json.loads(index.read_text("utf-8"))
+            tools = [t["wire"] for t in data["tools"]]
+            side.views.append(view_from_wire(data["serverInfo"], tools, f"{label}/{index.parent.name}",
+                                             data.get("instructions"), data.get("resources", ()),
+                                             data.get("resourceTemplates", ()), data.get("prompts", ())))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            side.diagnostics.append(Diagnostic(str(index), 0, 0, "E060", f"unreadable agent index: {exc}",
+                                               hint="build the tree again (mcp-codegen build --layout agent)"))
+    if not side.views and not side.diagnostics:
+        side.diagnostics.append(Diagnostic(str(tree), 0, 0, "E052", "no server in this agent tree"))
+    return side
