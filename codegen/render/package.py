@@ -24,7 +24,7 @@ from ..options import SHARED_RUNTIME
 from ..runtime import RUNTIME_VERSION
 from ..runtime.gencode import RUNTIME_API
 from . import pylayout
-from .files import GeneratedFile
+from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
 
 #: Output file -> template (one template per generated file kind).
@@ -220,6 +220,8 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "runtime_version": RUNTIME_VERSION,
         "runtime_api": RUNTIME_API,
         "runtime_packages": _runtime_packages(ir.server.target),
+        "skills": ir.skills if ir.server.target in ("server", "both") else (),
+        "skill_files": SKILL_FILES,
     }
 
 
@@ -230,6 +232,9 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))
              for out, tpl in TEMPLATES.items() if out in TARGET_FILES[ir.server.target]]
+    if ctx["skills"]:  # the skill table, and the files as package data (byte for byte)
+        files.append(GeneratedFile(f"{pkg}/skills.py", env.get_template("skills.py.jinja").render(ctx)))
+        files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{f.path}", f.text) for s in ctx["skills"] for f in s.files]
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     files.append(GeneratedFile(f"{pkg}/.gitattributes", GITATTRIBUTES))
     if ir.server.project:
