@@ -160,7 +160,9 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "Principal", "ServerSettings")
 _CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
                    "Icon", "Progress", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "Root", "SamplingRequest",
-                   "SamplingResponse", "Subscription", "Tool", "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset")
+                   "SamplingResponse", "Subscription", "Tool", "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset",
+                   "LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
+                   "SkillResource", "SkillSizeMismatchError", "SkillVerificationError")
 
 
 def package_exports(ir: ProjectIR) -> list[str]:

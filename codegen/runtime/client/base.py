@@ -26,13 +26,14 @@ from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, out
 from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
+from .skills import SkillCalls
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class ClientBase(CatalogCalls):
+class ClientBase(CatalogCalls, SkillCalls):
     """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated

@@ -11,6 +11,16 @@ from .base import ClientBase
 from .catalog import Completion
 from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
 from .results import UNSET, Unset, wire_arguments
+from .skills import (
+    LoadedSkill,
+    SkillDigestMismatchError,
+    SkillEntry,
+    SkillFile,
+    SkillFrontmatterMismatchError,
+    SkillResource,
+    SkillSizeMismatchError,
+    SkillVerificationError,
+)
 from .subscriptions import Change, Subscription
 from .sync import SyncClientBase
 from .types import (
@@ -37,6 +47,7 @@ __all__ = [
     "ElicitationRequest",
     "ElicitationResponse",
     "Icon",
+    "LoadedSkill",
     "Progress",
     "Prompt",
     "PromptArgument",
@@ -45,6 +56,13 @@ __all__ = [
     "Root",
     "SamplingRequest",
     "SamplingResponse",
+    "SkillDigestMismatchError",
+    "SkillEntry",
+    "SkillFile",
+    "SkillFrontmatterMismatchError",
+    "SkillResource",
+    "SkillSizeMismatchError",
+    "SkillVerificationError",
     "Subscription",
     "SyncClientBase",
     "Tool",

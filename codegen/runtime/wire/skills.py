@@ -147,6 +147,14 @@ def frontmatter_block(text: str) -> tuple[str, int] | None:
     return (match.group(1), 2) if match else None
 
 
+def skill_body(text: str) -> str:
+    """The Markdown after the frontmatter block (all of ``text`` when there is none)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    match = _FRONTMATTER.match(text)
+    return text[match.end():] if match else text
+
+
 def parse_frontmatter(text: str) -> dict[str, Any]:
     """The frontmatter of a ``SKILL.md`` as a JSON object (strings and maps of strings).
 
@@ -202,6 +210,7 @@ __all__ = [
     "frontmatter_block",
     "mime_type",
     "parse_frontmatter",
+    "skill_body",
     "skill_name_of",
     "skill_uri",
 ]
