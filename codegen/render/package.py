@@ -23,6 +23,7 @@ from ..models.generate import ModelsModule
 from ..options import SHARED_RUNTIME
 from ..runtime import RUNTIME_VERSION
 from ..runtime.gencode import RUNTIME_API
+from ..runtime.wire.skills import stored_path
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
@@ -236,7 +237,8 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
              for out, tpl in TEMPLATES.items() if out in TARGET_FILES[ir.server.target]]
     if ctx["skills"]:  # the skill table, and the files as package data (byte for byte)
         files.append(GeneratedFile(f"{pkg}/skills.py", env.get_template("skills.py.jinja").render(ctx)))
-        files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{f.path}", f.text) for s in ctx["skills"] for f in s.files]
+        files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{stored_path(f.path)}", f.text)
+                  for s in ctx["skills"] for f in s.files]
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     files.append(GeneratedFile(f"{pkg}/.gitattributes", GITATTRIBUTES))
     if ir.server.project:

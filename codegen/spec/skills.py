@@ -11,7 +11,8 @@ safely or the Agent Skills rules forbid:
   outside the subset the runtime reads, read differently by YAML, or with unknown keys
   (did-you-mean), wrong types or reserved ``io.modelcontextprotocol/`` metadata keys;
   E124 a name breaking the naming rules, differing from its folder, or declared twice;
-  E125 a file that is not UTF-8 text; E126 a file name a ``skill://`` URI cannot carry.
+  E125 a file that is not UTF-8 text; E126 a file name a ``skill://`` URI cannot carry (or ending in ``.py.skilldata``, the name
+  the package keeps a skill's Python sources under, so no Python tool takes them for code).
 
 Hidden entries (``.name``) and ``__pycache__`` folders are not part of a skill.  The result is
 deterministic: files sorted by path, digests of the exact bytes.
@@ -33,6 +34,7 @@ from ..runtime.wire.skills import (
     MAX_SKILL_FILES,
     SKILL_FILE,
     SKILL_NAME,
+    STORED_SUFFIX,
     FrontmatterError,
     digest,
     frontmatter_block,
@@ -133,6 +135,11 @@ class _Loader:
                 if not all(_SEGMENT.fullmatch(part) for part in rel.split("/")):
                     self.file_err(path, 0, "E126", f"skill {entry!r}: file name {rel!r} cannot be part of a skill:// URI",
                                   hint="use letters, digits, '.', '_' and '-' (not first) in file and folder names")
+                    ok = False
+                    continue
+                if rel.endswith(STORED_SUFFIX) and rel.removesuffix(STORED_SUFFIX).endswith((".py", ".pyi")):
+                    self.file_err(path, 0, "E126", f"skill {entry!r}: file name {rel!r} ends in {STORED_SUFFIX!r}, "
+                                  "the suffix the package stores Python sources under", hint="rename the file")
                     ok = False
                     continue
                 if path.is_symlink() and not path.resolve().is_relative_to(folder):

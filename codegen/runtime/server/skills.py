@@ -37,6 +37,7 @@ from ..wire.skills import (
     digest,
     mime_type,
     skill_uri,
+    stored_path,
 )
 from .calls import RequestEnv
 from .security import Signer
@@ -74,7 +75,7 @@ class Skills:
             for f in skill.files:
                 uri = skill_uri(skill.name, f.path)
                 try:
-                    data = self.skill_root.joinpath(skill.name, *f.path.split("/")).read_bytes()
+                    data = self.skill_root.joinpath(skill.name, *stored_path(f.path).split("/")).read_bytes()
                 except (OSError, AttributeError) as exc:
                     raise SkillIntegrityError(f"skill file {uri} is missing from the package ({exc})") from None
                 if len(data) != f.size or digest(data) != f.digest:

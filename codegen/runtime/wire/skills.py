@@ -52,7 +52,7 @@ _FRONTMATTER = re.compile(r"---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
 _KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?:[ \t]+(.*?))?[ \t]*")
 #: Plain scalars YAML reads as something other than a string (null, booleans, numbers, dates).
 _NOT_A_STRING = re.compile(
-    r"(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N"
+    r"(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF"
     r"|[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
     r"|0[xob][0-9a-fA-F_]+|[0-9]+(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)"
 )
@@ -93,6 +93,16 @@ class SkillDef:
 def skill_uri(name: str, path: str = "") -> str:
     """``skill://<name>/<path>`` (``skill://<name>`` for the skill's own folder)."""
     return f"{SKILL_SCHEME}{name}/{path}" if path else f"{SKILL_SCHEME}{name}"
+
+
+#: Appended on disk to the names of Python sources in a skill, so that no Python tool (mypy,
+#: pytest, ruff, an import) takes a skill's script for part of the package; served unchanged.
+STORED_SUFFIX = ".skilldata"
+
+
+def stored_path(path: str) -> str:
+    """Where the file ``path`` of a skill is kept inside the package's skill folder."""
+    return path + STORED_SUFFIX if path.endswith((".py", ".pyi")) else path
 
 
 def mime_type(path: str) -> str:
@@ -203,6 +213,7 @@ __all__ = [
     "SKILL_FILE",
     "SKILL_NAME",
     "SKILL_SCHEME",
+    "STORED_SUFFIX",
     "FrontmatterError",
     "SkillDef",
     "SkillFileDef",
@@ -213,4 +224,5 @@ __all__ = [
     "skill_body",
     "skill_name_of",
     "skill_uri",
+    "stored_path",
 ]
