@@ -219,3 +219,29 @@ def test_adding_a_file_to_a_skill_rebuilds(tmp_path: Path) -> None:
     assert build([spec], tmp_path / "out")[1] is not None
     assert (tmp_path / "out" / "skillful" / "skill-files" / "greeting" / "NEW.md").read_text("utf-8") == "new\n"
     assert "NEW.md" in (tmp_path / "out" / "skillful" / "skills.py").read_text("utf-8")
+
+
+def test_an_installed_project_package_carries_its_skill_files(tmp_path: Path) -> None:
+    """``server.project: true``: ``pip install`` puts ``skill-files/`` beside the modules (package
+    data), and the installed server starts (every file matches its digest) and serves them."""
+    shutil.copytree(CASE, tmp_path / "case", ignore=shutil.ignore_patterns("expected"))
+    spec = tmp_path / "case" / "spec.yaml"
+    spec.write_text(spec.read_text("utf-8").replace('version: "1.0.0",', 'version: "1.0.0", project: true,', 1), "utf-8")
+    assert build([spec], tmp_path / "out")[1] is not None
+    prefix = tmp_path / "prefix"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--prefix", str(prefix),
+                           str(tmp_path / "out" / "skillful")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    site = next(prefix.glob("lib/python3*/site-packages"))
+    assert (site / "skillful" / "skill-files" / "csv-report" / "scripts" / "summarize.py.skilldata").is_file()
+    probe = ("import asyncio, skillful\n"
+             "from skillful.server import SkillfulServerBase\n"
+             "async def main():\n"
+             "    async with skillful.SkillfulClient.in_process(SkillfulServerBase(), audit=None) as c:\n"
+             "        entry = (await c.list_skills())[0]\n"
+             "        print((await c.read_skill_file(entry, 'templates/report.md')).data)\n"
+             "asyncio.run(main())\n")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(site)}
+    run = subprocess.run([sys.executable, "-c", probe], cwd="/", env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == repr((SOURCES / "csv-report" / "templates" / "report.md").read_bytes())
