@@ -171,7 +171,8 @@ class _Lowering:
                        model_schema=model_schema,
                        model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
                                                    *(pr.arguments_class for pr in prompts)})),
-                       resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts)
+                       resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts,
+                       skills=self.spec.skills)
         return ir, self.diags
 
     def _server(self, spec_display: str) -> ServerIR:

@@ -164,6 +164,25 @@ class ServerIR:
 
 
 @dataclass(frozen=True)
+class SkillFileIR:
+    """One file of a declared skill (SEP-2640), read and checked at build time."""
+
+    path: str  # inside the skill folder, posix ("SKILL.md", "references/FORMS.md")
+    text: str  # its content (UTF-8; written to the package byte for byte)
+    digest: str  # "sha256:<hex>" of its bytes
+    size: int  # its length in bytes
+
+
+@dataclass(frozen=True)
+class SkillIR:
+    """A skill the server serves (spec ``skills``): its name, frontmatter and files."""
+
+    name: str
+    frontmatter: dict[str, Any]
+    files: tuple[SkillFileIR, ...]
+
+
+@dataclass(frozen=True)
 class ProjectIR:
     server: ServerIR
     tools: tuple[ToolIR, ...]
@@ -174,3 +193,4 @@ class ProjectIR:
     templates: tuple[TemplateIR, ...] = ()
     prompts: tuple[PromptIR, ...] = ()
     typed_dicts: tuple[tuple[str, str], ...] = ()  # (object model class, its request-side TypedDict)
+    skills: tuple[SkillIR, ...] = ()  # spec ``skills`` (docs/skills.md)

@@ -76,6 +76,10 @@ def sha256(data: bytes | str) -> str:
 
 
 def file_sha(path: Path | str) -> str | None:
+    if Path(path).is_dir():  # a skill folder: its listing (codegen.spec.skills)
+        from ..spec.skills import folder_sha
+
+        return folder_sha(Path(path))
     try:
         return sha256(read_bytes(Path(path)))
     except OSError:

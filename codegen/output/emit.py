@@ -297,7 +297,7 @@ def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:
     for f in files:
         target = out / f.path
         try:
-            current = target.read_text("utf-8")
+            current = target.read_bytes().decode("utf-8")  # as written: no newline translation
         except (OSError, UnicodeDecodeError):
             diffs.append(f"missing: {f.path}\n")
             continue

@@ -17,7 +17,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
-from ..render.files import GeneratedFile
+from ..render.files import SKILL_FILES, GeneratedFile
 from . import cache as build_cache
 from .fmtunits import single_pass
 
@@ -96,7 +96,7 @@ def format_files(files: Iterable[GeneratedFile], spec_display: str) -> tuple[lis
     diags: list[Diagnostic] = []
     for f in files:
         content = f.content
-        if f.path.endswith(".py"):
+        if f.path.endswith(".py") and f"/{SKILL_FILES}/" not in f.path:  # skill files are data, as written
             try:
                 if f.verbatim:  # the runtime is copied verbatim
                     _compile_runtime(content, f.path)

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The package data folder of a server's skills (``<package>/skill-files/<name>/...``): copied
+#: as written, never formatted or compiled; a hyphen keeps it from ever being a Python package.
+SKILL_FILES = "skill-files"
+
 
 @dataclass(frozen=True)
 class GeneratedFile:

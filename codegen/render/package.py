@@ -23,8 +23,9 @@ from ..models.generate import ModelsModule
 from ..options import SHARED_RUNTIME
 from ..runtime import RUNTIME_VERSION
 from ..runtime.gencode import RUNTIME_API
+from ..runtime.wire.skills import stored_path
 from . import pylayout
-from .files import GeneratedFile
+from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
 
 #: Output file -> template (one template per generated file kind).
@@ -161,7 +162,9 @@ _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "Principal", 
 _CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
                    "Icon", "Progress", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "Root", "SamplingRequest",
                    "SamplingResponse", "Subscription", "SyncTaskHandle", "TaskCancelledError", "TaskHandle", "TaskStatus", "Tool",
-                   "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset")
+                   "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset",
+                   "LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
+                   "SkillResource", "SkillSizeMismatchError", "SkillVerificationError")
 
 
 def package_exports(ir: ProjectIR) -> list[str]:
@@ -221,6 +224,8 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "runtime_version": RUNTIME_VERSION,
         "runtime_api": RUNTIME_API,
         "runtime_packages": _runtime_packages(ir.server.target),
+        "skills": ir.skills if ir.server.target in ("server", "both") else (),
+        "skill_files": SKILL_FILES,
     }
 
 
@@ -231,6 +236,10 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))
              for out, tpl in TEMPLATES.items() if out in TARGET_FILES[ir.server.target]]
+    if ctx["skills"]:  # the skill table, and the files as package data (byte for byte)
+        files.append(GeneratedFile(f"{pkg}/skills.py", env.get_template("skills.py.jinja").render(ctx)))
+        files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{stored_path(f.path)}", f.text)
+                  for s in ctx["skills"] for f in s.files]
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     files.append(GeneratedFile(f"{pkg}/.gitattributes", GITATTRIBUTES))
     if ir.server.project:

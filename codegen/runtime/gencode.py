@@ -67,6 +67,7 @@ from .wire.resources import (
     ResourceDef,
     ResourceTemplateDef,
 )
+from .wire.skills import SkillDef, SkillFileDef
 from .wire.tools import AuthDef, InputDef, ServerInfo, ToolDef
 
 #: The facade's API version: raised on every incompatible change of a ``gencode`` module.
@@ -131,6 +132,8 @@ __all__ = [
     "ResourceNotFoundError",
     "ResourceTemplateDef",
     "ServerInfo",
+    "SkillDef",
+    "SkillFileDef",
     "TextContent",
     "TextResourceContents",
     "ToolDef",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ir.nodes import SkillIR
 from .load import SourceDoc
 from .pointer import join_pointer
 
@@ -141,6 +142,9 @@ class SpecFile:
     prompts: tuple[PromptSpec, ...] = ()
     #: ``overlays``: tool name -> its client-side additions (``outputSchema``), as written
     overlays: dict[str, Any] = field(default_factory=dict)
+    #: ``skills``, read and checked (:mod:`codegen.spec.skills`), and the files they were read from
+    skills: tuple[SkillIR, ...] = ()
+    skill_deps: dict[str, str] = field(default_factory=dict)
 
 
 #: Keys of resource / template / prompt entries that are ours (not sent on the wire).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -27,6 +28,7 @@ from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .overlays import overlay_checks
 from .pointer import join_pointer
 from .refs import Resolver, Target, iter_refs
+from .skills import load_skills
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 #: Names outside TOOL_NAME that still work (the spec allows 128 characters, SEP-986 and the
@@ -291,6 +293,9 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     if any(d.is_error and d.code != "E011" for d in diags):  # an unknown key leaves the shape intact:
         return None, None, diags                             # go on, so every mistake shows at once
     spec = parse_spec(doc)
+    skills, skill_diags, skill_deps = load_skills(doc)
+    diags += skill_diags
+    spec = replace(spec, skills=skills, skill_deps=skill_deps)
     seen: dict[str, str] = {}
     for tool in spec.tools:
         if not USABLE_TOOL_NAME.fullmatch(tool.name):

@@ -14,6 +14,7 @@ from ._runtime.gencode import (
     ResourceDef,
     ResourceTemplateDef,
     ServerInfo,
+    SkillDef,
     ToolDef,
     ToolResult,
 )
@@ -70,6 +71,7 @@ from .models import (
     TestTriggerToolChangeInput,
     TestXMcpHeaderInput,
 )
+from .skills import SKILL_FILES, SKILLS
 from .tools import (
     TEST_ELICITATION_SEP1034_DEFAULTS_TOOL,
     TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL,
@@ -249,6 +251,8 @@ class EverythingServerBase(ServerBase):
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = RESOURCE_TEMPLATES
     prompt_defs: ClassVar[tuple[PromptDef, ...]] = PROMPTS
     resource_subscribe: ClassVar[bool] = True
+    skill_defs: ClassVar[tuple[SkillDef, ...]] = SKILLS
+    skill_root = SKILL_FILES
 
     def test_simple_text(
         self, args: TestSimpleTextInput, ctx: Context

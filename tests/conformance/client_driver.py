@@ -37,6 +37,7 @@ from everything import (  # noqa: E402
     Root,
     SamplingRequest,
     SamplingResponse,
+    SkillVerificationError,
 )
 from everything._runtime.client import (  # noqa: E402  (a script: after its sys.path line)
     ClientBase,
@@ -166,6 +167,27 @@ async def auth_flow(client: ClientBase, context: dict[str, Any]) -> None:
         print(tools[0], (await client.call_raw(tools[0], {})).text())
 
 
+async def skills_list_only(client: ClientBase, context: dict[str, Any]) -> None:
+    """Skills (SEP-2640): list them and load none, so no file may be read (no prefetch)."""
+    for skill in await client.list_skills():
+        print(skill.uri, skill.description)
+
+
+async def skills_load(client: ClientBase, context: dict[str, Any]) -> None:
+    """Skills (SEP-2640): load each skill (SKILL.md, verified), then read its other files
+    (each verified); a skill failing verification is refused and none of its files read."""
+    for skill in await client.list_skills():
+        try:
+            loaded = await client.load_skill(skill)
+        except SkillVerificationError as exc:
+            print(f"refused {skill.uri}: {type(exc).__name__}: {exc}")
+            continue
+        for resource in loaded.entry.resources if loaded.entry.resources != "dynamic" else []:
+            if resource.uri != skill.uri:
+                file = await client.read_skill_file(skill, resource.uri)
+                print(file.uri, len(file.data), "bytes, verified")
+
+
 #: Every non-extension auth/* scenario: one flow, the scenario checks what it sent.
 AUTH_SCENARIOS = [
     "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
@@ -195,6 +217,9 @@ SCENARIOS: dict[str, Scenario] = {
     "json-schema-ref-no-deref": list_only,
     "json-schema-2020-12-preservation": schema_preservation,
     **dict.fromkeys(AUTH_SCENARIOS, auth_flow),
+    "sep-2640-client-no-prefetch": skills_list_only,
+    **dict.fromkeys(["sep-2640-client-verify-digest", "sep-2640-client-verify-size",
+                     "sep-2640-client-verify-frontmatter"], skills_load),
 }
 
 

@@ -45,7 +45,8 @@ def test_typed_listings_over_stdio_follow_every_page() -> None:
         assert t.input_schema == td.wire["inputSchema"]
         assert t.output_schema == td.wire.get("outputSchema")
         assert t.description == td.wire.get("description")
-    assert [r.uri for r in resources] == ["test://static-text", "test://watched-resource", "test://static-binary"]
+    assert [r.uri for r in resources] == ["test://static-text", "test://watched-resource", "test://static-binary",
+                                          "skill://pdf-processing/SKILL.md", "skill://release-notes/SKILL.md"]  # skills
     text = resources[0]
     assert (text.name, text.title, text.mime_type, text.size) == ("static_text", "Static text", "text/plain", None)
     assert text.raw == {"uri": "test://static-text", "name": "static_text", "title": "Static text",

@@ -29,7 +29,8 @@ def _generated(case: Path) -> dict[str, str]:
 
 def _expected(case: Path) -> dict[str, str]:
     root = case / "expected"
-    return {p.relative_to(root).as_posix(): p.read_text("utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
+    # bytes decoded, no newline translation: a skill file is package data with its own line ends
+    return {p.relative_to(root).as_posix(): p.read_bytes().decode("utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))

@@ -24,7 +24,9 @@ def test_catalog_api_against_the_generated_server(era: str) -> None:
     async def main() -> None:
         async with ClientBase.in_process(EverythingService(), era=era, audit=None) as c:  # type: ignore[arg-type]
             assert [r.uri for r in await c.list_resources()] == ["test://static-text", "test://watched-resource",
-                                                                    "test://static-binary"]
+                                                                    "test://static-binary",  # then each SKILL.md
+                                                                    "skill://pdf-processing/SKILL.md",
+                                                                    "skill://release-notes/SKILL.md"]
             assert [t.uri_template for t in await c.list_resource_templates()] == ["test://template/{id}/data"]
             names = [p.name for p in await c.list_prompts()]
             assert names == ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
@@ -53,7 +55,7 @@ def test_catalog_api_against_the_generated_server(era: str) -> None:
 
 def test_sync_client_has_the_same_api() -> None:
     with EverythingSyncClient.in_process(EverythingService(), audit=None) as c:
-        assert len(c.list_resources()) == 3 and len(c.list_prompts()) == 5
+        assert len(c.list_resources()) == 5 and len(c.list_prompts()) == 5  # 3 resources and 2 SKILL.md
         assert c.read_resource("test://static-text")[0].uri == "test://static-text"
         assert c.get_prompt("test_simple_prompt").messages[0].role == "user"
         assert c.complete({"type": "ref/resource", "uri": "test://template/{id}/data"}, "id", "12").values == ["12", "123"]

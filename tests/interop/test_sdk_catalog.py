@@ -25,7 +25,8 @@ IMPL = ["--impl", "everything_impl:EverythingService"]
 
 async def _exercise(client: Client, version: str) -> None:
     resources = await client.list_resources()
-    assert [r.uri for r in resources.resources] == ["test://static-text", "test://watched-resource", "test://static-binary"]
+    assert [r.uri for r in resources.resources] == ["test://static-text", "test://watched-resource", "test://static-binary",
+                                                    "skill://pdf-processing/SKILL.md", "skill://release-notes/SKILL.md"]
     templates = await client.list_resource_templates()
     assert [t.uri_template for t in templates.resource_templates] == ["test://template/{id}/data"]
     text = await client.read_resource("test://static-text")

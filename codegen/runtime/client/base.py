@@ -27,6 +27,7 @@ from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
 from .retry import is_repeatable
+from .skills import SkillCalls
 from .tasks import TaskHandle, wait_for_task
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
@@ -34,7 +35,7 @@ from .types import AuditRecord, CompatReport, ProgressCallback
 M = TypeVar("M", bound=BaseModel)
 
 
-class ClientBase(CatalogCalls):
+class ClientBase(CatalogCalls, SkillCalls):
     """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated

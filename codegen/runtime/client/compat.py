@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
+from ..wire.skills import SKILL_SCHEME
 from .types import CatalogChange
 
 
@@ -32,7 +33,8 @@ def catalog_changes(
 ) -> tuple[CatalogChange, ...]:
     """What differs between the generated catalog and the live lists (see the module docstring)."""
     out: list[CatalogChange] = []
-    uris = {r.get("uri") for r in live_resources}
+    # skill:// files belong to the Skills extension (verified by digest there, client/skills.py)
+    uris = {r.get("uri") for r in live_resources if not str(r.get("uri", "")).startswith(SKILL_SCHEME)}
     out += [CatalogChange("resource", r.uri, "removed") for r in resources if r.uri not in uris]
     known = {r.uri for r in resources}
     out += [CatalogChange("resource", str(u), "added") for u in sorted(str(u) for u in uris) if u not in known]

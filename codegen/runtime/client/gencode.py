@@ -13,6 +13,16 @@ from .base import ClientBase
 from .catalog import Completion
 from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
 from .results import UNSET, Unset, wire_arguments
+from .skills import (
+    LoadedSkill,
+    SkillDigestMismatchError,
+    SkillEntry,
+    SkillFile,
+    SkillFrontmatterMismatchError,
+    SkillResource,
+    SkillSizeMismatchError,
+    SkillVerificationError,
+)
 from .subscriptions import Change, Subscription
 from .sync import SyncClientBase
 from .tasks import TaskCancelledError, TaskHandle, TaskStatus
@@ -41,6 +51,7 @@ __all__ = [
     "ElicitationRequest",
     "ElicitationResponse",
     "Icon",
+    "LoadedSkill",
     "Progress",
     "Prompt",
     "PromptArgument",
@@ -49,6 +60,13 @@ __all__ = [
     "Root",
     "SamplingRequest",
     "SamplingResponse",
+    "SkillDigestMismatchError",
+    "SkillEntry",
+    "SkillFile",
+    "SkillFrontmatterMismatchError",
+    "SkillResource",
+    "SkillSizeMismatchError",
+    "SkillVerificationError",
     "Subscription",
     "SyncClientBase",
     "SyncTaskHandle",

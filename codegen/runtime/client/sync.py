@@ -21,6 +21,8 @@ from .base import ClientBase
 from .catalog import Completion, ResourceContents
 from .handshake import Era
 from .listing import Prompt, Resource, ResourceTemplate, Tool
+from .skills import SkillCalls
+from .skills_sync import SyncSkillCalls
 from .subscriptions import Change, Subscription
 from .transports import StderrMode
 from .types import CompatReport
@@ -125,7 +127,7 @@ class SyncSubscription:
         return result
 
 
-class SyncClientBase(Generic[_C]):
+class SyncClientBase(SyncSkillCalls, Generic[_C]):
     """Blocking facade: runs an async client on a private event loop in a background thread.
 
     Works from plain scripts and from any thread, including one whose own event loop
@@ -188,6 +190,10 @@ class SyncClientBase(Generic[_C]):
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)
+
+    @property
+    def _skills(self) -> SkillCalls:
+        return self.client
 
     def connect(self) -> None:
         """Start the transport and negotiate the era (idempotent)."""

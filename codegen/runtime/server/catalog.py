@@ -45,6 +45,7 @@ from ..wire.resources import (
     resource_contents,
     unknown_keys,
 )
+from ..wire.skills import SkillDef
 from .calls import RequestEnv
 from .connection import Connection
 from .context import Context, InputRequired
@@ -71,6 +72,7 @@ class Catalog(Notifications):
     resource_defs: ClassVar[tuple[ResourceDef, ...]]
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
+    skill_defs: ClassVar[tuple[SkillDef, ...]]
     #: Whether clients may subscribe to resources (the spec's ``server.subscribe``).
     resource_subscribe: ClassVar[bool] = False
     _cursors: Signer
@@ -82,7 +84,7 @@ class Catalog(Notifications):
         """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared
         (lists can change: ``enable_*`` / ``disable_*``, see :mod:`server.notify`)."""
         caps: JsonObject = {}
-        if self.resource_defs or self.resource_template_defs:
+        if self.resource_defs or self.resource_template_defs or self.skill_defs:  # skill files are resources
             caps["resources"] = {"listChanged": True, **({"subscribe": True} if self.resource_subscribe else {})}
         if self.prompt_defs:
             caps["prompts"] = {"listChanged": True}
@@ -95,7 +97,7 @@ class Catalog(Notifications):
         """Answer one of :data:`CATALOG_METHODS` (-32601 when the server declares none of it)."""
         caps = self.catalog_capabilities()
         if method == "resources/list" and "resources" in caps:
-            return self._page("resources", self._offered("resources", self.resource_defs), params, env)
+            return self._page("resources", self._offered("resources", self.resource_defs) + self.skill_resources(), params, env)
         if method == "resources/templates/list" and "resources" in caps:
             return self._page("resourceTemplates", self._offered("resources", self.resource_template_defs), params, env)
         if method == "prompts/list" and "prompts" in caps:
@@ -117,6 +119,10 @@ class Catalog(Notifications):
         if method == "completion/complete" and "completions" in caps:
             return await self._complete(params, rid, conn, env)
         raise MethodNotFoundError(f"Method not found: {method}")
+
+    def skill_resources(self) -> list[JsonObject]:
+        """The ``resources/list`` entries of the server's skills (overridden by :class:`~server.skills.Skills`)."""
+        return []
 
     def _offered(self, kind: str, defs: tuple[Any, ...]) -> list[JsonObject]:
         return [dict(d.wire) for d in defs if self.enabled(kind, d.name)]

@@ -65,6 +65,7 @@ from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .security import Signer, exceeds_limits, load_keys, resolve_audience
 from .settings import ServerSettings
+from .skills import SKILL_METHODS, Skills
 from .tasks import EXTENSION as TASKS_EXTENSION
 from .tasks import TASK_METHODS, TaskManager
 from .telemetry import observe
@@ -78,11 +79,11 @@ SUPPORTED_VERSIONS: tuple[str, ...] = tuple(reversed(p.ALL_VERSIONS))
 #: ``data.supported`` of ``-32022`` errors: the versions a ``_meta`` request may name, the
 #: same list ``server/discover`` advertises (a client must be able to pick one of them).
 MODERN_SUPPORTED: tuple[str, ...] = tuple(reversed(p.MODERN_VERSIONS))
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS \
-    | TASK_METHODS
+_MODERN_METHODS = (frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"}) | CATALOG_METHODS
+                   | TASK_METHODS | SKILL_METHODS)
 
 
-class ServerCore(ToolCalls, Catalog):
+class ServerCore(ToolCalls, Skills, Catalog):
     """The protocol core of every server (see the module docstring); :class:`~server.base.ServerBase`
     adds the ways to serve it.  It knows no transport: they reach it through
     :class:`~server.interface.ServedServer`."""
@@ -107,6 +108,7 @@ class ServerCore(ToolCalls, Catalog):
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
         self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
+        self._load_skills()  # packaged skill files, checked against the build's digests
 
     # ------------------------------------------------------------- tool set
     def enabled_tools(self) -> tuple[ToolDef, ...]:
@@ -234,7 +236,7 @@ class ServerCore(ToolCalls, Catalog):
                 raise InvalidParamsError("Invalid params: unknown log level")
             conn.log_level = level
             return {}
-        if method in ("tools/list", "tools/call") or method in CATALOG_METHODS:
+        if method in ("tools/list", "tools/call") or method in CATALOG_METHODS or method in SKILL_METHODS:
             return await self._serve(method, params, rid, conn, env)
         if method in SUBSCRIBE_METHODS:
             return self.subscription(method, params, conn)
@@ -286,23 +288,30 @@ class ServerCore(ToolCalls, Catalog):
             return self._discover()
         if method in TASK_METHODS:
             return await self._tasks.serve(method, params, env, conn)
+        if method in SKILL_METHODS:
+            return self.serve_skills(method, params, env)
+        if method == "resources/read" and self.is_skill_file(params.get("uri")):
+            await self._admit(conn, method, params["uri"], None)
+            return self.read_skill_file(params["uri"], env)
         if method in CATALOG_METHODS:
             name = params.get("name") if method == "prompts/get" else None
             known = name if any(d.name == name for d in self.prompt_defs) else None
             return await observe(method, known, lambda: self.serve_catalog(method, params, rid, conn, env))
         return await self.listen(params, rid, conn)
 
-    def _capabilities(self) -> JsonObject:
-        """What the server offers: tools and logging always, the rest as declared."""
+    def _capabilities(self, modern: bool = False) -> JsonObject:
+        """What the server offers: tools and logging always, the rest as declared (extensions:
+        2026-07-28 only, ``modern``)."""
         caps: JsonObject = {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
-        if any(t.task_support != "forbidden" for t in self.tool_defs):
+        self.add_skill_capabilities(caps, modern)
+        if modern and any(t.task_support != "forbidden" for t in self.tool_defs):
             caps["extensions"] = {**caps.get("extensions", {}), TASKS_EXTENSION: {}}
         return caps
 
     def _discover(self) -> JsonObject:
         result: JsonObject = {
             "supportedVersions": list(MODERN_SUPPORTED),
-            "capabilities": self._capabilities(),
+            "capabilities": self._capabilities(modern=True),
             "ttlMs": self.settings.list_ttl_ms,
             "cacheScope": self.settings.cache_scope,
         }
