@@ -58,3 +58,13 @@ def imported(root: Path, package: str) -> Iterator[dict[str, ModuleType]]:
         sys.path.remove(str(root))
         for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
             del sys.modules[name]
+
+
+def pypi_server(name: str) -> Path:
+    """Install (cached) the pinned PyPI server ``name`` in its own venv (scripts/pypi-servers);
+    the path of its console script."""
+    proc = subprocess.run([str(REPO / "scripts" / "pypi-servers")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"scripts/pypi-servers failed:\n{proc.stderr}"
+    script = Path(proc.stdout.strip().splitlines()[-1]) / name / "bin" / name
+    assert script.is_file(), f"scripts/pypi-servers did not install {name}"
+    return script
