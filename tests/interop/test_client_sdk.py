@@ -170,3 +170,18 @@ def test_stdio_spawn_failure_is_transport_closed() -> None:
                 pass
 
     run(main())
+
+
+def test_a_slow_starting_sdk_server_is_reached_in_2026_after_the_probe_timed_out() -> None:
+    """The probe times out while the server is still starting; the SDK server then reads it,
+    serves 2026-07-28 on that connection and refuses the fallback ``initialize``: the client asks
+    ``server/discover`` again instead of failing (seen with PyPI mcp-server-time under load)."""
+
+    async def main() -> None:
+        slow = f"sleep 2; exec {sys.executable} {SDK_SERVER}"
+        async with WeatherClient.stdio("bash", ["-c", slow], stderr="capture", audit=None, probe_timeout=0.5) as c:
+            assert (c.era, c.protocol_version) == ("modern", "2026-07-28")
+            out = await c.get_weather(location="Paris", unit=Unit.celsius)
+            assert (out.temperature, out.conditions) == (18.0, "sunny")
+
+    run(main())

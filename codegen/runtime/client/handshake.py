@@ -134,8 +134,23 @@ class Handshake:
                 logger.debug("server/discover: HTTP 404 + -32601, a 2026 server; staying modern")
                 return _negotiated("modern", version, {}, None)
             logger.debug("server/discover failed (%s); falling back to initialize", exc)
-            return await self.initialize(p.LATEST_LEGACY, timeouts)
-        return _discovered(version, result)  # a malformed answer is an error, not a reason to fall back
+            try:
+                return await self.initialize(p.LATEST_LEGACY, timeouts)
+            except UnsupportedProtocolVersionError:
+                if not isinstance(exc, McpTimeoutError):
+                    raise
+                # the probe only came late (a slow start): the server took it and now serves
+                # 2026-07-28 on this connection, refusing initialize; ask again, with time
+                logger.debug("initialize refused after a late probe; server/discover again")
+                return await self._late_modern(version, timeouts)
+        return _discovered(version, result)
+
+    async def _late_modern(self, version: str, timeouts: Timeouts) -> Negotiated:
+        """``server/discover`` again with the full timeouts (after a timed-out probe)."""
+        try:
+            return _discovered(version, await self.discover(version, timeouts))
+        except UnsupportedProtocolVersionError as exc:
+            return await self._other_version(exc, "modern", timeouts)  # a malformed answer is an error, not a reason to fall back
 
     async def _other_version(self, exc: UnsupportedProtocolVersionError, era: Era | None,
                              timeouts: Timeouts) -> Negotiated:
