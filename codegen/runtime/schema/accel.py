@@ -146,7 +146,8 @@ def _build(tool: ToolDef, schema: Mapping[str, Any]) -> Callable[[Any], bool]:
         validator.is_valid({})  # resolves every $ref now: a missing one is found here
     except Exception as exc:  # the library's own errors (a remote $ref, a regex it cannot compile ...)
         raise _Inexact(f"jsonschema-rs: {type(exc).__name__}") from None
-    return validator.is_valid
+    is_valid: Callable[[Any], bool] = validator.is_valid
+    return is_valid
 
 
 def input_check(tool: ToolDef) -> Callable[[Any], bool] | None:

@@ -49,17 +49,21 @@ class ServerSession:
 
     async def feed(self, message: Any) -> None:
         """Process one decoded incoming message (returns before long requests finish)."""
-        if self.conn.closed:
-            return
-        inline = not isinstance(message, list) and (
-            jsonrpc.kind(message) != "request" or message.get("method") == "initialize"
-        )
-        if inline:
+        if not self.start(message):
             await self._answer(message)
-            return
+
+    def start(self, message: Any) -> bool:
+        """Start ``message``'s own task if it gets one (a request other than ``initialize``,
+        or a batch; dropped once the connection is closed); False: it must be handled in
+        order, inline (:meth:`feed` does that)."""
+        if self.conn.closed:
+            return True
+        if not isinstance(message, list) and (jsonrpc.kind(message) != "request" or message.get("method") == "initialize"):
+            return False
         task = asyncio.get_running_loop().create_task(self._answer(message))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return True
 
     async def _answer(self, message: Any) -> None:
         response = await self.server.handle(message, self.conn)

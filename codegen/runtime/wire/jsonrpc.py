@@ -108,8 +108,12 @@ def encode(message: Any) -> bytes:
         ValueError: the value is not JSON-serializable (or holds NaN/Infinity).
         TypeError: the value holds a non-JSON type.
     """
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return utf8(text) + b"\n"
+    return utf8(_ENCODER.encode(message)) + b"\n"
+
+
+#: ``json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, the
+#: encoder built once (``json.dumps`` with options builds one per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def utf8(text: str) -> bytes:
