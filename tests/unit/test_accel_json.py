@@ -97,3 +97,24 @@ def test_random_number_soup_parses_as_on_the_pure_path(text: str) -> None:
     assert native == pure
     assert jsonrpc._huge_number(data) == (jsonrpc._HUGE_NUMBER.search(text) is not None)
     assert jsonrpc._huge_number(text) == (jsonrpc._HUGE_NUMBER.search(text) is not None)
+
+
+def test_plain_patterns_stay_native_and_others_go_through_the_ecma_translation() -> None:
+    from codegen.runtime.schema import accel
+    from codegen.runtime.wire.tools import ToolDef
+
+    assert accelerator.set_enabled(True)
+
+    def tool(schema: dict[str, Any]) -> Any:
+        return ToolDef(name="t", method="t", input_model=None, output_model=None,  # type: ignore[arg-type]
+                       wire={"name": "t", "inputSchema": schema})
+
+    plain = accel.input_check(tool({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"}}}))
+    assert plain is not None and plain({"s": "ABC-1234"}) and not plain({"s": "ABC-12345"})
+    ecma = accel.input_check(tool({"properties": {"s": {"pattern": r"^\d+$"}, "t": {"pattern": "^a.c$"}}}))
+    assert ecma is not None
+    assert ecma({"s": "123"}) and not ecma({"s": "\u0661\u0662"})  # ECMA \d is ASCII only
+    assert not ecma({"t": "a\rc"}) and not ecma({"t": "a\u2028c"}) and ecma({"t": "abc"})
+    assert accel.input_check(tool({"patternProperties": {r"^\w+$": {}}})) is None  # stays pure
+    assert accel.input_check(tool({"$schema": "http://json-schema.org/draft-07/schema#"})) is None
+    assert accel.input_check(tool({"$ref": "https://example.com/remote.json"})) is None

@@ -112,13 +112,15 @@ def _native_schema(schema: Any) -> Any:
 
 
 def _left_patterns(schema: Any) -> bool:
-    """Whether a string ``pattern`` member is left anywhere (a place the walk does not reach,
-    or data such as a ``const``: either way the tool stays on the pure path)."""
+    """Whether a string ``pattern`` member outside the plain subset is left anywhere (a place
+    the walk does not reach, or data such as a ``const``: either way the tool stays on the
+    pure path)."""
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if isinstance(node.get("pattern"), str):
+            pattern = node.get("pattern")
+            if isinstance(pattern, str) and not plain_pattern(pattern):
                 return True
             stack.extend(node.values())
         elif isinstance(node, list):

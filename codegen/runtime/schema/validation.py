@@ -290,6 +290,23 @@ def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any]) -
         return None
 
 
+def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> bool:
+    """:func:`_natively_validated` without the model: True when the native check, the nulls
+    and (where the model judges) :func:`~schema.strictpy.check_strict` accept."""
+    data, has_null = json_integers(arguments)
+    if not accepts(native, arguments):
+        return False
+    if tool.schema_checked:
+        return True
+    if has_null and null_violations(tool.wire.get("inputSchema", {}), arguments):
+        return False
+    try:
+        check_strict(tool.input_model, data)
+    except ValidationError:
+        return False
+    return True
+
+
 def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
     """Everything :func:`validate_arguments` refuses, refused with the same errors, but no
     model is built (the typed client's check before sending): where the schema judges, the
@@ -298,6 +315,9 @@ def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
     Raises:
         ArgumentsInvalid, TypeError, ValueError: as :func:`validate_arguments`.
     """
+    native = input_check(tool)
+    if native is not None and _natively_checked(tool, native, arguments):
+        return
     data, patterns = _judged_before_model(tool, arguments)
     if patterns is None:
         return
