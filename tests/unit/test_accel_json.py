@@ -28,6 +28,8 @@ HOSTILE = [
     b" ", b"\t\r\n[]\t", b"\x0c[]", b"\xc2\xa0[]", b'{"id":1,"x":"' + "é٣".encode() * 200 + b'"}',
     b'{"x":"' + "٠".encode() * 400 + b'","y":1' + b"0" * 250 + b"e99}", b'"' + b"1" * 30 + b'"',
     b"[1.000000000000000000000001, 123456789012345678]", b"1e-324", b"5e-324", b"2.2250738585072011e-308",
+    b"[" * 400 + b"]" * 400, b"[" * 401 + b"]" * 401, b'{"a":[' * 200 + b"{}" + b"]}" * 200,
+    b"[" + b",".join([b"[[1]]"] * 400) + b"]", b'["' + b"[" * 900 + b'"]',
 ]
 
 
@@ -66,6 +68,8 @@ def test_hostile_texts_parse_as_on_the_pure_path(data: bytes) -> None:
 def test_orjson_is_really_used_where_it_is_exact() -> None:
     accelerator.set_enabled(True)
     assert fastjson.loads(b'{"n":12345678901234567}') == {"n": 12345678901234567}
+    wide = b"[" + b",".join([b'{"a":[1,{"b":[]}]}'] * 300) + b"]"  # 900 brackets, 5 deep: orjson's
+    assert fastjson.loads(wide) is not fastjson.MISS and fastjson.loads(wide) == json.loads(wide)
     for text in (b"18446744073709551616", b"[" * 600 + b"]" * 600, b"1e999", b'"\\ud800"'):
         assert fastjson.loads(text) is fastjson.MISS
     accelerator.set_enabled(False)
