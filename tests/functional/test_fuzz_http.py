@@ -112,8 +112,17 @@ class Env:
         assert not self.canary.failures, self.canary.failures[:3]
 
 
-@pytest.fixture(scope="module")
-def env() -> Iterator[Env]:
+@pytest.fixture(scope="module", params=["off", "on"])  # the fast extra off and on in the server process
+def env(request: pytest.FixtureRequest) -> Iterator[Env]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MCP_CODEGEN_ACCELERATOR", request.param)
+    try:
+        yield from _env()
+    finally:
+        mp.undo()
+
+
+def _env() -> Iterator[Env]:
     settings_ = {"max_message_bytes": LIMIT, "rate_limit_per_second": 1e6, "rate_limit_burst": 1_000_000,
                  "max_concurrent_calls": 1000}  # the load suite tests the limits
     with HttpServer("--body-timeout", "1", settings=settings_) as srv:

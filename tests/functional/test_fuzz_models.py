@@ -31,7 +31,10 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from codegen.api import build
-from codegen.runtime.schema.validation import ArgumentsInvalid, validate_arguments
+from codegen.runtime.schema import accel
+from codegen.runtime.schema.validation import ArgumentsInvalid
+from codegen.runtime.schema.validation import validate_arguments as _validate_arguments
+from codegen.runtime.wire import accelerator
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = [ROOT / "specs" / n for n in ("weather.yaml", "notes.yaml", "catalog.yaml")] + sorted(
@@ -63,6 +66,40 @@ def tool_defs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Any]]:
         sys.path.remove(str(out))
         print(f"\nschemas hypothesis-jsonschema cannot generate from: {UNSUPPORTED}")
         print(f"model gaps (schema-invalid but model-valid, caught by the runtime jsonschema check): {GAPS}")
+
+
+def _outcome(tool: Any, value: Any) -> tuple[str, Any]:
+    try:
+        model = _validate_arguments(tool, value)
+    except ArgumentsInvalid as exc:
+        return "invalid", exc.errors
+    except (TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return "model", (type(model), model.model_dump(mode="python", by_alias=True, exclude_unset=True), model)
+
+
+def validate_arguments(tool: Any, value: Any) -> Any:
+    """``validate_arguments`` on both paths (the fast extra off, then on): the same answer,
+    the same errors, the same model (type and every value, Python types included)."""
+    accelerator.set_enabled(False)
+    pure = _outcome(tool, value)
+    assert accelerator.set_enabled(True), "the fast extra (jsonschema-rs, orjson) is part of the test extra"
+    native = _outcome(tool, value)
+    assert pure[0] == native[0], (tool.name, value, pure, native)
+    if pure[0] == "model":
+        assert pure[1][:2] == native[1][:2] and pure[1][2] == native[1][2], (tool.name, value, pure, native)
+        assert repr(pure[1][1]) == repr(native[1][1])  # 1 and 1.0 differ here
+        return native[1][2]
+    assert pure[1] == native[1], (tool.name, value, pure, native)
+    if pure[0] == "invalid":
+        raise ArgumentsInvalid(tool.name, pure[1])
+    raise (TypeError if pure[0] == "TypeError" else ValueError)(pure[1])
+
+
+def test_most_fuzzed_tools_take_the_native_check(tool_defs: list[Any]) -> None:
+    accelerator.set_enabled(True)
+    native = [t.name for t in tool_defs if accel.input_check(t) is not None]
+    assert len(native) >= len(tool_defs) // 2 >= 5, (native, [t.name for t in tool_defs])
 
 
 def _python_regexes(schema: Any) -> None:

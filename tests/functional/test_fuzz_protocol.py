@@ -28,7 +28,20 @@ from hypothesis import strategies as st
 from support_server import DemoServer, RawServer, modern, modern_meta, req
 
 from codegen.runtime.server.settings import ServerSettings
+from codegen.runtime.wire import accelerator
 from codegen.runtime.wire import protocol as p
+
+
+@pytest.fixture(scope="module", autouse=True, params=["off", "on"])
+def argument_path(request: pytest.FixtureRequest) -> Any:
+    """Every test here on both paths: the fast extra off and on (in process, and for the
+    ``python -m weather`` processes through ``MCP_CODEGEN_ACCELERATOR``)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MCP_CODEGEN_ACCELERATOR", request.param)
+    assert accelerator.set_enabled(request.param == "on") is (request.param == "on")
+    yield request.param
+    mp.undo()
+    accelerator.set_enabled(True)
 
 SAFE_TOOLS = ["echo", "sync_echo", "blocks", "bad_output", "crash", "missing", "schema_checked", "nope", ""]
 METHODS = ["initialize", "ping", "tools/list", "tools/call", "server/discover", "logging/setLevel",

@@ -48,8 +48,9 @@ def _line(proc: subprocess.Popen[bytes], timeout: float) -> dict[str, object]:
     return json.loads(proc.stdout.readline())
 
 
-def test_stdio_answers_each_at_once_without_a_traceback() -> None:
-    env = {**os.environ, "PYTHONPATH": str(EXAMPLES)}
+@pytest.mark.parametrize("accelerator", ["off", "on"])  # the fast extra (orjson, jsonschema-rs) off and on
+def test_stdio_answers_each_at_once_without_a_traceback(accelerator: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES), "MCP_CODEGEN_ACCELERATOR": accelerator}
     proc = subprocess.Popen([sys.executable, "-m", "weather", "--stdio"], cwd=EXAMPLES, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None

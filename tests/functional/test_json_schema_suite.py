@@ -28,9 +28,10 @@ from codegen.schemas.exactness import inexact_keywords, model_view
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def report() -> suite.Report:
-    return suite.run()
+@pytest.fixture(scope="module", params=["pure", "native"])
+def report(request: pytest.FixtureRequest) -> suite.Report:
+    """The suite with the fast extra off (the pure-Python path) and on (schema.accel)."""
+    return suite.run(accelerated=request.param == "native")
 
 
 def test_required_suite_agrees_on_both_paths(report: suite.Report) -> None:
@@ -41,6 +42,11 @@ def test_required_suite_agrees_on_both_paths(report: suite.Report) -> None:
     assert per_path["server"] == per_path["client"] >= 1200  # every test, both paths
     assert report.narrower_models == 0  # the handler always got a validated model
     assert report.model_only_tests >= 200  # the models-only path (no jsonschema) is exercised too
+    if report.accelerated:  # most tools really took the native check
+        assert report.tool_paths["native"] >= 300 and report.tool_paths["native"] > 4 * report.tool_paths["pure"], \
+            report.tool_paths
+    else:
+        assert report.tool_paths["native"] == 0, report.tool_paths
 
 
 def test_only_remote_groups_are_excluded(report: suite.Report) -> None:

@@ -86,6 +86,8 @@ class Report:
     model_only_tests: int = 0  # tests whose tool the models validate alone (no jsonschema)
     excluded: list[tuple[str, str, str]] = field(default_factory=list)  # file, group, reason
     unbuildable: list[tuple[str, str]] = field(default_factory=list)  # file, diagnostics
+    accelerated: bool | None = None  # the fast extra on (True), off (False), as installed (None)
+    tool_paths: Counter[str] = field(default_factory=Counter)  # "native" / "pure": tools per argument check
 
 
 _FAKE_BASE = "https://json-schema-suite.invalid/root"
@@ -254,6 +256,20 @@ def _make_server(pkg: Any, seen: list[Any]) -> Any:
 
 async def run_package(pkg_name: str, groups: list[Group], report: Report) -> None:
     pkg = importlib.import_module(pkg_name)
+    seen: list[Any] = []
+    accelerator = importlib.import_module(pkg_name + "._runtime.wire.accelerator")
+    accel = importlib.import_module(pkg_name + "._runtime.schema.accel")
+    if report.accelerated is not None:
+        accelerator.set_enabled(report.accelerated)
+    before = dict(accel.counts)
+    try:
+        await _run_groups(pkg, pkg_name, groups, report, seen)
+    finally:
+        report.tool_paths.update({k: v - before[k] for k, v in accel.counts.items()})
+        accelerator.set_enabled(True)
+
+
+async def _run_groups(pkg: Any, pkg_name: str, groups: list[Group], report: Report, seen: list[Any]) -> None:
     client_mod = importlib.import_module(pkg_name + ".client")
     client_cls = next(v for k, v in vars(client_mod).items()
                       if k.endswith("Client") and not k.endswith("SyncClient") and isinstance(v, type)
@@ -261,7 +277,6 @@ async def run_package(pkg_name: str, groups: list[Group], report: Report) -> Non
     errors_mod = importlib.import_module(pkg_name + ".errors")
     invalid_exc = errors_mod.InvalidArgumentsError
     mcp_error = errors_mod.McpError
-    seen: list[Any] = []
     server = _make_server(pkg, seen)
     by_name = {t.name: t for t in server.tool_defs}
     async with client_cls.in_process(server) as client:
@@ -320,8 +335,9 @@ class _Narrower(logging.Handler):
             self.report.narrower_models += 1
 
 
-def run(optional: bool = False, formats: bool = False) -> Report:
-    report = Report()
+def run(optional: bool = False, formats: bool = False, accelerated: bool | None = None) -> Report:
+    """Run the suite; ``accelerated``: the fast extra on or off (None: as installed)."""
+    report = Report(accelerated=accelerated)
     handler = _Narrower(report)
     root = logging.getLogger()
     root.addHandler(handler)

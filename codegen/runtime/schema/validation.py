@@ -22,14 +22,15 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..wire.tools import ToolDef
+from .accel import accepts, input_check
 from .compiled import Check, compile_check
+from .jsonints import json_integers
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
@@ -182,71 +183,6 @@ def _spec_patterns(message: str) -> str:
     return message
 
 
-def _scan(value: Any) -> tuple[bool, bool]:
-    """(holds ``null``, holds an integral float) for a JSON value; no copying.
-
-    Dict keys are not checked: every caller has them from JSON or made them strings.
-
-    Raises:
-        TypeError: it holds something JSON cannot carry (a set, a date ...).
-        ValueError: it holds NaN or an infinity.
-    """
-    has_null = has_integral = False
-    stack = [value]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        item = pop()
-        t = type(item)
-        if t is str or t is int or t is bool:
-            continue
-        if t is dict:
-            push(item.values())
-        elif t is float:
-            if not _finite(item):
-                raise ValueError("Out of range float values are not JSON compliant")
-            if not has_integral and item.is_integer():
-                has_integral = True
-        elif t is list:
-            push(item)
-        elif item is None:
-            has_null = True
-        elif isinstance(item, dict):
-            push(item.values())
-        elif isinstance(item, list):
-            push(item)
-        elif isinstance(item, float):
-            push([float(item)])
-        elif not isinstance(item, (str, int)):
-            raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
-    return has_null, has_integral
-
-
-_finite = math.isfinite
-
-
-def _as_int(item: Any) -> Any:
-    if isinstance(item, float) and item.is_integer():
-        return int(item)
-    if isinstance(item, dict):
-        return {k: _as_int(v) for k, v in item.items()}
-    if isinstance(item, list):
-        return [_as_int(v) for v in item]
-    return item
-
-
-def json_integers(value: Any) -> tuple[Any, bool]:
-    """``value`` with integral floats as ints (``1.0`` -> ``1``), and whether it holds ``null``.
-
-    JSON Schema's ``integer`` accepts ``1.0``; pydantic's strict ``int`` does not.  The value
-    is copied only when it holds such a float (the common call has none).
-
-    Raises:
-        TypeError, ValueError: ``value`` is not JSON data (see :func:`_scan`).
-    """
-    has_null, has_integral = _scan(value)
-    return (_as_int(value) if has_integral else value), has_null
-
-
 _PATTERNS: dict[int, tuple[Any, tuple[PatternCheck, ...] | None]] = {}
 
 
@@ -319,6 +255,11 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
         ArgumentsInvalid: with a precise, client-safe description.
         TypeError, ValueError: ``arguments`` is not JSON data.
     """
+    native = input_check(tool)
+    if native is not None:  # the fast extra (schema.accel): the pure path's answer, or the pure path
+        model = _natively_validated(tool, native, arguments)
+        if model is not None:
+            return model
     data, patterns = _judged_before_model(tool, arguments)
     try:
         model = validate_strict(tool.input_model, data)
@@ -335,6 +276,37 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
     return model
 
 
+def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> BaseModel | None:
+    """The model when the native check and the model accept ``arguments`` (nulls checked as
+    on the pure path); None: let the pure path answer (it refuses, or it names the errors)."""
+    data, has_null = json_integers(arguments)
+    if not accepts(native, arguments):
+        return None
+    if has_null and not tool.schema_checked and null_violations(tool.wire.get("inputSchema", {}), arguments):
+        return None
+    try:
+        return validate_strict(tool.input_model, data)
+    except ValidationError:
+        return None
+
+
+def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> bool:
+    """:func:`_natively_validated` without the model: True when the native check, the nulls
+    and (where the model judges) :func:`~schema.strictpy.check_strict` accept."""
+    data, has_null = json_integers(arguments)
+    if not accepts(native, arguments):
+        return False
+    if tool.schema_checked:
+        return True
+    if has_null and null_violations(tool.wire.get("inputSchema", {}), arguments):
+        return False
+    try:
+        check_strict(tool.input_model, data)
+    except ValidationError:
+        return False
+    return True
+
+
 def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
     """Everything :func:`validate_arguments` refuses, refused with the same errors, but no
     model is built (the typed client's check before sending): where the schema judges, the
@@ -343,6 +315,9 @@ def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
     Raises:
         ArgumentsInvalid, TypeError, ValueError: as :func:`validate_arguments`.
     """
+    native = input_check(tool)
+    if native is not None and _natively_checked(tool, native, arguments):
+        return
     data, patterns = _judged_before_model(tool, arguments)
     if patterns is None:
         return

@@ -32,6 +32,7 @@ from ..wire.tools import ToolDef
 from ..wire.versions import call_result_for_version
 from .connection import Connection
 from .context import Context, InputRequired, InputUnavailableError
+from .eager import within
 from .input_required import RequestStateCodec
 from .limits import Limits
 from .results import build_result, error_result
@@ -107,7 +108,7 @@ class ToolCalls:
             logger.error("tool %s cannot be called: %s", name, exc)
             return self._finish(error_result(f"Tool {name} failed with an internal error", p.TOOL_ERROR_INTERNAL), env)
         allowed = self.authorize(conn.principal, tool, model)
-        if inspect.isawaitable(allowed):
+        if allowed is not True and allowed is not False and inspect.isawaitable(allowed):
             allowed = await allowed
         if not allowed:
             return self._finish(error_result(f"Not authorized to call {name}", p.TOOL_ERROR_FORBIDDEN), env)
@@ -131,8 +132,7 @@ class ToolCalls:
         if isinstance(ctx, TaskContext):
             return self._finish_task(await self._tasks.start(self, tool, model, ctx, env, conn), env)
         try:
-            async with asyncio.timeout(self.settings.call_timeout):
-                value = await self._run_handler(tool, model, ctx, conn.client_key)
+            value = await within(self.settings.call_timeout, self._run_handler(tool, model, ctx, conn.client_key))
         except InputRequired:
             state = self._states.issue(name, args, conn.principal, ctx.answers)
             return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}

@@ -60,10 +60,11 @@ from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
+from .fastlimits import exceeds_limits
 from .input_required import RequestStateCodec
 from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
-from .security import Signer, exceeds_limits, load_keys, resolve_audience
+from .security import Signer, load_keys, resolve_audience
 from .settings import ServerSettings
 from .skills import SKILL_METHODS, Skills
 from .tasks import EXTENSION as TASKS_EXTENSION

@@ -66,12 +66,16 @@ def _invalid(tool: ToolDef, why: str, errors: list[dict[str, str]]) -> InternalE
                          data={"code": p.ERROR_INVALID_OUTPUT, "errors": errors})
 
 
+#: ``json.dumps(data, ensure_ascii=False)`` with the encoder built once.
+_TEXT = json.JSONEncoder(ensure_ascii=False)
+
+
 def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
     try:
         data = dump_output(tool, value)
     except OutputInvalid as exc:
         raise _invalid(tool, str(exc), exc.errors) from None
-    text = json.dumps(data, ensure_ascii=False)
+    text = _TEXT.encode(data)
     return {"content": [{"type": "text", "text": text}], "structuredContent": data}
 
 

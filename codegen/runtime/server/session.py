@@ -49,17 +49,31 @@ class ServerSession:
 
     async def feed(self, message: Any) -> None:
         """Process one decoded incoming message (returns before long requests finish)."""
-        if self.conn.closed:
-            return
-        inline = not isinstance(message, list) and (
-            jsonrpc.kind(message) != "request" or message.get("method") == "initialize"
-        )
-        if inline:
+        if not self.start(message):
             await self._answer(message)
-            return
-        task = asyncio.get_running_loop().create_task(self._answer(message))
+
+    def start(self, message: Any) -> bool:
+        """Start ``message``'s own task if it gets one (a request other than ``initialize``,
+        or a batch; dropped once the connection is closed); False: it must be handled in
+        order, inline (:meth:`feed` does that)."""
+        if self.conn.closed:
+            return True
+        if not isinstance(message, list) and (jsonrpc.kind(message) != "request" or message.get("method") == "initialize"):
+            return False
+        task = asyncio.get_running_loop().create_task(self._own_task(message))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _own_task(self, message: Any) -> None:
+        """:meth:`_answer` in its own task, which leaves ``_tasks`` as it ends (no done
+        callback: one event-loop pass fewer per request; a task cancelled before it ran is
+        left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
+        try:
+            await self._answer(message)
+        finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.discard(task)
 
     async def _answer(self, message: Any) -> None:
         response = await self.server.handle(message, self.conn)

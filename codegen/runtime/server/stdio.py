@@ -36,6 +36,7 @@ from ..wire import protocol as p
 from ..wire.errors import ParseError
 from .connection import Connection, Outgoing
 from .session import ServerSession
+from .stdio_pipe import LinePipe
 
 if TYPE_CHECKING:
     from .interface import ServedServer
@@ -68,24 +69,25 @@ def _pipe_fd(stream: IO[bytes]) -> int | None:
 
 
 class _LoopPipes:
-    """stdin/stdout as event-loop pipes (see the module docstring)."""
+    """stdin/stdout as event-loop pipes (see the module docstring): stdin read by a
+    :class:`~server.stdio_pipe.LinePipe`, stdout written through a ``StreamWriter``."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
+    def __init__(self, lines: LinePipe, writer: asyncio.StreamWriter) -> None:
+        self.lines = lines
         self.writer = writer
 
     @classmethod
-    async def open(cls, in_fd: int, out_fd: int) -> _LoopPipes | None:
+    async def open(cls, in_fd: int, out_fd: int, make_lines: Callable[[], LinePipe]) -> _LoopPipes | None:
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=_CHUNK, loop=loop)
         read_pipe = os.fdopen(in_fd, "rb", buffering=0, closefd=False)
         write_pipe = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
+        lines = make_lines()
         try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), read_pipe)
+            await loop.connect_read_pipe(lambda: lines, read_pipe)
             transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, write_pipe)
         except (OSError, ValueError, NotImplementedError):
             return None
-        return cls(reader, asyncio.StreamWriter(transport, protocol, None, loop))
+        return cls(lines, asyncio.StreamWriter(transport, protocol, None, loop))
 
 
 async def serve_stdio(
@@ -96,7 +98,8 @@ async def serve_stdio(
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
     in_fd, out_fd = _pipe_fd(inp), _pipe_fd(out)
-    pipes = await _LoopPipes.open(in_fd, out_fd) if in_fd is not None and out_fd is not None else None
+    lines = jsonrpc.LineBuffer(server.settings.max_message_bytes)
+    pipes: _LoopPipes | None = None
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-stdout")
     broken = threading.Event()
     queued = [0]  # bytes handed to the writer thread and not yet written (no-pipe path)
@@ -141,6 +144,12 @@ async def serve_stdio(
 
     conn = Connection(sink)
     session = ServerSession(server, conn)
+
+    def busy() -> bool:
+        return broken.is_set() or pipes is None or pipes.writer.transport.get_write_buffer_size() > _OUTPUT_HIGH
+
+    if in_fd is not None and out_fd is not None:
+        pipes = await _LoopPipes.open(in_fd, out_fd, lambda: LinePipe(lines, session.start, busy))
     chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=16)
     read = _reader(inp)
 
@@ -174,39 +183,44 @@ async def serve_stdio(
             if transport.is_closing():
                 break
 
-    async def next_chunk() -> bytes:
-        if pipes is None:
-            return await chunks.get()
-        try:
-            return await pipes.reader.read(_CHUNK)
-        except (OSError, ValueError):
-            return b""
+    async def handle_line(line: bytes | object) -> None:
+        await output_room()
+        if isinstance(line, bytes):
+            try:
+                message = jsonrpc.decode(line)
+            except ParseError:
+                await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
+                return
+            await session.feed(message)
+        else:
+            await sink(jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: message too large"))
 
-    if pipes is None:
-        threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
-    lines = jsonrpc.LineBuffer(server.settings.max_message_bytes)
     try:
-        while True:
-            chunk = await next_chunk()
-            batch = lines.feed(chunk) if chunk else lines.flush()
-            for line in batch:
-                await output_room()
-                if isinstance(line, bytes):
-                    try:
-                        message = jsonrpc.decode(line)
-                    except ParseError:
-                        await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
-                        continue
-                    await session.feed(message)
+        if pipes is not None:
+            while not broken.is_set():
+                item = await pipes.lines.next_item()
+                if item is None:
+                    break
+                kind, value = item
+                if kind == "message":
+                    await output_room()
+                    await session.feed(value)
                 else:
-                    await sink(jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: message too large"))
-            if not chunk or broken.is_set():
-                break
+                    await handle_line(value)
+        else:
+            threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+            while True:
+                chunk = await chunks.get()
+                for line in lines.feed(chunk) if chunk else lines.flush():
+                    await handle_line(line)
+                if not chunk or broken.is_set():
+                    break
     finally:
         server.close_subscriptions()
         await session.aclose(server.settings.shutdown_grace)
         writer.shutdown(wait=True)
         if pipes is not None:
+            pipes.lines.close()
             pipes.writer.close()
 
 

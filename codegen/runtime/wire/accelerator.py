@@ -1,0 +1,61 @@
+"""Whether the optional native accelerator (the generated package's ``fast`` extra:
+``orjson`` and ``jsonschema-rs``) is used in this process.
+
+It is used when both are importable, unless ``MCP_CODEGEN_ACCELERATOR`` is ``off`` (also
+``0``, ``false``, ``no``).  Without it, every message takes the pure-Python path; with it,
+only where the native answer is the pure path's by construction (see :mod:`wire.fastjson`
+and :mod:`schema.accel`).  :func:`set_enabled` switches it at run time (tests run both paths).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+_OFF = {"off", "0", "false", "no"}
+_state: dict[str, Any] = {}
+
+
+def _importable(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def module(name: str) -> Any:
+    """The native module ``name`` (``orjson``, ``jsonschema_rs``) when the accelerator is on
+    and both are installed, else None (imported on first use)."""
+    if "on" not in _state:
+        wanted = os.environ.get("MCP_CODEGEN_ACCELERATOR", "").strip().lower() not in _OFF
+        libs = {n: _importable(n) for n in ("orjson", "jsonschema_rs")} if wanted else {}
+        _state["on"] = wanted and all(libs.values())
+        _state["libs"] = libs
+        for hook in _state.get("hooks", ()):
+            hook()
+    return _state["libs"].get(name) if _state["on"] else None
+
+
+def enabled() -> bool:
+    """Whether the accelerator is in use."""
+    module("orjson")
+    return bool(_state["on"])
+
+
+def set_enabled(flag: bool) -> bool:
+    """Use the accelerator (when installed) or not from now on; returns whether it is in use."""
+    hooks = _state.get("hooks", [])
+    _state.clear()
+    _state["hooks"] = hooks
+    if not flag:
+        _state["on"], _state["libs"] = False, {}
+        for hook in hooks:
+            hook()
+        return False
+    return enabled()
+
+
+def on_change(hook: Any) -> None:
+    """Call ``hook()`` whenever the choice is made again (caches keyed on it reset)."""
+    _state.setdefault("hooks", []).append(hook)
