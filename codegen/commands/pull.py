@@ -214,7 +214,8 @@ def _header(snapshot: ServerSnapshot) -> str:
 
 
 def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
-                       previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None) -> PullResult:
+                       previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+                       layout: str | None = None) -> PullResult:
     """The spec text (YAML) for a snapshot; pure and deterministic.
 
     Args:
@@ -222,8 +223,12 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
         name: the Python package / class-name stem (default: derived from ``serverInfo.name``, which is kept verbatim).
         previous: the ``overlays`` and ``$defs`` of the spec being replaced: its overlays are kept
             (:mod:`codegen.commands.pull_overlays`).
+        layout: ``server.layout`` to record (``agent``: a later ``build``/``check`` of the spec
+            keeps the ``servers/`` tree); None records nothing (the default package layout).
     """
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
+    if layout is not None:
+        server["layout"] = layout
     tools, shared, more = normalize_tools(snapshot.tools)
     notes += more
     overlays: dict[str, Any] = {}

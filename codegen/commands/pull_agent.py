@@ -128,7 +128,7 @@ def pull_into(client: ClientBase, out: Path, entry: Callable[[str], tuple[dict[s
         done.diagnostics.append(Diagnostic(str(out), 0, 0, "E070", f"cannot read the server's tools: {exc}",
                                            hint=_pull_hint(exc)))
         return done
-    result = spec_from_snapshot(snapshot, name)
+    result = spec_from_snapshot(snapshot, name, layout="agent")
     package = _package_of(result.text)
     if package is None:  # the spec does not lower: still kept, under its server's name
         package = str(result.data["server"].get("package") or "pulled")
@@ -138,7 +138,7 @@ def pull_into(client: ClientBase, out: Path, entry: Callable[[str], tuple[dict[s
                                            hint="pass --force to pull this server again (its overlays are kept)"))
         return done
     if spec.exists():
-        result = spec_from_snapshot(snapshot, name, read_overlays(spec))
+        result = spec_from_snapshot(snapshot, name, read_overlays(spec), layout="agent")
     write_spec(result.text, spec, force)
     done.result, done.spec, done.server = result, spec, server_folder(package)
     built, report = build([spec], out, options=Options(layout="agent", skill=skill))

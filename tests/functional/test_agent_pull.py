@@ -112,3 +112,18 @@ def test_diff_of_a_pulled_server_folder_against_the_live_server(pulled: tuple[Pa
                timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 breaking, 0 breaking for generated code, 0 safe -> OK" in proc.stdout
+
+
+def test_the_pulled_spec_records_the_layout_so_check_covers_the_tree(pulled: tuple[Path, Path]) -> None:
+    tree, _ = pulled
+    assert "\n  layout: agent\n" in (tree / "specs" / "files.yaml").read_text("utf-8")
+    module = tree / "servers" / "files" / "read_text_file.py"
+    before = module.read_text("utf-8")
+    proc = cli("check", str(tree / "specs" / "files.yaml"), "-o", str(tree), timeout=600)  # no --layout given
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    try:
+        module.write_text(before + "# edited\n", "utf-8")
+        proc = cli("check", str(tree / "specs" / "files.yaml"), "-o", str(tree), timeout=600)
+        assert proc.returncode == 1 and "read_text_file.py" in proc.stdout + proc.stderr
+    finally:
+        module.write_text(before, "utf-8")
