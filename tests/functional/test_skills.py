@@ -72,6 +72,7 @@ def test_a_real_server_process_and_the_typed_clients(built: tuple[Path, Path, An
                            port=port, cwd=out, env={"PYTHONPATH": os.pathsep.join([str(out), str(ROOT)])})
     try:
         from skillful import SkillEntry, SkillfulClient, SkillfulSyncClient, SkillVerificationError
+        from skillful._runtime.wire.errors import InvalidParamsError
 
         async def main() -> None:
             async with SkillfulClient.http(server.url, audit=None) as client:
@@ -97,6 +98,10 @@ def test_a_real_server_process_and_the_typed_clients(built: tuple[Path, Path, An
                 assert (await client.get_skill("skill://greeting/SKILL.md")).description == \
                     "Greet the user: by name, in their language"
                 assert (await client.count_rows(csv="a\n1\n2\n")).rows == 2
+                by_name = await client.load_skill("greeting")  # a bare name is looked up in skills/list
+                assert by_name.entry.uri == "skill://greeting/SKILL.md"
+                with pytest.raises(InvalidParamsError, match=r"no skill named 'nope' \(the server lists: csv-report, greeting\)"):
+                    await client.load_skill("nope")
 
         run_async(main(), 60)
         with SkillfulSyncClient.http(server.url, audit=None) as sync:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..wire.content import BlobResourceContents, TextResourceContents
-from ..wire.errors import McpError, ProtocolError
+from ..wire.errors import InvalidParamsError, McpError, ProtocolError
 from ..wire.skills import (
     SKILL_FILE,
     SKILLS_EXTENSION,
@@ -222,13 +222,24 @@ class SkillCalls:
     async def load_skill(self, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
         """Read the skill's ``SKILL.md`` and verify it (size, digest, frontmatter) before use.
 
-        ``skill`` is an entry of :meth:`list_skills`, or a ``SKILL.md`` URI (then fetched with
-        :meth:`get_skill` first).
+        ``skill`` is an entry of :meth:`list_skills`, a ``SKILL.md`` URI (then fetched with
+        :meth:`get_skill` first), or a skill's name (then looked up in :meth:`list_skills`).
 
         Raises:
             SkillVerificationError: the file differs from the entry (a subclass says how).
+            InvalidParamsError: no skill has that URI or name.
         """
-        entry = skill if isinstance(skill, SkillEntry) else await self.get_skill(skill, timeout=timeout)
+        if isinstance(skill, SkillEntry):
+            entry = skill
+        elif "://" in skill:
+            entry = await self.get_skill(skill, timeout=timeout)
+        else:
+            listed = await self.list_skills(timeout=timeout)
+            named = [e for e in listed if e.name == skill]
+            if not named:
+                names = ", ".join(sorted(e.name for e in listed)) or "none"
+                raise InvalidParamsError(f"no skill named {skill!r} (the server lists: {names})")
+            entry = named[0]
         file = await self.read_skill_file(entry, entry.uri, timeout=timeout)
         if not file.verified:  # a dynamic skill: no manifest, so at least the frontmatter must agree
             found = _frontmatter_of(file.text, entry.uri)
