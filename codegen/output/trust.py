@@ -1,0 +1,45 @@
+"""Which generated text black need not see: the writer's own style, and what it flags.
+
+The templates and the writer emit the package's modules in black's style already (one
+statement per line, double quotes, black's blank lines, exploded collections where black
+explodes them, ``pyrepr``/``docstring`` literals black leaves alone).  What the writer cannot
+decide itself is where black would break a line that does not fit, so a unit
+(:mod:`codegen.output.fmtunits`: a top-level statement or a method) is *flagged* when one of
+its lines is wider than black's limit, as black measures width (East Asian wide characters
+count two), or ends in whitespace, or when it holds docstring text the writer flagged
+(:data:`codegen.render.filters.FLAGGED`: indented lines black would re-indent); black formats
+the flagged units, in their context, and nothing else.  ``models.py`` holds datamodel-code-generator's output, which the writer does
+not control: black formats all of it, as before.
+
+Nothing here is taken on faith: ``tests/unit/test_trusted_format.py`` runs black on every
+trusted file of every golden, example and benchmark spec and of a property-based corpus of
+hostile spec strings, and ``build --verify-format`` (used by ``scripts/test``) does the same
+on any build.
+"""
+
+from __future__ import annotations
+
+from ..render.filters import FLAGGED, width
+
+#: black's line length for generated code (``codegen.output.format.black_mode``)
+LINE = 100
+#: Generated modules written in black's style by the templates (``models.py`` is DCG's).
+TRUSTED = frozenset({"__init__.py", "__main__.py", "asgi.py", "tools.py", "errors.py", "server.py", "client.py"})
+
+
+def trusted_file(path: str) -> bool:
+    """True for a generated module the writer vouches for (``path`` relative to the output)."""
+    return path.rsplit("/", 1)[-1] in TRUSTED and "/_runtime/" not in f"/{path}"
+
+
+def fits(unit: str) -> bool:
+    """True when no line of ``unit`` needs black: none wider than :data:`LINE`, none ending
+    in whitespace (``\\n`` is the only line end the writer uses)."""
+    for line in unit.split("\n"):
+        if len(line) > LINE // 2 and width(line) > LINE:
+            return False
+        if line[-1:].isspace():
+            return False
+    if '""""' in unit:  # a docstring that starts or ends with a quote: black pads it with a space
+        return False
+    return not (FLAGGED and any(text in unit for text in FLAGGED))
