@@ -19,6 +19,9 @@ on any build.
 
 from __future__ import annotations
 
+import io
+import tokenize
+
 from ..render.filters import FLAGGED, width
 
 #: black's line length for generated code (``codegen.output.format.black_mode``)
@@ -33,13 +36,35 @@ def trusted_file(path: str) -> bool:
 
 
 def fits(unit: str) -> bool:
-    """True when no line of ``unit`` needs black: none wider than :data:`LINE`, none ending
-    in whitespace (``\\n`` is the only line end the writer uses)."""
-    for line in unit.split("\n"):
+    """True when no line of ``unit`` needs black: none wider than :data:`LINE` (but inside a
+    multi-line string), none ending in whitespace (``\\n`` is the only line end the writer uses)."""
+    long: list[int] = []
+    for n, line in enumerate(unit.split("\n"), 1):
         if len(line) > LINE // 2 and width(line) > LINE:
-            return False
+            long.append(n)
         if line[-1:].isspace():
             return False
+    if long and not _inside_strings(unit, long):
+        return False
     if '""""' in unit:  # a docstring that starts or ends with a quote: black pads it with a space
         return False
     return not (FLAGGED and any(text in unit for text in FLAGGED))
+
+
+def _inside_strings(unit: str, lines: list[int]) -> bool:
+    """True when every line of ``lines`` (1-based) lies strictly inside a multi-line string
+    literal of ``unit``: neither its first nor its last line.
+
+    Black never re-wraps a string, and a statement holding a multi-line string is never
+    "short enough" to black whatever the widths of the string's lines, so those widths decide
+    nothing; the first and last lines do (the closing quotes of a docstring move to a line
+    of their own when its last line is too long).
+    """
+    inside: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(unit).readline):
+            if tok.type == tokenize.STRING and tok.end[0] - tok.start[0] > 1:
+                inside.update(range(tok.start[0] + 1, tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return all(n in inside for n in lines)

@@ -14,14 +14,17 @@ _WIDE = re.compile(r"[^\x00-\u10ff]")  # below U+1100 black counts every charact
 def pyrepr(value: Any) -> str:
     """A Python literal for JSON-like data (strings escaped by ``repr``), in black's style.
 
-    A string without quote characters gets double quotes, as black writes it (same escapes:
-    ``repr`` escapes only the quote it uses), so black has nothing to change; anything else is
-    ``repr``'s text, which black may re-quote.  Lists, tuples and dicts are spelled as
+    A string is quoted as black quotes it (:func:`codegen.render.blackstyle.black_quotes`:
+    double quotes unless that needs more escapes), so black has nothing to change.  Lists, tuples and dicts are spelled as
     ``repr`` spells them, with their items through this function.
     """
     if isinstance(value, str):
         text = repr(value)
-        return f'"{text[1:-1]}"' if "'" not in value and '"' not in value else text
+        if "'" not in value and '"' not in value:
+            return f'"{text[1:-1]}"'
+        from .blackstyle import black_quotes
+
+        return black_quotes(text)
     if isinstance(value, list):
         return "[" + ", ".join(map(pyrepr, value)) + "]"
     if isinstance(value, tuple):
