@@ -70,9 +70,9 @@ def _format_key() -> str:
 def _format_and_compile(source: str, path: str) -> str:
     from .fmtpool import runs_in_parallel
     from .fmtunits import format_units
-    from .trust import fits
+    from .trust import fits, models_file, trusted_file, typeddict_fits
 
-    trusted = fits if _trusts(path) else None
+    trusted = (fits if trusted_file(path) else typeddict_fits if models_file(path) else None) if _trusts(path) else None
     try:
         formatted = format_units(source, format_python, runs_in_parallel(format_python), trusted)
     except ValueError:  # black's output could not be cut back into the units: black on the whole file
@@ -89,9 +89,9 @@ FORMAT_ALL_ENV = "MCP_CODEGEN_FORMAT_ALL"
 def _trusts(path: str) -> bool:
     import os
 
-    from .trust import trusted_file
+    from .trust import models_file, trusted_file
 
-    return trusted_file(path) and os.environ.get(FORMAT_ALL_ENV, "") in ("", "0")
+    return (trusted_file(path) or models_file(path)) and os.environ.get(FORMAT_ALL_ENV, "") in ("", "0")
 
 
 _RUNTIME_COMPILED: set[str] = set()

@@ -9,7 +9,8 @@ its lines is wider than black's limit, as black measures width (East Asian wide 
 count two), or ends in whitespace, or when it holds docstring text the writer flagged
 (:data:`codegen.render.filters.FLAGGED`: indented lines black would re-indent); black formats
 the flagged units, in their context, and nothing else.  ``models.py`` holds datamodel-code-generator's output, which the writer does
-not control: black formats all of it, as before.
+not control: black formats all of it, as before, except the request TypedDicts the writer
+adds there (:func:`typeddict_fits`).
 
 Nothing here is taken on faith: ``tests/unit/test_trusted_format.py`` runs black on every
 trusted file of every golden, example and benchmark spec and of a property-based corpus of
@@ -28,11 +29,25 @@ from ..render.filters import FLAGGED, width
 LINE = 100
 #: Generated modules written in black's style by the templates (``models.py`` is DCG's).
 TRUSTED = frozenset({"__init__.py", "__main__.py", "asgi.py", "tools.py", "errors.py", "server.py", "client.py"})
+#: The module holding datamodel-code-generator's output, and the writer's TypedDicts.
+MODELS = "models.py"
 
 
 def trusted_file(path: str) -> bool:
     """True for a generated module the writer vouches for (``path`` relative to the output)."""
     return path.rsplit("/", 1)[-1] in TRUSTED and "/_runtime/" not in f"/{path}"
+
+
+def models_file(path: str) -> bool:
+    """True for a package's ``models.py``: DCG's classes, black-formatted, and the writer's
+    request TypedDicts (:mod:`codegen.models.typeddicts`), which are trusted as the templates are."""
+    return path.rsplit("/", 1)[-1] == MODELS and "/_runtime/" not in f"/{path}"
+
+
+def typeddict_fits(unit: str) -> bool:
+    """:func:`fits` for a TypedDict class the writer wrote; False for everything else (DCG's)."""
+    head = unit[:unit.find("\n")]
+    return head.startswith("class ") and head.endswith("(TypedDict):") and fits(unit)
 
 
 def fits(unit: str) -> bool:

@@ -1,9 +1,9 @@
-"""The writer's own style is black's: black leaves every trusted file unchanged (issue 32 point 3).
+"""The writer's own style is black's: black leaves every generated module unchanged (issue 32 point 3).
 
 Black runs only on what the writer cannot emit in black's style itself
-(:mod:`codegen.output.trust`): ``models.py`` (datamodel-code-generator's output) and the
+(:mod:`codegen.output.trust`): datamodel-code-generator's classes in ``models.py`` and the
 units the writer flags (a line it could not keep within the limit).  Here black runs on every
-trusted file, whole (``black.format_str``, not unit by unit), for every golden case, every
+generated module, whole (``black.format_str``, not unit by unit), for every golden case, every
 example spec, the benchmark specs and a property-based corpus of hostile spec strings, and
 must change nothing.  The build itself is made with the trusted path and no cache.
 """
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from codegen.driver.pipeline import generate_one
 from codegen.output.format import black_mode
-from codegen.output.trust import trusted_file
+from codegen.output.verify import generated_module
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench"))
@@ -39,7 +39,7 @@ def _no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 def _changed_by_black(spec: Path) -> list[str]:
     result = generate_one(spec, spec.name)
     assert result.ok, "\n".join(d.render() for d in result.diagnostics)
-    trusted = [f for f in result.files if f.path.endswith(".py") and trusted_file(f.path) and not f.verbatim]
+    trusted = [f for f in result.files if generated_module(f.path) and not f.verbatim]
     assert trusted
     return [f.path for f in trusted if black.format_str(f.content, mode=black_mode()) != f.content]
 
@@ -99,7 +99,7 @@ def test_black_leaves_trusted_files_of_hostile_specs_unchanged(tmp_path_factory:
     if not result.ok:  # a spec the generator refuses (a clash of names, ...) has no output to check
         assert all(d.code != "E051" for d in result.diagnostics), [d.render() for d in result.diagnostics]
         return
-    trusted = [f for f in result.files if f.path.endswith(".py") and trusted_file(f.path) and not f.verbatim]
+    trusted = [f for f in result.files if generated_module(f.path) and not f.verbatim]
     changed = [f.path for f in trusted if black.format_str(f.content, mode=black_mode()) != f.content]
     assert changed == []
 
