@@ -11,7 +11,9 @@ For each server, in interleaved rounds:
 * **pull --check**: the same with the check build (the whole pipeline on the new spec).
 
 Servers: the npm everything server (``.tools/npm``, run with ``node``) and the 50-tool
-synthetic server ``bench/pull_server.py``.  Medians of ``--rounds`` (default 5) are printed
+synthetic server, twice: ``bench/pull_server.py`` (standard library only: its start-up is
+the interpreter's) and ``bench/pull_server_sdk.py`` (the same tools on the official ``mcp``
+SDK's low-level ``Server``).  Medians of ``--rounds`` (default 5) are printed
 with the ratio pull / reference (target: at most 2x).
 
 Usage::
@@ -38,7 +40,8 @@ EVERYTHING = REPO / ".tools" / "npm" / "node_modules" / "@modelcontextprotocol" 
 
 def servers() -> dict[str, list[str]]:
     """Command lines by name (the npm server only when it is installed)."""
-    out = {"synthetic 50 tools": [sys.executable, str(REPO / "bench" / "pull_server.py"), "--tools", "50"]}
+    out = {"synthetic 50 tools, stdlib": [sys.executable, str(REPO / "bench" / "pull_server.py"), "--tools", "50"],
+           "synthetic 50 tools, mcp SDK": [sys.executable, str(REPO / "bench" / "pull_server_sdk.py"), "--tools", "50"]}
     node = shutil.which("node")
     if node and EVERYTHING.is_file():
         out["npm everything (13 tools)"] = [node, str(EVERYTHING), "stdio"]
