@@ -151,13 +151,14 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
               scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one typed stub per tool, resource, resource template, prompt and completion handler, if it does not exist (it is yours from then on).")] = False,
               target: TargetOpt = None, shared_runtime: SharedOpt = None, layout: LayoutOpt = None,
-              skill: SkillOpt = None) -> None:
+              skill: SkillOpt = None,
+              verify_format: Annotated[bool, typer.Option("--verify-format", help="Then run black on every generated module and fail, naming the files, if it would change any (the writer's own style is checked, not trusted).")] = False) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     _verbose(verbose)
     paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime, layout=layout, skill=skill)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
-    result, report = build(paths, out, None if quiet else _progress(verbose), load_files=False,
+    result, report = build(paths, out, None if quiet else _progress(verbose), load_files=verify_format,
                            waiting=lambda message: err_console.print(message, style="yellow", markup=False),
                            options=options)
     if not quiet:
@@ -166,6 +167,8 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
+    if verify_format:
+        _verify_format(result, out)
     if scaffold:
         written, kept, notes = scaffold_stubs(paths, out, options.target)
         for note in relocate(notes, discover(paths)[0], Path.cwd()):
@@ -184,6 +187,20 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
         out_console.print(
             f"{len(result.specs)} spec(s) -> {out}: {len(report.created)} created, {len(report.updated)} updated, "
             f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
+
+
+def _verify_format(result: Result, out: Path) -> None:
+    """``build --verify-format``: exit 1 naming every generated module black would change."""
+    from ..output.verify import verify_format
+
+    changed = verify_format(result.files)
+    if changed:
+        for path in changed:
+            err_console.print(f"  black would reformat {out / path}", style="red", markup=False)
+        err_console.print(f"--verify-format: black would change {len(changed)} generated file(s) (listed above); the "
+                          "writer's style and black's disagree: a generator bug, please report it with the spec",
+                          style="red", markup=False)
+        raise typer.Exit(1)
 
 
 @app.command("check")

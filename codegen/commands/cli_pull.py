@@ -58,7 +58,8 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         env: Annotated[Optional[list[str]], typer.Option("--env", help="KEY=VALUE for the --stdio server (repeatable).")] = None,
         header: Annotated[Optional[list[str]], typer.Option("--header", help="'Name: value' HTTP header for --http (repeatable).")] = None,
         timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the server.")] = 30.0,
-        no_check: Annotated[bool, typer.Option("--no-check", help="Do not build the pulled spec to check it.")] = False,
+        check: Annotated[bool, typer.Option("--check", help="Also build the pulled spec (in a temporary folder) and report what build will say.")] = False,
+        no_check: Annotated[bool, typer.Option("--no-check", hidden=True, help="The default since 2026-12 (kept for scripts).")] = False,
         oauth: Annotated[bool, typer.Option("--oauth", help="Log in with OAuth in the browser when the --http server asks (needs authlib).")] = False,
         oauth_client_id: Annotated[Optional[str], typer.Option("--oauth-client-id", help="Pre-registered OAuth client id (secret: $MCP_CODEGEN_OAUTH_CLIENT_SECRET); default: dynamic registration.")] = None,
         oauth_token_file: Annotated[Optional[Path], typer.Option("--oauth-token-file", help="Keep OAuth tokens in this file (mode 0600) instead of memory.")] = None,
@@ -87,7 +88,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
             raise typer.Exit(_pull_agent(client, output, stdio, http, env or [], header or [], name, force, skill, timeout,
                                          cwd, out_console, err_console, print_diagnostics))
         to_stdout = str(output) == "-"
-        result, diags = pull_mod.pull(client, None if to_stdout else output, name=name, force=force, build=not no_check, timeout=timeout * 2)
+        result, diags = pull_mod.pull(client, None if to_stdout else output, name=name, force=force, build=check and not no_check, timeout=timeout * 2)
         print_diagnostics(Result(diagnostics=diags, specs=[str(output)]))
         if result is None:
             raise typer.Exit(1)

@@ -11,20 +11,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from ..options import Options
 
 
-class ConfigFile(BaseModel):
-    """The ``[tool.mcp-codegen]`` table."""
+@dataclass(frozen=True)
+class ConfigFile:
+    """The ``[tool.mcp-codegen]`` table, validated (:func:`_validated`)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     specs: list[str] | str | None = None
     output: str | None = None
     target: Literal["server", "client", "both"] | None = None
-    shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
+    shared_runtime: bool | None = None
     docs: str | None = None  # output folder of `mcp-codegen docs`
+
+
+def _validated(table: object) -> ConfigFile:
+    """The table checked by a pydantic model (imported only when there is a table: a build
+    with no ``[tool.mcp-codegen]``, like most no-op rebuilds, never imports pydantic).
+
+    Raises:
+        pydantic.ValidationError: a key that does not exist, a value of the wrong type.
+    """
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class Table(BaseModel):
+        model_config = ConfigDict(extra="forbid", populate_by_name=True)
+        specs: list[str] | str | None = None
+        output: str | None = None
+        target: Literal["server", "client", "both"] | None = None
+        shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
+        docs: str | None = None
+
+    t = Table.model_validate(table)
+    return ConfigFile(t.specs, t.output, t.target, t.shared_runtime, t.docs)
 
 
 DEFAULT_DOCS = "docs/reference"
@@ -68,8 +87,10 @@ def load_config_file(start: Path) -> tuple[ConfigFile, Path | None, str | None]:
         return ConfigFile(), None, None
     try:
         table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("mcp-codegen", {})
-        return ConfigFile.model_validate(table), path.parent, None
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
+        return (_validated(table) if table != {} else ConfigFile()), path.parent, None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return ConfigFile(), path.parent, f"{path}: [tool.mcp-codegen] is invalid: {exc}"
+    except ValueError as exc:  # pydantic's ValidationError
         return ConfigFile(), path.parent, f"{path}: [tool.mcp-codegen] is invalid: {exc}"
 
 

@@ -9,14 +9,13 @@ Three steps, each usable on its own:
    as written, except what :mod:`codegen.commands.pull_normalize` must change, each change written
    as a ``# pull:`` comment above its tool.  Output is deterministic: tools sorted by name,
    fixed key order, no timestamps and no command line (it may hold secrets).
-3. :func:`check_spec` runs the whole build pipeline on the text (in a temporary folder)
-   and returns the notes and build diagnostics, located in the text; :func:`write_spec`
+3. :func:`check_spec` locates the notes in the text and, when asked (``pull --check``), runs
+   the whole build pipeline on it (in a temporary folder) and adds the build diagnostics; :func:`write_spec`
    writes the file, refusing to replace an existing one unless ``force``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -34,26 +33,14 @@ from .pull_catalog import normalize_catalog
 from .pull_normalize import normalize_server, normalize_tools
 from .pull_notes import INFO, Note
 from .pull_overlays import keep_overlays, read_overlays
+from .pull_read import PullError, ServerSnapshot, fetch, fetch_then, read_server
+
+__all__ = ["PullError", "PullResult", "ServerSnapshot", "check_spec", "fetch", "fetch_then", "pull", "read_server",
+           "spec_from_snapshot", "write_spec"]
 
 EraChoice = Literal["auto", "modern", "legacy"]
 #: Mappings and lists whose flow form is at most this long are written on one line.
 _FLOW_WIDTH = 72
-
-
-@dataclass(frozen=True)
-class ServerSnapshot:
-    """What a live server said about itself: ``serverInfo``, instructions and tools."""
-
-    server_info: dict[str, Any]
-    instructions: str | None
-    tools: list[dict[str, Any]]
-    era: str | None = None
-    protocol_version: str | None = None
-    resources: list[dict[str, Any]] = field(default_factory=list)
-    templates: list[dict[str, Any]] = field(default_factory=list)
-    prompts: list[dict[str, Any]] = field(default_factory=list)
-    #: Lists taken as empty: declared but answered with -32601 (see ``ClientBase.wire_catalog``).
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -65,10 +52,6 @@ class PullResult:
     notes: list[Note] = field(default_factory=list)
     #: What the server left unanswered, as notes for the user (not failures).
     listing_notes: list[str] = field(default_factory=list)
-
-
-class PullError(Exception):
-    """The server could not be read (connection, protocol or timeout problem)."""
 
 
 # -- 1. connect and read -------------------------------------------------------------------
@@ -103,25 +86,6 @@ def oauth_settings(*, client_id: str | None = None, client_secret: str | None = 
                          redirect_handler=LoopbackBrowserRedirect(open_browser=open_browser), storage=storage)
 
 
-async def read_server(client: ClientBase) -> ServerSnapshot:
-    """Connect, list every tool and close.
-
-    Raises:
-        PullError: with the server's stderr tail (stdio) when anything fails.
-    """
-    try:
-        async with client:
-            tools = [t.raw for t in await client.list_tools(refresh=True)]
-            (resources, templates, prompts), notes = await client.wire_catalog()
-            return ServerSnapshot(dict(client.server_identity), client.instructions, tools,
-                                  client.era, client.protocol_version, resources, templates, prompts, list(notes))
-    except Exception as exc:
-        stderr = client.stderr_output.strip()
-        tail = "\n".join(stderr.splitlines()[-15:])
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        raise PullError(detail + (f"\nserver stderr (last lines):\n{tail}" if tail else "")) from exc
-
-
 def _pull_hint(exc: PullError) -> str:
     """What to try, by what actually went wrong."""
     cause = exc.__cause__
@@ -133,18 +97,6 @@ def _pull_hint(exc: PullError) -> str:
     if isinstance(cause, TransportClosedError) or "TransportClosed" in text:
         return "the server process exited or closed the connection: run the command by hand and read its stderr"
     return "check the command (or URL) and the server's stderr above"
-
-
-def fetch(client: ClientBase, timeout: float = 60.0) -> ServerSnapshot:
-    """:func:`read_server` from synchronous code, bounded by ``timeout`` seconds overall."""
-
-    async def bounded() -> ServerSnapshot:
-        try:
-            return await asyncio.wait_for(read_server(client), timeout)
-        except TimeoutError:
-            raise PullError(f"no complete answer from the server within {timeout:g} s") from None
-
-    return asyncio.run(bounded())
 
 
 # -- 2. spec text --------------------------------------------------------------------------
@@ -281,9 +233,19 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
     if overlays:
         parts.append(_dump({"overlays": overlays}, 0))
     text = "".join(parts)
-    if yaml.safe_load(text) != data:  # the emitter must round-trip; a mismatch is our bug
+    if not _loads_back(text, data):  # the emitter must round-trip; a mismatch is our bug
         raise AssertionError("pulled spec text does not load back to its data")
     return PullResult(text=text, data=data, notes=notes, listing_notes=[*snapshot.notes, *overlay_notes])
+
+
+def _loads_back(text: str, data: dict[str, Any]) -> bool:
+    """True when ``text`` loads back to ``data``: with libyaml when there (about 10x faster),
+    and with the pure-Python loader, the one ``build`` reads specs with, whenever libyaml
+    disagrees (so a libyaml quirk can never fail a pull, nor hide a real mismatch)."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None and yaml.load(text, Loader=fast) == data:
+        return True
+    return bool(yaml.safe_load(text) == data)
 
 
 # -- 3. check and write --------------------------------------------------------------------
@@ -305,13 +267,16 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
     """
     from ..driver.pipeline import generate_one
 
+    located = [n for n in result.notes if n.code != INFO]
+    if not build and not located:
+        return []  # nothing to locate in the text: it is not even parsed again
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-pull-") as tmp:
         path = Path(tmp) / (Path(display).stem + ".yaml")
         path.write_text(result.text, encoding="utf-8")
         doc, diags = load_spec_file(path, display)
         out: list[Diagnostic] = list(diags)
         if doc is not None:
-            for note in (n for n in result.notes if n.code != INFO):
+            for note in located:
                 who = f"tool {note.tool!r}: " if note.tool else ""
                 out.append(doc.diag(note.code, who + note.message, _note_pointer(note, result.data), level=Level.WARNING))
         if build and doc is not None:
@@ -334,7 +299,7 @@ def write_spec(text: str, path: Path, force: bool = False) -> None:
 
 
 def pull(client: ClientBase, output: Path | None, *, name: str | None = None, force: bool = False,
-         build: bool = True, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
+         build: bool = False, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
     """Read the server behind ``client``, write its spec to ``output`` (``None``: don't write).
 
     Replacing an existing ``output`` (``force``) keeps its ``overlays`` (see :mod:`.pull_overlays`).
@@ -342,7 +307,7 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
     Returns:
         The pulled spec (``None`` when nothing could be pulled) and every diagnostic: E070
         (server unreadable), E071 (``output`` exists and not ``force``), the pull notes
-        (W102/W104) and, with ``build``, what building the spec reports.  A spec that
+        (W102/W104) and, with ``build`` (``pull --check``), what building the spec reports.  A spec that
         does not build is still written, so it can be fixed by hand.
     """
     shown = str(output) if output is not None else "<stdout>"
@@ -350,16 +315,24 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
                         hint="pass --force to replace it, or choose another output file")
     if output is not None and output.exists() and not force:
         return None, [exists]
+
+    def write(snapshot: ServerSnapshot) -> tuple[PullResult, list[Diagnostic]]:
+        previous = read_overlays(output) if output is not None and output.exists() else None
+        result = spec_from_snapshot(snapshot, name, previous)
+        diags = check_spec(result, shown, build=False)
+        if output is not None:
+            try:
+                write_spec(result.text, output, force)
+            except FileExistsError:
+                return result, [exists]
+        return result, diags
+
     try:
-        snapshot = fetch(client, timeout)
+        _, done = fetch_then(client, write, timeout)  # the spec is written while the server exits
     except PullError as exc:
         return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}", hint=_pull_hint(exc))]
-    previous = read_overlays(output) if output is not None and output.exists() else None
-    result = spec_from_snapshot(snapshot, name, previous)
-    diags = check_spec(result, shown, build)
-    if output is not None:
-        try:
-            write_spec(result.text, output, force)
-        except FileExistsError:
-            return result, [exists]
+    assert done is not None
+    result, diags = done
+    if build and diags != [exists]:  # the check build runs here, where it may use worker processes
+        diags = check_spec(result, shown, build=True)
     return result, diags

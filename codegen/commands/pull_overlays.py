@@ -24,7 +24,10 @@ _DEFS = "#/$defs/"
 def read_overlays(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``overlays`` and ``$defs`` of the spec at ``path`` (empty when it has none or cannot be read)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if "overlays" not in text and "\\" not in text:
+            return {}, {}  # no key can spell it (only a double-quoted escape could, and there is none)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}, {}
     if not isinstance(data, dict) or not isinstance(data.get("overlays"), dict):

@@ -233,6 +233,17 @@ MEMO_LIMIT = 128 * 1024 * 1024
 WHOLE_RUN_SHARE = 0.25
 
 
+def _one(run: Run, i: int, black: Black) -> str:
+    """Unit ``i`` of ``run`` formatted on its own (remembered)."""
+    unit = run.units[i]
+    text = _MEMO.get((black, run.method, unit))
+    if text is None:
+        part = run.part(i, i + 1)
+        text = format_run(part, black)[0]
+        _remember(black, part, [text])
+    return text
+
+
 def _remember(black: Black, run: Run, texts: list[str]) -> None:
     global _memo_size
     if _memo_size > MEMO_LIMIT:
@@ -243,7 +254,8 @@ def _remember(black: Black, run: Run, texts: list[str]) -> None:
         _memo_size += len(unit) + len(text)
 
 
-def format_units(source: str, black: Black, many: Callable[[list[Run]], list[list[str]]] | None = None) -> str:
+def format_units(source: str, black: Black, many: Callable[[list[Run]], list[list[str]]] | None = None,
+                 trusted: Callable[[str], bool] | None = None) -> str:
     """``black(source)``, from formatted units; units seen before in this process are reused.
 
     Args:
@@ -251,6 +263,10 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
         black: formats a whole module (black's ``format_str`` with the one mode).
         many: formats several runs at once (e.g. in worker processes); given the runs that
             are formatted whole, when there are several.
+        trusted: says which units are written in black's style already
+            (:func:`codegen.output.trust.fits`): those are kept as they are (only the blank
+            lines between units are black's), and black formats the others, each in its
+            context.  A source that is not cut is then formatted whole.
     """
     runs = split(source)
     if runs is None:
@@ -258,6 +274,10 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
     done: list[tuple[Run, list[str]]] = []
     whole: list[tuple[int, Run]] = []
     for run in runs:
+        if trusted is not None:
+            done.append((run, [unit.rstrip("\n") + "\n" if trusted(unit) else _one(run, i, black)
+                               for i, unit in enumerate(run.units)]))
+            continue
         found = [_MEMO.get((black, run.method, unit)) for unit in run.units]
         new = [i for i, text in enumerate(found) if text is None]
         if len(new) > WHOLE_RUN_SHARE * len(run.units):

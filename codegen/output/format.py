@@ -1,7 +1,8 @@
 """Formatting and compile checks of the generated Python files.
 
 :func:`format_files` formats every ``.py`` file with black (pinned, explicit mode) and
-``compile()``-checks it.  Black runs per unit (:mod:`codegen.output.fmtunits`: top-level classes
+``compile()``-checks it; in the modules the writer emits in black's style itself, only the
+units it flags (:mod:`codegen.output.trust`).  Black runs per unit (:mod:`codegen.output.fmtunits`: top-level classes
 and functions, methods), giving the same bytes as black on the whole file; units seen
 earlier in the process are not formatted again (``--watch``), and the units of a big file
 are spread over worker processes (:mod:`codegen.output.fmtpool`).  Black's output for a whole
@@ -69,10 +70,28 @@ def _format_key() -> str:
 def _format_and_compile(source: str, path: str) -> str:
     from .fmtpool import runs_in_parallel
     from .fmtunits import format_units
+    from .trust import fits, models_file, trusted_file, typeddict_fits
 
-    formatted = format_units(source, format_python, runs_in_parallel(format_python))
+    trusted = (fits if trusted_file(path) else typeddict_fits if models_file(path) else None) if _trusts(path) else None
+    try:
+        formatted = format_units(source, format_python, runs_in_parallel(format_python), trusted)
+    except ValueError:  # black's output could not be cut back into the units: black on the whole file
+        formatted = format_python(source)
     compile(formatted, path, "exec", dont_inherit=True)
     return formatted
+
+
+#: ``MCP_CODEGEN_FORMAT_ALL=1``: black formats every unit of every file, as before the writer
+#: was trusted (the same bytes, slower; ``bench/`` measures the two side by side).
+FORMAT_ALL_ENV = "MCP_CODEGEN_FORMAT_ALL"
+
+
+def _trusts(path: str) -> bool:
+    import os
+
+    from .trust import models_file, trusted_file
+
+    return (trusted_file(path) or models_file(path)) and os.environ.get(FORMAT_ALL_ENV, "") in ("", "0")
 
 
 _RUNTIME_COMPILED: set[str] = set()
@@ -101,8 +120,9 @@ def format_files(files: Iterable[GeneratedFile], spec_display: str) -> tuple[lis
                 if f.verbatim:  # the runtime is copied verbatim
                     _compile_runtime(content, f.path)
                 else:
+                    mode = " trusted" if _trusts(f.path) else ""  # the writer's own style, flagged units formatted
                     content = build_cache.format_cached(
-                        content, lambda text, path=f.path: _format_and_compile(text, path), _format_key())
+                        content, lambda text, path=f.path: _format_and_compile(text, path), _format_key() + mode)
             except (black.InvalidInput, SyntaxError, ValueError) as exc:
                 diags.append(Diagnostic(spec_display, 0, 0, "E051", f"generated {f.path} does not compile: {exc}",
                                         hint="this is a generator bug; please report it with the spec attached"))

@@ -6,8 +6,8 @@ changed).  Text that already looks as black writes it costs black one pass.  The
 generator's unformatted output differs from black's mostly in two ways, both fixed here
 without changing what the code means:
 
-* a plain ``'...'`` string literal with no quote character and no backslash in it gets
-  double quotes (the same characters; black's string normalisation would do the same);
+* a ``'...'`` string literal is quoted as black quotes it (double quotes unless that needs
+  more escapes; black's own function);
 * a class docstring directly followed by a statement gets one blank line after it (black
   puts one there);
 * a too-long ``name: T = Field(...)`` line is split as black splits it (simple cases only).
@@ -31,8 +31,8 @@ _READLINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line as io.StringIO.readline (
 
 
 def double_quotes(text: str) -> str:
-    """``text`` with every plain single-quoted string literal that holds no quote and no
-    backslash written with double quotes.  ``text`` unchanged when it does not tokenize."""
+    """``text`` with every single-quoted string literal (not triple-quoted, on one line)
+    quoted as black quotes it (:func:`black_quotes`).  ``text`` unchanged when it does not tokenize."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -45,14 +45,28 @@ def double_quotes(text: str) -> str:
     for tok in tokens:
         s = tok.string
         if (tok.type != tokenize.STRING or len(s) < 2 or s[0] != "'" or s.startswith("'''")
-                or any(c in s[1:-1] for c in "'\"\\") or tok.start[0] != tok.end[0]):
+                or tok.start[0] != tok.end[0]):
+            continue
+        quoted = black_quotes(s)
+        if quoted == s:
             continue
         at = starts[tok.start[0] - 1] + tok.start[1]
         out.append(text[done:at])
-        out.append('"' + s[1:-1] + '"')
+        out.append(quoted)
         done = at + len(s)
     out.append(text[done:])
     return "".join(out)
+
+
+def black_quotes(literal: str) -> str:
+    """A one-line string literal (no prefix) quoted as black quotes it: double quotes unless
+    that needs more escapes (black's own rule, ``black.strings.normalize_string_quotes``;
+    a literal with no quote and no backslash is done here without black)."""
+    if literal[:1] == "'" and not any(c in literal[1:-1] for c in "'\"\\"):
+        return '"' + literal[1:-1] + '"'
+    from black.strings import normalize_string_quotes
+
+    return str(normalize_string_quotes(literal))
 
 
 def class_docstring_gaps(text: str) -> str:

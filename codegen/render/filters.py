@@ -8,18 +8,23 @@ import json
 import re
 from typing import Any
 
+_WIDE = re.compile(r"[^\x00-\u10ff]")  # below U+1100 black counts every character as one column
+
 
 def pyrepr(value: Any) -> str:
     """A Python literal for JSON-like data (strings escaped by ``repr``), in black's style.
 
-    A string without quote characters gets double quotes, as black writes it (same escapes:
-    ``repr`` escapes only the quote it uses), so black has nothing to change; anything else is
-    ``repr``'s text, which black may re-quote.  Lists, tuples and dicts are spelled as
+    A string is quoted as black quotes it (:func:`codegen.render.blackstyle.black_quotes`:
+    double quotes unless that needs more escapes), so black has nothing to change.  Lists, tuples and dicts are spelled as
     ``repr`` spells them, with their items through this function.
     """
     if isinstance(value, str):
         text = repr(value)
-        return f'"{text[1:-1]}"' if "'" not in value and '"' not in value else text
+        if "'" not in value and '"' not in value:
+            return f'"{text[1:-1]}"'
+        from .blackstyle import black_quotes
+
+        return black_quotes(text)
     if isinstance(value, list):
         return "[" + ", ".join(map(pyrepr, value)) + "]"
     if isinstance(value, tuple):
@@ -45,10 +50,30 @@ def jsonliteral(value: Any) -> str:
 
 
 def docstring(text: str) -> str:
-    """Text safe inside a triple-double-quoted docstring."""
+    """Text safe inside a triple-double-quoted docstring.
+
+    Where black would re-indent the docstring (a line after the first that starts with a
+    space or a tab: black strips the lines' common indentation and expands leading tabs),
+    that line is recorded in :data:`FLAGGED`, so the unit holding it goes through black.
+    """
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\x00", "\\x00")
     text = "".join(c if c in "\n\t" or c.isprintable() else _escape_char(c) for c in text)
-    return _close_safely(text.strip()) or "(no description)"
+    text = _close_safely(text.strip()) or "(no description)"
+    if "\n " in text or "\n\t" in text:
+        _flag(line.strip() for line in text.split("\n")[1:] if line[:1] in (" ", "\t") and line.strip())
+    return text
+
+
+#: Text the writer could not put in black's style itself (see :func:`docstring`): a unit of
+#: generated code that contains one of these is formatted by black (``codegen.output.trust``).
+FLAGGED: set[str] = set()
+_FLAGGED_LIMIT = 10_000
+
+
+def _flag(lines: Any) -> None:
+    if len(FLAGGED) > _FLAGGED_LIMIT:
+        FLAGGED.clear()  # only ever costs black time: a unit no longer flagged is checked again by black
+    FLAGGED.update(lines)
 
 
 def _escape_char(c: str) -> str:
@@ -94,3 +119,12 @@ _PEP440 = re.compile(r"\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?")
 def pep440(version: str) -> str:
     """``version`` if it is a plain PEP 440 version, else ``0.0.0`` (a distribution needs one)."""
     return version if _PEP440.fullmatch(version) else "0.0.0"
+
+
+def width(line: str) -> int:
+    """Columns of ``line`` as black counts them (East Asian wide characters take two)."""
+    if not _WIDE.search(line):
+        return len(line)
+    from black.strings import str_width  # black's own measure
+
+    return int(str_width(line))

@@ -26,7 +26,7 @@ from ..runtime.gencode import RUNTIME_API
 from ..runtime.wire.skills import stored_path
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
-from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string
+from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string, width
 
 #: Output file -> template (one template per generated file kind).
 TEMPLATES = {
@@ -140,7 +140,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(pyrepr=pyrepr, jsonliteral=jsonliteral, docstring=docstring, docline=docline, comment=comment,
-                       toml=toml_string, pep440=pep440)
+                       toml=toml_string, pep440=pep440, width=width)
     env.globals.update(layout=pylayout, pyrepr=pyrepr)  # statements laid out as black keeps them
     return env
 
