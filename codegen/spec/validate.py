@@ -1,8 +1,7 @@
 """Validation of a loaded spec: structure, tool names, JSON Schemas and ``$ref`` targets.
 
-All problems are collected as diagnostics; nothing raises.  The structural check uses the
-published ``spec-format.schema.json``; schemas inside the spec are meta-validated against
-JSON Schema 2020-12 (or the dialect their ``$schema`` names).
+All problems are collected as diagnostics; nothing raises.  The structural check uses the published
+``spec-format.schema.json``; schemas are meta-validated against 2020-12 (or their ``$schema``).
 """
 
 from __future__ import annotations
