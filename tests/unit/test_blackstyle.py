@@ -29,7 +29,9 @@ def test_double_quotes_only_where_the_text_stays_the_same() -> None:
     src = ("a = 'x'\nb = 'it\\'s'\nc = '\"q\"'\nd = r'\\d'\ne = b'raw'\nf = 'back\\\\slash'\n"
            "g = '''tri'''\nh = \"already\"\ndef f():\n    '''doc 'quoted' text'''\n    # 'comment'\n    return 'y'\n")
     out = double_quotes(src)
-    assert out == ("a = \"x\"\nb = 'it\\'s'\nc = '\"q\"'\nd = r'\\d'\ne = b'raw'\nf = 'back\\\\slash'\n"
+    # plain literals as black quotes them (fewer escapes wins: "it's", "back\\slash"); prefixed and
+    # triple-quoted ones are left for black itself
+    assert out == ("a = \"x\"\nb = \"it's\"\nc = '\"q\"'\nd = r'\\d'\ne = b'raw'\nf = \"back\\\\slash\"\n"
                    "g = '''tri'''\nh = \"already\"\ndef f():\n    '''doc 'quoted' text'''\n    # 'comment'\n    return \"y\"\n")
     assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(src))
     assert double_quotes("x = (") == "x = ("  # does not tokenize: unchanged
