@@ -93,9 +93,8 @@ def status_of(raw: Mapping[str, Any]) -> TaskStatus:
 
 
 class TaskClient(Protocol):
-    """What a handle needs of the client (``ClientBase``)."""
-
-    task_notices: TaskNotices
+    """What a handle needs of the client (``ClientBase``; its ``task_notices``, a
+    :class:`~client.tasks_notify.TaskNotices`, is optional: without it the handle polls)."""
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         ...
@@ -183,13 +182,18 @@ class TaskHandle(Generic[T]):
                     seen = (current.status, current.status_message)
                     yield current
         finally:
-            if self._final is not None and self._last.task_id is not None:
-                self._client.task_notices.forget(self._last.task_id)
+            notices = self._notices()
+            if notices is not None and self._final is not None and self._last.task_id is not None:
+                notices.forget(self._last.task_id)
+
+    def _notices(self) -> TaskNotices | None:
+        notices = getattr(self._client, "task_notices", None)
+        return notices if isinstance(notices, TaskNotices) else None
 
     async def _next(self) -> TaskStatus:
         """The next observation: a notification, else (no stream, or no news) a ``tasks/get``."""
-        notices, task_id = self._client.task_notices, self._last.task_id
-        if task_id is None or not notices.listening:
+        notices, task_id = self._notices(), self._last.task_id
+        if notices is None or task_id is None or not notices.listening:
             await asyncio.sleep(self._pause())
             return await self.status()
         pause = self._pause()
