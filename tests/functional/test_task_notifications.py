@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from common_support import free_port, run_async
 from everything import EverythingClient, EverythingSyncClient
 from everything.models import SlowComputeOutput
-from http_support import ServerProcess
+from http_support import EXAMPLES, ServerProcess
 from redis_support import redis_server
 
 from codegen.runtime.wire import protocol as p
@@ -171,6 +172,30 @@ def test_sync_handle_follows_the_notifications(server: ServerProcess) -> None:
             assert statuses == ["working", "working", "completed"]
             assert handle.result() == SlowComputeOutput(label="sync", seconds=0.5)
         assert "tasks/get" not in gets, gets
+
+
+def test_over_stdio_the_listen_stream_carries_them_too() -> None:
+    """stdio: one connection, so the listen stream and the task share its client key."""
+    async def main() -> None:
+        async with Recorder.stdio(sys.executable, ["-m", "everything", "--stdio", *IMPL], cwd=EXAMPLES,
+                                  era="modern", audit=None, elicitation=_accept) as client:
+            gets: list[str] = []
+            request = client.request
+
+            async def counted(method: str, params: Any = None, **kwargs: Any) -> Any:
+                gets.append(method)
+                return await request(method, params, **kwargs)
+
+            client.request = counted  # type: ignore[method-assign]  # the handle's requests, counted
+            async with client.subscribe():
+                handle = await client.start_confirm_delete(filename="s.txt")
+                assert [s.status async for s in handle] == ["working", "input_required", "working", "completed"]
+                assert (await handle.result()).content[0].model_dump()["text"] == "s.txt deleted"
+            assert "tasks/get" not in gets and gets.count("tasks/update") == 1, gets
+            assert _statuses(_of(client.task_notes, handle.task_id)) == ["working", "input_required", "working",
+                                                                          "completed"]
+
+    run_async(main(), 60)
 
 
 @pytest.fixture(scope="module")

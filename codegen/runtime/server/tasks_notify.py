@@ -7,7 +7,7 @@ sends the task as ``tasks/get`` would return it (``taskId``, ``status``, ``statu
 ``input_required``, ``result`` or ``error`` once terminal).  The creation sends the first one
 (``working``).  A change that only sets the ``statusMessage`` (``ctx.progress``) is sent at most
 once per :data:`MESSAGE_INTERVAL` per task; a message within the interval is sent when it ends
-(the latest one, unless the task changed otherwise meanwhile).  The changes of one task are sent
+(the latest one, unless a notification sent meanwhile already carried it).  The changes of one task are sent
 in the order they were stored (one lock per task while storing and publishing).
 
 Who hears it: the listen streams whose request declared the extension in its
@@ -70,6 +70,7 @@ class TaskNotifier:
         self._interval = interval
         self._locks: dict[str, asyncio.Lock] = {}
         self._sent_at: dict[str, float] = {}
+        self._sent_key: dict[str, tuple[Any, Any]] = {}
         self._later: dict[str, asyncio.Task[None]] = {}
 
     def _lock(self, task_id: str) -> asyncio.Lock:
@@ -110,20 +111,23 @@ class TaskNotifier:
         await asyncio.sleep(wait)
         async with self._lock(task_id):
             self._later.pop(task_id, None)
-            sent = self._sent_at.get(task_id)
-            if sent is not None and asyncio.get_running_loop().time() - sent < self._interval:
-                return  # something else was sent meanwhile: it carried the latest message
-            await self._send(task_id, skip_terminal=True)
+            await self._send(task_id, held=True)
 
-    async def _send(self, task_id: str, *, skip_terminal: bool = False) -> None:
+    async def _send(self, task_id: str, *, held: bool = False) -> None:
+        """Publish the task as stored now; ``held``: a message held back by the pace, sent only
+        if the task is not terminal and its status or message differ from the last one sent."""
         publish = self.publish
         if publish is None:
             return
         try:
             record = await self.store.get(task_id)
-            if record is None or (skip_terminal and record.get("status") in TERMINAL):
+            if record is None:
+                return
+            key = (record.get("status"), record.get("statusMessage"))
+            if held and (key[0] in TERMINAL or self._sent_key.get(task_id) == key):
                 return
             self._sent_at[task_id] = asyncio.get_running_loop().time()
+            self._sent_key[task_id] = key
             await publish(str(record.get("owner", "")), public(record))
         except Exception:  # a broken stream or Redis: the task goes on, clients can still poll
             logger.warning("task %s: could not send its status notification", task_id, exc_info=True)
@@ -131,6 +135,7 @@ class TaskNotifier:
     def forget(self, task_id: str) -> None:
         """The task ended here: drop what was kept to pace and order its notifications."""
         self._sent_at.pop(task_id, None)
+        self._sent_key.pop(task_id, None)
         later = self._later.pop(task_id, None)
         if later is not None:
             later.cancel()
