@@ -255,11 +255,17 @@ class CatalogCalls(ClientCore):
             self._resubscribing = False
 
     async def _subscribe_modern(self, sub: Subscription) -> Callable[[], Awaitable[None]]:
-        sub.listen_id = self._session.next_id()
+        sub.listen_id = listen_id = self._session.next_id()
+        self.task_notices.opening(listen_id)  # the stream also carries notifications/tasks
         listen = asyncio.ensure_future(self._session.request(
             "subscriptions/listen", self._params({"notifications": sub.filter()}),
-            timeouts=Timeouts(idle=None, hard=None), request_id=sub.listen_id))
-        listen.add_done_callback(lambda _: sub.end())
+            timeouts=Timeouts(idle=None, hard=None), request_id=listen_id))
+
+        def ended(_: object) -> None:
+            sub.end()
+            self.task_notices.closed(listen_id)
+
+        listen.add_done_callback(ended)
 
         async def close() -> None:
             self._subscriptions.discard(sub)

@@ -35,6 +35,7 @@ from .retrying import RetryingCalls
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
 from .tasks import EXTENSION as TASKS_EXTENSION
+from .tasks_notify import TaskNotices
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StdioTransport
 from .types import (
@@ -164,6 +165,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
         self._inflight: list[str] = []
         self._listen_task: asyncio.Task[None] | None = None
         self._subscriptions: set[Subscription] = set()
+        self.task_notices = TaskNotices()  # notifications/tasks, open listen streams (client/tasks_notify.py)
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -219,10 +221,14 @@ class ClientCore(TransportConstructors, RetryingCalls):
     async def _listen(self) -> None:
         """2026-07-28: keep a ``subscriptions/listen`` open for ``toolsListChanged``."""
         params = self._params({"notifications": {"toolsListChanged": True}})
+        listen_id = self._session.next_id()
+        self.task_notices.opening(listen_id)
         try:
-            await self._session.request("subscriptions/listen", params, timeouts=Timeouts(idle=None, hard=None))
+            await self._session.request("subscriptions/listen", params, timeouts=Timeouts(idle=None, hard=None), request_id=listen_id)
         except McpError as exc:
             logger.debug("subscriptions/listen ended: %s", exc)
+        finally:
+            self.task_notices.closed(listen_id)
 
     def _make_session(self, transport: ClientTransport) -> JsonRpcSession:
         """The JSON-RPC session over ``transport``, wired to this client (also after a reconnect)."""
@@ -381,6 +387,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
 
     async def _on_notification(self, method: str, params: Any) -> None:
         route_change(self._subscriptions, method, params)
+        self.task_notices.offer(method, params)
         if method == "notifications/tools/list_changed":
             self.invalidate_tools_cache()
             if self.on_tools_changed is not None:

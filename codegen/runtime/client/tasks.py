@@ -14,6 +14,12 @@ its 2026-07-28 ``clientCapabilities``.  A server may then answer ``tools/call`` 
   status message, until terminal).  The sync client's ``start_<tool>`` returns a
   :class:`~client.tasks_sync.SyncTaskHandle` with the same methods, blocking.
 
+Both wait on the server's ``notifications/tasks`` while one of the client's ``subscriptions/listen``
+streams is open (``async with client.subscribe():``, or ``watch_tools``), instead of polling: a
+terminal notice ends the wait at once (its inline ``result``/``error``; one ``tasks/get`` when it
+has none), an ``input_required`` one is answered like a polled one.  Without a stream, or from a
+server that sends none, they poll ``tasks/get`` (:mod:`client.tasks_notify`).
+
 A server that answers the call directly (no extension, a legacy session, a fast task) gives a
 handle that is already ``completed`` (``task_id`` is None).  A ``failed`` task raises its
 protocol error (:func:`~wire.errors.from_wire`); a ``cancelled`` one :class:`TaskCancelledError`.
@@ -27,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..wire.errors import McpError, ProtocolError, from_wire
+from .tasks_notify import TaskNotices, newer, quiet_period
 
 T = TypeVar("T")
 JsonObject = dict[str, Any]
@@ -86,7 +93,8 @@ def status_of(raw: Mapping[str, Any]) -> TaskStatus:
 
 
 class TaskClient(Protocol):
-    """What a handle needs of the client (``ClientBase``)."""
+    """What a handle needs of the client (``ClientBase``; its ``task_notices``, a
+    :class:`~client.tasks_notify.TaskNotices`, is optional: without it the handle polls)."""
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         ...
@@ -163,15 +171,57 @@ class TaskHandle(Generic[T]):
         return DEFAULT_POLL if ms is None else min(MAX_POLL, max(MIN_POLL, ms / 1000))
 
     async def watch(self) -> AsyncIterator[TaskStatus]:
-        """Each change of status or status message, starting with the current one, until terminal."""
+        """Each change of status or status message, starting with the current one, until terminal
+        (from ``notifications/tasks`` while a listen stream is open, else by polling)."""
         seen = (self._last.status, self._last.status_message)
         yield self._last
-        while not self._last.terminal and self._final is None:
+        try:
+            while not self._last.terminal and self._final is None:
+                current = await self._next()
+                if (current.status, current.status_message) != seen:
+                    seen = (current.status, current.status_message)
+                    yield current
+        finally:
+            notices = self._notices()
+            if notices is not None and self._final is not None and self._last.task_id is not None:
+                notices.forget(self._last.task_id)
+
+    def _notices(self) -> TaskNotices | None:
+        notices = getattr(self._client, "task_notices", None)
+        return notices if isinstance(notices, TaskNotices) else None
+
+    async def _next(self) -> TaskStatus:
+        """The next observation: a notification, else (no stream, or no news) a ``tasks/get``."""
+        notices, task_id = self._notices(), self._last.task_id
+        if notices is None or task_id is None or not notices.listening:
             await asyncio.sleep(self._pause())
-            current = await self.status()
-            if (current.status, current.status_message) != seen:
-                seen = (current.status, current.status_message)
-                yield current
+            return await self.status()
+        pause = self._pause()
+        notice = await notices.wait(task_id, quiet_period(pause) if notices.server_sends else pause)
+        if notice is None:
+            return await self.status()
+        return await self._apply(notice)
+
+    async def _apply(self, notice: JsonObject) -> TaskStatus:
+        """Take a ``notifications/tasks`` (an older one than the latest status seen is ignored)."""
+        if not newer(notice, self._last.last_updated_at):
+            return self._last
+        try:
+            current = status_of(notice)
+        except ProtocolError:
+            return self._last
+        if current.task_id != self._last.task_id:
+            return self._last
+        if current.terminal:
+            inline = {"completed": "result", "failed": "error"}.get(current.status)
+            if inline is not None and not isinstance(notice.get(inline), dict):
+                return await self.status()  # no inline result: tasks/get has it
+            self._last, self._final = current, notice
+            return current
+        self._last = current
+        if current.input_requests:
+            await self._answer(current.input_requests)
+        return current
 
     def __aiter__(self) -> AsyncIterator[TaskStatus]:
         return self.watch()

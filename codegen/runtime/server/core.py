@@ -109,6 +109,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
         self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
+        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks_notify)
         self._load_skills()  # packaged skill files, checked against the build's digests
 
     # ------------------------------------------------------------- tool set
@@ -298,7 +299,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
             name = params.get("name") if method == "prompts/get" else None
             known = name if any(d.name == name for d in self.prompt_defs) else None
             return await observe(method, known, lambda: self.serve_catalog(method, params, rid, conn, env))
-        return await self.listen(params, rid, conn)
+        return await self.listen(params, rid, conn, env.caps)
 
     def _capabilities(self, modern: bool = False) -> JsonObject:
         """What the server offers: tools and logging always, the rest as declared (extensions:

@@ -17,6 +17,9 @@ What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``,
   is refused with ``-32603`` before its acknowledgement (each open stream holds a connection,
   a task and its buffers: about 28 KB over HTTP, bench/bench_memory.py).
 
+The tasks extension's ``notifications/tasks`` go to the listen streams of the task's owner whose
+request declared the extension (:mod:`server.tasks_notify`), through :meth:`Notifications.publish_task`.
+
 Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
 process's listeners (:meth:`Notifications.deliver_change`), or with a change bus
 (:mod:`server.replicas`, Redis) to the listeners of every replica.  Both entry points may be
@@ -26,8 +29,9 @@ called from handlers and other threads.
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -39,6 +43,9 @@ from ..wire.tools import ToolDef
 from .connection import Connection, is_network_client
 from .replicas import ChangeBus
 from .settings import ServerSettings
+from .tasks import declares_tasks
+from .tasks_notify import NOTIFICATION as TASK_NOTIFICATION
+from .tasks_notify import task_owner
 
 JsonObject = dict[str, Any]
 
@@ -50,6 +57,8 @@ LIST_CHANGED: dict[str, str] = {
 }
 #: ``subscriptions/listen`` filter field of each list.
 _FILTER_KEYS = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}
+#: The change-bus kind of a task notification (its ``uri`` slot carries ``{"owner", "task"}`` as JSON).
+TASK_CHANGE = "task"
 #: Resource URIs one session or listen stream may follow at once (bounded memory).
 MAX_SUBSCRIPTIONS = 1000
 
@@ -69,6 +78,8 @@ class _Listener:
 
     lists: frozenset[str]
     uris: frozenset[str]
+    #: The owner whose task notifications it gets (None: the request did not declare the tasks extension).
+    tasks_owner: str | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -175,6 +186,29 @@ class Notifications:
     async def _from_bus(self, kind: str, uri: str | None) -> None:
         if kind in LIST_CHANGED or (kind == "updated" and uri is not None):
             await self.deliver_change(Change(kind, uri))
+        elif kind == TASK_CHANGE and uri is not None:
+            try:
+                carried = json.loads(uri)
+                owner, task = carried["owner"], carried["task"]
+            except (ValueError, TypeError, KeyError):
+                return
+            if isinstance(owner, str) and isinstance(task, dict):
+                await self.deliver_task(owner, task)
+
+    async def publish_task(self, owner: str, task: JsonObject) -> None:
+        """Send a task's ``notifications/tasks`` (``task``: its ``tasks/get`` shape) to the
+        streams of ``owner``: through the change bus to every replica, else to this process's."""
+        if self._bus is None:
+            await self.deliver_task(owner, task)
+            return
+        await self.start_bus()
+        await self._bus.publish(TASK_CHANGE, json.dumps({"owner": owner, "task": task}))
+
+    async def deliver_task(self, owner: str, task: JsonObject) -> None:
+        """Notify this process's listen streams of ``owner`` that declared the tasks extension."""
+        for (conn, rid), listener in list(self._listeners.items()):
+            if listener.tasks_owner == owner and not conn.closed:
+                await conn.notify(TASK_NOTIFICATION, {**task, "_meta": {p.META_SUBSCRIPTION_ID: rid}}, related_to=rid)
 
     async def close_bus(self) -> None:
         """Stop the change bus (on shutdown)."""
@@ -222,9 +256,11 @@ class Notifications:
             kinds.add("resources")
         return frozenset(kinds)
 
-    async def listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection) -> JsonObject:
+    async def listen(self, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection,
+                     caps: Mapping[str, Any] | None = None) -> JsonObject:
         """Serve one ``subscriptions/listen``: acknowledge, stream what was asked, end with a result
-        when the server closes it (:meth:`close_subscriptions`).
+        when the server closes it (:meth:`close_subscriptions`).  ``caps``: the request's client
+        capabilities (naming the tasks extension opts the stream in to ``notifications/tasks``).
 
         Raises:
             InvalidParamsError: a malformed filter.
@@ -267,7 +303,7 @@ class Notifications:
             left = self._listen_opening_by.pop(conn.client_key) - 1
             if left:
                 self._listen_opening_by[conn.client_key] = left
-        listener = _Listener(lists, uris)
+        listener = _Listener(lists, uris, task_owner(conn) if caps is not None and declares_tasks(caps) else None)
         if self._listening_closed:
             listener.done.set()
         self._listeners[(conn, rid)] = listener
@@ -285,4 +321,4 @@ class Notifications:
             listener.done.set()
 
 
-__all__ = ["Change", "LIST_CHANGED", "MAX_SUBSCRIPTIONS", "Notifications"]
+__all__ = ["Change", "LIST_CHANGED", "MAX_SUBSCRIPTIONS", "TASK_CHANGE", "Notifications"]

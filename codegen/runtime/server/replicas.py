@@ -6,7 +6,8 @@ process has its own token buckets.  With ``ServerSettings.redis_url`` (``--redis
 
 * :class:`RedisChangeBus` — one pub/sub channel, ``mcp-codegen:<audience>:changes``: a change
   published by any replica (``tools/list_changed``, a resource update, ...) is delivered by every
-  replica to its own legacy sessions and ``subscriptions/listen`` streams;
+  replica to its own legacy sessions and ``subscriptions/listen`` streams (a task's
+  ``notifications/tasks`` too: kind ``task``, its owner and params as JSON in the ``uri`` slot);
 * :class:`RedisRateLimit` — one token bucket per client key in Redis
   (``mcp-codegen:<audience>:bucket:<key>``), refilled and taken atomically by a Lua script on the
   Redis clock, so N replicas admit what one would.

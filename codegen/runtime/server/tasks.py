@@ -29,6 +29,10 @@ are kept ``ServerSettings.task_ttl`` seconds after their last change; at most
 ``isError`` result, code ``mcp-codegen.rate_limited``).  With Redis (``--redis-url``) the replicas
 share the tasks: any replica answers ``tasks/*``; the one running the handler polls the store for
 answers and for a cancellation made elsewhere.
+
+Every change of a task (its creation, each status, ``statusMessage`` changes rate-bounded) is
+also sent as ``notifications/tasks`` to the owner's ``subscriptions/listen`` streams that declared
+the extension (:mod:`server.tasks_notify`; with Redis through the change bus, to every replica).
 """
 
 from __future__ import annotations
@@ -46,10 +50,9 @@ from ..wire import protocol as p
 from ..wire.errors import InvalidParamsError, MissingCapabilityError, ProtocolError
 from ..wire.tools import ToolDef
 from .context import Context, InputRequired
-from .principal import identity
 from .results import build_result, error_result
-from .security import digest
 from .settings import ServerSettings
+from .tasks_notify import TaskNotifier, public, task_owner
 from .tasks_store import TERMINAL, MemoryTaskStore, RedisTaskStore, TaskStore
 
 if TYPE_CHECKING:
@@ -116,7 +119,8 @@ class TaskContext(Context):
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         text = message if message is not None else (f"{progress:g}/{total:g}" if total is not None else f"{progress:g}")
-        await self.manager.store.update(self.task_id, {"statusMessage": text, "lastUpdatedAt": _iso_now()})
+        await self.manager.notices.update(self.task_id, {"statusMessage": text, "lastUpdatedAt": _iso_now()},
+                                          message_only=True)
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         if level not in p.LOG_LEVELS:
@@ -129,6 +133,8 @@ class TaskManager:
     def __init__(self, settings: ServerSettings, redis_url: str | None, audience: str) -> None:
         self.settings = settings
         self.store: TaskStore = RedisTaskStore(redis_url, audience) if redis_url else MemoryTaskStore()
+        #: Stores every change and sends ``notifications/tasks`` (:mod:`server.tasks_notify`).
+        self.notices = TaskNotifier(self.store)
         self._shared = redis_url is not None
         self._running: dict[str, asyncio.Task[None]] = {}
         self._waiting: dict[str, set[str]] = {}
@@ -152,7 +158,7 @@ class TaskManager:
     @staticmethod
     def owner(conn: Connection) -> str:
         """Whose tasks these are: the verified principal, else the connection's client key."""
-        return digest(identity(conn.principal)) if conn.principal is not None else conn.client_key
+        return task_owner(conn)
 
     def declared_inputs_missing(self, tool: ToolDef, env: RequestEnv, answers: Mapping[str, Any]) -> JsonObject:
         """The declared inputs to ask before the task exists (those the client can answer)."""
@@ -180,10 +186,11 @@ class TaskManager:
         if not await self.store.create(record, s.max_tasks, s.tasks_per_client()):
             return error_result("Too many tasks; retry later", p.TOOL_ERROR_RATE_LIMITED)
         ctx.manager, ctx.task_id = self, task_id
+        await self.notices.created(task_id)
         runner = asyncio.get_running_loop().create_task(self._run(core, task_id, tool, model, ctx, env, conn.client_key))
         self._running[task_id] = runner
         runner.add_done_callback(lambda _t: self._running.pop(task_id, None))
-        return {"resultType": "task", **{k: v for k, v in record.items() if k not in ("owner", "tool")}}
+        return {"resultType": "task", **public(record)}
 
     async def _run(self, core: ToolCalls, task_id: str, tool: ToolDef, model: BaseModel, ctx: TaskContext,
                    env: RequestEnv, client_key: str) -> None:
@@ -214,9 +221,11 @@ class TaskManager:
             self._inbox.pop(task_id, None)
         fields["lastUpdatedAt"] = _iso_now()
         try:
-            await self.store.update(task_id, fields)
+            await self.notices.update(task_id, fields)
         except Exception:  # the store is gone (shutdown, Redis down): the task expires unfinished
             logger.warning("task %s: could not store its end (%s)", task_id, fields["status"], exc_info=True)
+        finally:
+            self.notices.forget(task_id)
 
     @staticmethod
     def _failed(exc: ProtocolError) -> JsonObject:
@@ -245,7 +254,7 @@ class TaskManager:
         waiting = self._waiting.setdefault(task_id, set())
         waiting.add(key)
         await self.store.ask(task_id, key, entry)
-        await self.store.update(task_id, {"status": "input_required", "lastUpdatedAt": _iso_now()})
+        await self.notices.update(task_id, {"status": "input_required", "lastUpdatedAt": _iso_now()})
         inbox = self._inbox.setdefault(task_id, {})
         pause = min(self.settings.task_poll_interval, 0.05 if not self._shared else 0.1)
         while key not in inbox:
@@ -254,7 +263,7 @@ class TaskManager:
                 await asyncio.sleep(pause)
         waiting.discard(key)
         if not waiting:
-            await self.store.update(task_id, {"status": "working", "lastUpdatedAt": _iso_now()})
+            await self.notices.update(task_id, {"status": "working", "lastUpdatedAt": _iso_now()})
         return inbox.pop(key)
 
     # ------------------------------------------------------------- tasks/*
@@ -269,7 +278,7 @@ class TaskManager:
         if record is None or record.get("owner") != self.owner(conn):
             raise InvalidParamsError(f"Invalid params: unknown task {task_id!r}")
         if method == "tasks/get":
-            return {k: v for k, v in record.items() if k not in ("owner", "tool")}
+            return public(record)
         if method == "tasks/update":
             responses = params.get("inputResponses")
             if not isinstance(responses, dict):
@@ -278,8 +287,9 @@ class TaskManager:
                 await self.store.answer(task_id, responses)
             return {}
         if record["status"] not in TERMINAL:
-            await self.store.update(task_id, {"status": "cancelled", "statusMessage": "Cancelled by the client",
-                                              "lastUpdatedAt": _iso_now()})
+            await self.notices.update(task_id, {"status": "cancelled", "statusMessage": "Cancelled by the client",
+                                                "lastUpdatedAt": _iso_now()})
+            self.notices.forget(task_id)
             runner = self._running.get(task_id)
             if runner is not None:
                 runner.cancel()
