@@ -27,7 +27,7 @@ PARAMS = StdioServerParameters(command=sys.executable, args=["-m", "everything",
 def test_sdk_client_lists_and_reads_skills() -> None:
     async def body(client: Client) -> None:
         assert client.protocol_version == "2026-07-28"
-        assert client.server_capabilities.extensions == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
+        assert client.server_capabilities.extensions["io.modelcontextprotocol/skills"] == {"directoryRead": True}  # beside tasks
         listed = await client.session.send_request(types.Request(method="skills/list", params={}),
                                                    TypeAdapter(dict[str, Any]))
         assert [s["uri"] for s in listed["skills"]] == ["skill://pdf-processing/SKILL.md", "skill://release-notes/SKILL.md"]

@@ -55,18 +55,16 @@ def http_module_of(client_class: type) -> Any:
     for base in client_class.__mro__:
         if base.__name__ == "AsyncClient":
             return importlib.import_module(base.__module__.split(".")[0])
-    import httpx
-
-    return httpx
+    return importlib.import_module("httpx")  # optional: typed as Any (mypy without httpx installed)
 
 
 def make_checked_transport(server_url: str, *, allow_local: bool = False, max_bytes: int = MAX_ANSWER_BYTES,
                            http_module: Any = None) -> Any:
     """A :class:`CheckedTransport` of ``http_module`` (``httpx`` by default; defined on first use:
     ``httpx`` is optional)."""
-    if http_module is None:
-        import httpx as http_module
-    httpx = http_module
+    import importlib
+
+    httpx = http_module if http_module is not None else importlib.import_module("httpx")
 
     class CheckedTransport(httpx.AsyncBaseTransport):  # type: ignore[misc, name-defined, unused-ignore]
         """See the module docstring."""
