@@ -115,8 +115,7 @@ class ToolCalls:
         if as_task:  # declared inputs first (an input_required round), then the task (server.tasks)
             missing = self._tasks.declared_inputs_missing(tool, env, answers or {})
             if missing:
-                state = self._states.issue(name, args, conn.principal, answers or {})
-                return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": missing, "requestState": state}
+                return self._ask(name, args, conn, answers or {}, missing)
         ctx = (TaskContext if as_task else Context)(
             conn=conn,
             request_id=rid,
@@ -134,8 +133,7 @@ class ToolCalls:
         try:
             value = await within(self.settings.call_timeout, self._run_handler(tool, model, ctx, conn.client_key))
         except InputRequired:
-            state = self._states.issue(name, args, conn.principal, ctx.answers)
-            return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": ctx.missing, "requestState": state}
+            return self._ask(name, args, conn, ctx.answers, ctx.missing)
         except asyncio.CancelledError:
             ctx.cancelled_by_peer = True
             raise
@@ -175,6 +173,11 @@ class ToolCalls:
             raise exc
         logger.error("tool %s failed", tool.name, exc_info=exc)
         return error_result(f"Tool {tool.name} failed with an internal error", p.TOOL_ERROR_INTERNAL)
+
+    def _ask(self, name: str, args: Any, conn: Connection, answers: dict[str, Any], requests: Any) -> JsonObject:
+        """An ``input_required`` result asking ``requests``, its signed ``requestState`` carrying ``answers``."""
+        state = self._states.issue(name, args, conn.principal, answers)
+        return {"resultType": p.RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state}
 
     def _finish_task(self, result: JsonObject, env: RequestEnv) -> JsonObject:
         return result if result.get("resultType") == "task" else self._finish(result, env)
