@@ -2,7 +2,8 @@
 ``orjson`` and ``jsonschema-rs``) is used in this process.
 
 It is used when both are importable, unless ``MCP_CODEGEN_ACCELERATOR`` is ``off`` (also
-``0``, ``false``, ``no``).  Without it, every message takes the pure-Python path; with it,
+``0``, ``false``, ``no``).  The extra also brings ``uvloop``: :func:`loop_factory` gives its
+event loop to the servers (stdio, and uvicorn's for HTTP) under the same switch.  Without it, every message takes the pure-Python path; with it,
 only where the native answer is the pure path's by construction (see :mod:`wire.fastjson`
 and :mod:`schema.accel`).  :func:`set_enabled` switches it at run time (tests run both paths).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from typing import Any
 
 _OFF = {"off", "0", "false", "no"}
@@ -28,13 +30,28 @@ def module(name: str) -> Any:
     """The native module ``name`` (``orjson``, ``jsonschema_rs``) when the accelerator is on
     and both are installed, else None (imported on first use)."""
     if "on" not in _state:
-        wanted = os.environ.get("MCP_CODEGEN_ACCELERATOR", "").strip().lower() not in _OFF
+        wanted = _wanted()
         libs = {n: _importable(n) for n in ("orjson", "jsonschema_rs")} if wanted else {}
         _state["on"] = wanted and all(libs.values())
         _state["libs"] = libs
         for hook in _state.get("hooks", ()):
             hook()
     return _state["libs"].get(name) if _state["on"] else None
+
+
+def _wanted() -> bool:
+    return os.environ.get("MCP_CODEGEN_ACCELERATOR", "").strip().lower() not in _OFF
+
+
+def loop_factory() -> Callable[[], Any] | None:
+    """``uvloop.new_event_loop`` when uvloop is installed and the accelerator is not switched
+    off (``MCP_CODEGEN_ACCELERATOR``), else None: the standard event loop.  uvloop runs the
+    same asyncio code (tasks, timeouts, pipes, sockets) with its scheduling and I/O in C;
+    read once per process, when a server starts."""
+    if not _wanted():
+        return None
+    uvloop = _importable("uvloop")
+    return getattr(uvloop, "new_event_loop", None)
 
 
 def enabled() -> bool:

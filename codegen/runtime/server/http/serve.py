@@ -50,6 +50,7 @@ import time
 from types import FrameType
 from typing import Any
 
+from ...wire import accelerator
 from ..logs import configure_logging
 from .factory import app_from_env
 
@@ -120,7 +121,10 @@ def serve(app: Any, sock: socket.socket, options: dict[str, Any], *, grace: floa
                 close()  # no await before uvicorn closes the listener: nothing new opens in between
             await super().shutdown(sockets)
 
-    config = uvicorn.Config(app, **{**options, "timeout_graceful_shutdown": grace})  # a float works (typed int)
+    # the event loop: uvloop with the fast extra (as uvicorn's "auto" would pick it), the standard
+    # one when MCP_CODEGEN_ACCELERATOR switches the accelerator off; an explicit option wins
+    loop = "uvloop" if accelerator.loop_factory() is not None else "asyncio"
+    config = uvicorn.Config(app, **{"loop": loop, **options, "timeout_graceful_shutdown": grace})  # a float works (typed int)
     # uvicorn raises the signal that stopped it again once it has drained, for the handler it
     # found: make that an exit with status 0
     previous = {sig: signal.signal(sig, _drained) for sig in (signal.SIGTERM, signal.SIGINT)}
