@@ -126,7 +126,9 @@ class ServerCore(ToolCalls, Skills, Catalog):
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
         """Process one incoming message; the response (or None).  See module docstring."""
-        self._connections.add(conn)
+        if conn.registered_with is not self:
+            self._connections.add(conn)
+            conn.registered_with = self
         self._loop = asyncio.get_running_loop()
         if self._bus is not None and not self._bus_started:
             await self.start_bus()

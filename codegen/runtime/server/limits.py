@@ -86,14 +86,37 @@ class Limits:
                 self._per_client[client_key] = (own, users - 1)
 
 
+#: Whether a handler's function is ``async def`` (:func:`inspect.iscoroutinefunction`), per
+#: function: a bound method is a new object at every call, its ``__func__`` is not.
+_IS_ASYNC: dict[Any, bool] = {}
+#: Types whose instances are never awaitable (what handlers return most): no ABC check for them.
+_PLAIN = (str, bytes, int, float, bool, dict, list, tuple, type(None))
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    func = getattr(handler, "__func__", None)
+    if func is None or getattr(handler, "__self__", None) is None:
+        return inspect.iscoroutinefunction(handler)
+    known = _IS_ASYNC.get(func)
+    if known is None:
+        if len(_IS_ASYNC) >= 4096:  # handlers made on the fly: stay bounded
+            _IS_ASYNC.clear()
+        known = _IS_ASYNC[func] = inspect.iscoroutinefunction(handler)
+    return known
+
+
+def _awaitable(value: Any) -> bool:
+    return type(value) not in _PLAIN and inspect.isawaitable(value)
+
+
 async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
     """Run a user handler: ``async def`` directly, a plain function in a worker thread (so it
     may block); an awaitable it returns is awaited too."""
-    if inspect.iscoroutinefunction(handler):
+    if _is_async(handler):
         value = await handler(*args)
     else:
         value = await asyncio.to_thread(handler, *args)
-    while inspect.isawaitable(value):
+    while _awaitable(value):
         value = await value
     return value
 

@@ -60,20 +60,20 @@ class ServerSession:
             return True
         if not isinstance(message, list) and (jsonrpc.kind(message) != "request" or message.get("method") == "initialize"):
             return False
-        task = asyncio.get_running_loop().create_task(self._own_task(message))
+        own: list[asyncio.Task[None]] = []
+        task = asyncio.get_running_loop().create_task(self._own_task(message, own))
+        own.append(task)  # before the task's first step: it runs at the loop's next pass
         self._tasks.add(task)
         return True
 
-    async def _own_task(self, message: Any) -> None:
-        """:meth:`_answer` in its own task, which leaves ``_tasks`` as it ends (no done
-        callback: one event-loop pass fewer per request; a task cancelled before it ran is
-        left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
+    async def _own_task(self, message: Any, own: list[asyncio.Task[None]]) -> None:
+        """:meth:`_answer` in its own task (``own[0]``), which leaves ``_tasks`` as it ends
+        (no done callback: one event-loop pass fewer per request; a task cancelled before it
+        ran is left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
         try:
             await self._answer(message)
         finally:
-            task = asyncio.current_task()
-            if task is not None:
-                self._tasks.discard(task)
+            self._tasks.discard(own[0])
 
     async def _answer(self, message: Any) -> None:
         response = await self.server.handle(message, self.conn)

@@ -139,7 +139,9 @@ async def serve_stdio(
             return
         try:
             pipes.writer.write(data)
-            await pipes.writer.drain()
+            transport = pipes.writer.transport
+            if transport.get_write_buffer_size() or transport.is_closing():  # else drain() has nothing to wait for
+                await pipes.writer.drain()
         except (OSError, RuntimeError, ValueError):
             broken.set()
 
