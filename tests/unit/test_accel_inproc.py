@@ -4,7 +4,7 @@ exactly the answer of the code it stands for, with the ``fast`` extra and withou
 * ``fastjson.within_depth`` (the nesting of a text read on its brackets) against the depth
   of the parsed value, on random JSON whose strings are full of quotes, backslashes and
   brackets;
-* ``wire.jsoncopy.json_copy`` (the in-process copy) against ``decode(encode(message))``:
+* ``server.jsoncopy.json_copy`` (the in-process copy) against ``decode(encode(message))``:
   the same value, or the same exception, on hostile and random values;
 * the client's argument check before sending (``schema.validation.check_arguments``)
   against the pure check, on hostile values.
@@ -12,14 +12,22 @@ exactly the answer of the code it stands for, with the ``fast`` extra and withou
 
 from __future__ import annotations
 
+import collections
+import datetime
+import decimal
+import enum
 import json
+import math
+import uuid
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.runtime.wire import accelerator, fastjson
+from codegen.runtime.server import jsoncopy
+from codegen.runtime.wire import accelerator, fastjson, jsonrpc
 
 _TRICKY = st.text(alphabet=st.sampled_from(list('ab"\\[]{}\n/u0') + ["\u00e9", "\u2028", "\U0001f600"]), max_size=8)
 _json = st.recursive(
@@ -70,3 +78,98 @@ def test_wide_messages_are_taken_from_orjson_and_deep_ones_are_not() -> None:
     assert fastjson.loads(deep) is fastjson.MISS
     shallow = b'{"s":"' + b"[" * 900 + b'","d":' + b"[" * 399 + b"]" * 399 + b"}"
     assert fastjson.loads(shallow) == json.loads(shallow)
+
+
+# -- the in-process copy ----------------------------------------------------------------------
+
+class _Color(enum.Enum):
+    RED = "red"
+
+    def __eq__(self, other: object) -> bool:  # equal to its value: a copy must still refuse it
+        return other == self.value or other is self
+
+    __hash__ = enum.Enum.__hash__
+
+
+class _Label(str, enum.Enum):
+    """A str enum whose text is not its value."""
+
+    def __new__(cls, value: int, text: str) -> _Label:
+        member = str.__new__(cls, text)
+        member._value_ = value
+        return member
+
+    ONE = (1, "one")
+
+
+class _Str(str):
+    pass
+
+
+class _Float(float):
+    pass
+
+
+_HOSTILE_MESSAGES: list[Any] = [
+    {"a": math.nan}, {"a": [math.inf]}, {"a": (1, 2)}, {"a": {1, 2}}, {"a": _Color.RED}, {"a": _Label.ONE},
+    {"a": enum.IntEnum("N", {"x": 3}).x}, {"a": uuid.UUID(int=5)}, {"a": datetime.date(2026, 1, 2)},
+    {"a": _Str("s")}, {_Str("k"): 1}, {"a": _Float(1.5)}, {1: "int key"}, {1.5: "float key"}, {True: 1},
+    {None: 1}, {(1,): 1}, {"a": "\ud800"}, {"\udc00": 1}, {"a": 2**64}, {"a": -(2**63) - 1}, {"a": 2**63},
+    {"a": b"bytes"}, {"a": decimal.Decimal("1.5")}, {"a": collections.OrderedDict(b=1)}, {"a": [[[]]] * 3},
+    {"a": -0.0, "b": 1e16, "c": 5e-324, "d": 1.7976931348623157e308, "e": "\u2028\x00\x1f\"\\é😀"},
+    {"z": 1, "a": 2}, [{"a": 1}], "text", 1, None,
+]
+
+
+def _deep(n: int) -> Any:
+    value: Any = []
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+def _copy_outcome(message: Any, native: bool) -> tuple[str, str]:
+    accelerator.set_enabled(native)
+    try:
+        try:
+            return "value", repr(jsoncopy.json_copy(message))
+        except Exception as exc:
+            return "error", f"{type(exc).__name__}: {exc}"
+    finally:
+        accelerator.set_enabled(True)
+
+
+def _pure_copy(message: Any) -> tuple[str, str]:
+    try:
+        return "value", repr(jsonrpc.decode(jsonrpc.encode(message)))
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("message", _HOSTILE_MESSAGES + [_deep(254), _deep(255), _deep(256), _deep(400)])
+def test_the_copy_of_hostile_messages_is_the_pure_one(message: Any) -> None:
+    accelerator.set_enabled(False)
+    expected = _pure_copy(message)  # decode(encode()) with the pure decoder
+    accelerator.set_enabled(True)
+    assert _copy_outcome(message, True) == expected
+    assert _copy_outcome(message, False) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_json)
+def test_the_copy_of_random_messages_is_the_pure_one(value: Any) -> None:
+    accelerator.set_enabled(False)
+    expected = _pure_copy({"jsonrpc": "2.0", "id": 1, "params": value})
+    accelerator.set_enabled(True)
+    assert _copy_outcome({"jsonrpc": "2.0", "id": 1, "params": value}, True) == expected
+
+
+def test_the_copy_is_native_for_plain_data_and_not_aliased() -> None:
+    assert accelerator.set_enabled(True)
+    message = {"params": {"arguments": {"orders": [{"id": "o1", "lines": [{"q": 1, "p": 9.5}]}]}}}
+    assert jsoncopy.plain_json(message)
+    copied = jsoncopy.json_copy(message)
+    assert copied == message and copied is not message
+    assert copied["params"]["arguments"]["orders"][0] is not message["params"]["arguments"]["orders"][0]
+    assert not jsoncopy.plain_json({"a": (1,)}) and not jsoncopy.plain_json({"a": _Str("x")})
+    assert not jsoncopy.plain_json({"a": math.nan}) and not jsoncopy.plain_json({_Str("k"): 1})
