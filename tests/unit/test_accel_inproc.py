@@ -25,9 +25,14 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, field_serializer
 
+from codegen.runtime.client.results import wire_arguments
+from codegen.runtime.schema import jsonints, validation
 from codegen.runtime.server import jsoncopy
 from codegen.runtime.wire import accelerator, fastjson, jsonrpc
+from codegen.runtime.wire.errors import InvalidArgumentsError
+from codegen.runtime.wire.tools import ToolDef
 
 _TRICKY = st.text(alphabet=st.sampled_from(list('ab"\\[]{}\n/u0') + ["\u00e9", "\u2028", "\U0001f600"]), max_size=8)
 _json = st.recursive(
@@ -173,3 +178,127 @@ def test_the_copy_is_native_for_plain_data_and_not_aliased() -> None:
     assert copied["params"]["arguments"]["orders"][0] is not message["params"]["arguments"]["orders"][0]
     assert not jsoncopy.plain_json({"a": (1,)}) and not jsoncopy.plain_json({"a": _Str("x")})
     assert not jsoncopy.plain_json({"a": math.nan}) and not jsoncopy.plain_json({_Str("k"): 1})
+
+
+# -- the client's check before sending --------------------------------------------------------
+
+def _integers_outcome(value: Any, plain: bool) -> tuple[str, str]:
+    try:
+        data, has_null = (jsonints.plain_json_integers if plain else jsonints.json_integers)(value)
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {exc}"
+    return "value", repr((data, has_null))
+
+
+_PLAIN_VALUES: list[Any] = [
+    {"a": 1.0}, {"a": -0.0}, {"a": 1e16}, {"a": 1.5e300}, {"a": 5e-324}, {"a": 0.5}, {"a": None}, {"a": math.nan},
+    {"a": [math.inf]}, {"a": -math.inf}, {"a": "null"}, {"a": ".0,"}, {"a": "1e+5"}, {"a": 2**64}, {"a": 2**63},
+    {"a": -(2**63)}, {"a": "\ud800"}, {"\ud800": 1}, {"a": [[1.25, "x", True, False, 7]]}, _deep(300), _deep(254),
+    {"a": [{"b": 9007199254740993}]}, {"a": 123456789012345.0}, {"a": 1.7976931348623157e308}, {},
+]
+
+
+@pytest.mark.parametrize("value", _PLAIN_VALUES)
+def test_plain_json_integers_is_the_walk(value: Any) -> None:
+    for native in (True, False):
+        accelerator.set_enabled(native)
+        assert _integers_outcome(value, True) == _integers_outcome(value, False)
+    accelerator.set_enabled(True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_json)
+def test_plain_json_integers_is_the_walk_on_random_data(value: Any) -> None:
+    assert accelerator.set_enabled(True)
+    assert _integers_outcome({"v": value}, True) == _integers_outcome({"v": value}, False)
+
+
+def test_plain_json_integers_keeps_clean_data_as_it_is() -> None:
+    assert accelerator.set_enabled(True)
+    value = {"orders": [{"sku": "ABC-1000", "quantity": 3, "unit_price": 9.5, "tags": ["a"]}]}
+    data, has_null = jsonints.plain_json_integers(value)
+    assert data is value and has_null is False
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    sku: str
+    quantity: int
+    unit_price: float | None = None
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    lines: list[_Line]
+    note: str | None = None
+
+
+class _Serialized(BaseModel):
+    sku: str
+
+    @field_serializer("sku")
+    def _as_tuple(self, value: str) -> Any:
+        return ("not", "json")
+
+
+_SCHEMA = {"type": "object", "required": ["lines"], "properties": {
+    "note": {"type": "string"},
+    "lines": {"type": "array", "items": {"type": "object", "required": ["sku", "quantity"], "properties": {
+        "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"}, "quantity": {"type": "integer", "minimum": 1},
+        "unit_price": {"type": "number"}}}}}}
+_TOOL = ToolDef(name="ingest", method="ingest", input_model=_Args, output_model=None,
+                wire={"name": "ingest", "inputSchema": _SCHEMA})
+
+
+def _wire_outcome(values: dict[str, Any], native: bool) -> tuple[str, Any]:
+    accelerator.set_enabled(native)
+    try:
+        return "sent", repr(wire_arguments(_TOOL, values))
+    except InvalidArgumentsError as exc:
+        return "refused", (str(exc), exc.data)
+    finally:
+        accelerator.set_enabled(True)
+
+
+_ARGUMENTS: list[dict[str, Any]] = [
+    {"lines": [_Line(sku="ABC-1234", quantity=2, unit_price=9.5)]},
+    {"lines": [_Line(sku="ABC-1234", quantity=2, unit_price=1.0)]},  # an integral float
+    {"lines": [{"sku": "ABC-1234", "quantity": 2.0}]},  # read as 2 by both
+    {"lines": [{"sku": "ABC-1234", "quantity": 2.5}]},
+    {"lines": [{"sku": "ABC-123", "quantity": 2}]},  # the pattern
+    {"lines": [{"sku": "ABC-1234", "quantity": 0}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "unit_price": None}]},  # null where the schema says number
+    {"lines": [_Line(sku="ABC-1234", quantity=2, unit_price=math.nan)]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "unit_price": math.inf}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": (1, 2)}]},  # a tuple: sent as a list
+    {"lines": [_Line(sku="ABC-1234", quantity=2, extra=(1, 2))]},
+    {"lines": [_Line(sku="ABC-1234", quantity=2, extra=uuid.UUID(int=3))]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": uuid.UUID(int=3)}]},  # not JSON data
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": _Color.RED}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": _Label.ONE}]},
+    {"lines": [{"sku": _Str("ABC-1234"), "quantity": 2}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": {1, 2}}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": datetime.date(2026, 1, 1)}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": _Serialized(sku="x")}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": 2**70}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": "\ud800"}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": _deep(300)}]},
+    {"lines": [{"sku": "ABC-1234", "quantity": 2}], "note": "null .0, e+"},
+    {"lines": []},
+]
+
+
+@pytest.mark.parametrize("values", _ARGUMENTS)
+def test_the_check_before_sending_is_the_pure_one(values: dict[str, Any]) -> None:
+    assert _wire_outcome(values, True) == _wire_outcome(values, False)
+
+
+def test_plain_arguments_take_the_text_and_others_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert accelerator.set_enabled(True)
+    walked: list[Any] = []
+    real = jsonints.json_integers
+    monkeypatch.setattr(validation, "json_integers", lambda v: walked.append(v) or real(v))
+    wire_arguments(_TOOL, {"lines": [_Line(sku="ABC-1234", quantity=2, unit_price=9.5)], "note": _Color.RED})
+    assert walked == []
+    wire_arguments(_TOOL, {"lines": [{"sku": _Str("ABC-1234"), "quantity": 2}]})
+    assert walked  # the walk answers (and, the native check refusing a str subclass, the pure path)

@@ -4,7 +4,10 @@ values JSON cannot carry refused (in process, a handler or caller may hand over 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
+
+from ..wire import accelerator
 
 
 def _scan(value: Any) -> tuple[bool, bool]:
@@ -70,3 +73,41 @@ def json_integers(value: Any) -> tuple[Any, bool]:
     """
     has_null, has_integral = _scan(value)
     return (_as_int(value) if has_integral else value), has_null
+
+
+#: In orjson's text of plain JSON data: a ``null`` (also how it writes NaN and infinities), or
+#: what every integral float it writes holds (``1.0``, ``-0.0``, ``1e+16``).  Strings may
+#: hold them too: then the walk answers.
+_MAYBE_NULL_OR_INTEGRAL = re.compile(rb"null|\.0(?![0-9])|e\+")
+
+
+_PASSTHROUGH: list[int] = []
+
+
+def _passthrough(orjson: Any) -> int:
+    if not _PASSTHROUGH:  # what orjson writes natively beyond JSON types, it refuses instead
+        _PASSTHROUGH.append(orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                            | orjson.OPT_PASSTHROUGH_DATACLASS)
+    return _PASSTHROUGH[0]
+
+
+def plain_json_integers(value: Any) -> tuple[Any, bool]:
+    """:func:`json_integers` of ``value`` whose containers are exact ``dict`` and ``list`` and whose
+    other values are exact ``str``, ``int``, ``float``, ``bool`` or ``None`` (the caller's
+    promise: no tuple, no enum, no subclass), answered from orjson's text when the
+    accelerator is on.
+
+    For such a value the walk raises only for NaN and infinities, which orjson writes as
+    ``null``; so a text without ``null`` and without the marks of an integral float is the
+    walk's answer ``(value, False)``.  Anything else (orjson refuses the value, a mark is
+    found) is the walk's own answer.
+    """
+    orjson = accelerator.module("orjson")
+    if orjson is not None:
+        try:
+            text = orjson.dumps(value, option=_passthrough(orjson))
+        except TypeError:  # orjson.JSONEncodeError: beyond 64 bits, a lone surrogate, too deep ...
+            return json_integers(value)
+        if _MAYBE_NULL_OR_INTEGRAL.search(text) is None:
+            return value, False
+    return json_integers(value)

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 from ..wire.tools import ToolDef
 from .accel import accepts, input_check
 from .compiled import Check, compile_check
-from .jsonints import json_integers
+from .jsonints import json_integers, plain_json_integers
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
@@ -290,10 +290,10 @@ def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any]) -
         return None
 
 
-def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> bool:
+def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any], plain: bool) -> bool:
     """:func:`_natively_validated` without the model: True when the native check, the nulls
     and (where the model judges) :func:`~schema.strictpy.check_strict` accept."""
-    data, has_null = json_integers(arguments)
+    data, has_null = plain_json_integers(arguments) if plain else json_integers(arguments)
     if not accepts(native, arguments):
         return False
     if tool.schema_checked:
@@ -307,16 +307,18 @@ def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> 
     return True
 
 
-def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
+def check_arguments(tool: ToolDef, arguments: dict[str, Any], *, plain: bool = False) -> None:
     """Everything :func:`validate_arguments` refuses, refused with the same errors, but no
     model is built (the typed client's check before sending): where the schema judges, the
     model has nothing to add; elsewhere :func:`~schema.strictpy.check_strict` checks.
+    ``plain``: the caller promises plain JSON data (exact ``dict``, ``list``, ``str``, ``int``,
+    ``float``, ``bool``, ``None``: :func:`~schema.jsonints.plain_json_integers`).
 
     Raises:
         ArgumentsInvalid, TypeError, ValueError: as :func:`validate_arguments`.
     """
     native = input_check(tool)
-    if native is not None and _natively_checked(tool, native, arguments):
+    if native is not None and _natively_checked(tool, native, arguments, plain):
         return
     data, patterns = _judged_before_model(tool, arguments)
     if patterns is None:
