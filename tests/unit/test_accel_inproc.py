@@ -302,3 +302,13 @@ def test_plain_arguments_take_the_text_and_others_the_walk(monkeypatch: pytest.M
     assert walked == []
     wire_arguments(_TOOL, {"lines": [{"sku": _Str("ABC-1234"), "quantity": 2}]})
     assert walked  # the walk answers (and, the native check refusing a str subclass, the pure path)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(number=st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**53), 2**53).map(float))
+def test_every_integral_float_orjson_writes_is_seen_in_its_text(number: float) -> None:
+    text = orjson.dumps({"x": [number, "y"]})
+    if number.is_integer():
+        assert not jsonints._clean_text(text), text
+    for special in (math.nan, math.inf, -math.inf, None):
+        assert not jsonints._clean_text(orjson.dumps({"x": [number, special]}))

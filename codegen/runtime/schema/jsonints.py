@@ -4,7 +4,6 @@ values JSON cannot carry refused (in process, a handler or caller may hand over 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from ..wire import accelerator
@@ -75,10 +74,19 @@ def json_integers(value: Any) -> tuple[Any, bool]:
     return (_as_int(value) if has_integral else value), has_null
 
 
-#: In orjson's text of plain JSON data: a ``null`` (also how it writes NaN and infinities), or
-#: what every integral float it writes holds (``1.0``, ``-0.0``, ``1e+16``).  Strings may
-#: hold them too: then the walk answers.
-_MAYBE_NULL_OR_INTEGRAL = re.compile(rb"null|\.0(?![0-9])|e\+")
+def _clean_text(text: bytes) -> bool:
+    """Whether orjson's text of plain JSON data holds no ``null`` (also how it writes NaN and
+    infinities) and none of what every integral float it writes holds (``1.0``, ``-0.0``:
+    ``.0`` and no digit after it; ``1e+16``: ``e+``).  Strings may hold them too: then the
+    walk answers.  Substring searches at C speed (a regex alternation is much slower here)."""
+    if b"null" in text or b"e+" in text:
+        return False
+    at = text.find(b".0")
+    while at != -1:
+        if not text[at + 2:at + 3].isdigit():
+            return False
+        at = text.find(b".0", at + 2)
+    return True
 
 
 _PASSTHROUGH: list[int] = []
@@ -108,6 +116,6 @@ def plain_json_integers(value: Any) -> tuple[Any, bool]:
             text = orjson.dumps(value, option=_passthrough(orjson))
         except TypeError:  # orjson.JSONEncodeError: beyond 64 bits, a lone surrogate, too deep ...
             return json_integers(value)
-        if _MAYBE_NULL_OR_INTEGRAL.search(text) is None:
+        if _clean_text(text):
             return value, False
     return json_integers(value)
