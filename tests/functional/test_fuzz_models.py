@@ -32,7 +32,7 @@ from hypothesis_jsonschema import from_schema
 
 from codegen.api import build
 from codegen.runtime.schema import accel
-from codegen.runtime.schema.validation import ArgumentsInvalid
+from codegen.runtime.schema.validation import ArgumentsInvalid, check_arguments
 from codegen.runtime.schema.validation import validate_arguments as _validate_arguments
 from codegen.runtime.wire import accelerator
 
@@ -78,13 +78,28 @@ def _outcome(tool: Any, value: Any) -> tuple[str, Any]:
     return "model", (type(model), model.model_dump(mode="python", by_alias=True, exclude_unset=True), model)
 
 
+def _check_outcome(tool: Any, value: Any, plain: bool) -> tuple[str, Any]:
+    try:
+        check_arguments(tool, value, plain=plain)
+    except ArgumentsInvalid as exc:
+        return "invalid", exc.errors
+    except (TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return "model", None
+
+
 def validate_arguments(tool: Any, value: Any) -> Any:
     """``validate_arguments`` on both paths (the fast extra off, then on): the same answer,
-    the same errors, the same model (type and every value, Python types included)."""
+    the same errors, the same model (type and every value, Python types included); and the
+    typed client's check before sending (``check_arguments``, pure, and native on plain JSON
+    data as the client promises it) gives the same answer and errors on both paths."""
     accelerator.set_enabled(False)
     pure = _outcome(tool, value)
+    pure_check = _check_outcome(tool, value, False)
     assert accelerator.set_enabled(True), "the fast extra (jsonschema-rs, orjson) is part of the test extra"
     native = _outcome(tool, value)
+    assert _check_outcome(tool, value, True) == pure_check == _check_outcome(tool, value, False), (tool.name, value)
+    assert pure_check[0] == pure[0], (tool.name, value, pure_check, pure)
     assert pure[0] == native[0], (tool.name, value, pure, native)
     if pure[0] == "model":
         assert pure[1][:2] == native[1][:2] and pure[1][2] == native[1][2], (tool.name, value, pure, native)
