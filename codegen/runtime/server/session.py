@@ -113,6 +113,7 @@ class InProcessPeer:
     def __init__(self, server: ServedServer, *, principal: Any = None, copy: bool = True) -> None:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self.connection = Connection(self._to_client, principal=principal)
+        self.connection.decoded = copy  # without the copy, the client's own objects
         self._session = ServerSession(server, self.connection)
         self._closed = False
         self._copy = copy
