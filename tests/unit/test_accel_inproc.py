@@ -312,3 +312,56 @@ def test_every_integral_float_orjson_writes_is_seen_in_its_text(number: float) -
         assert not jsonints._clean_text(text), text
     for special in (math.nan, math.inf, -math.inf, None):
         assert not jsonints._clean_text(orjson.dumps({"x": [number, special]}))
+
+
+# -- the server's view of decoded arguments ---------------------------------------------------
+
+def _server_outcome(values: Any, native: bool, plain: bool) -> tuple[str, Any]:
+    accelerator.set_enabled(native)
+    try:
+        model = validation.validate_arguments(_TOOL, values, plain=plain)
+        return "model", (repr(model.model_dump(mode="python", by_alias=True, exclude_unset=True)), repr(model))
+    except validation.ArgumentsInvalid as exc:
+        return "invalid", exc.errors
+    except (TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    finally:
+        accelerator.set_enabled(True)
+
+
+_DECODED: list[Any] = [json.loads(text) for text in (
+    '{"lines":[{"sku":"ABC-1234","quantity":2,"unit_price":9.5}]}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2.0,"unit_price":1.0}],"x":[1.0,-0.0,1e16]}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2.5}]}', '{"lines":[{"sku":"ABC-123","quantity":2}]}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2,"unit_price":null}]}', '{"lines":[],"note":null}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2,"unit_price":NaN}]}', '{"lines":[{"sku":"ABC-1234","quantity":2}],"x":Infinity}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2}],"x":123456789012345678901234567890}',
+    '{"lines":[{"sku":"ABC-1234","quantity":2}],"note":"null .0, e+", "y":"\\ud800"}',
+    '{"lines":[{"sku":"ABC-1234","quantity":1e+300}]}', '{"lines":[]}', '{}',
+)]
+
+
+@pytest.mark.parametrize("values", _DECODED)
+def test_decoded_arguments_give_the_pure_model_or_answer(values: Any) -> None:
+    expected = _server_outcome(values, False, False)
+    assert _server_outcome(values, True, True) == expected
+    assert _server_outcome(values, True, False) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(extra=_json, quantity=st.integers(1, 5) | st.floats(allow_nan=False, allow_infinity=False))
+def test_random_decoded_arguments_give_the_pure_model_or_answer(extra: Any, quantity: Any) -> None:
+    values = json.loads(json.dumps({"lines": [{"sku": "ABC-1234", "quantity": quantity}], "extra": extra}))
+    assert _server_outcome(values, True, True) == _server_outcome(values, False, False)
+
+
+def test_only_the_copying_in_process_peer_promises_decoded_messages() -> None:
+    from codegen.runtime.server.connection import Connection
+    from codegen.runtime.server.session import InProcessPeer
+
+    assert Connection().decoded is True  # stdio, HTTP: a JSON decoder read every message
+    server: Any = object()
+    assert InProcessPeer(server, copy=True).connection.decoded is True
+    assert InProcessPeer(server, copy=False).connection.decoded is False
+    tuple_extra = {"lines": [{"sku": "ABC-1234", "quantity": 2, "extra": (1, 2)}]}
+    assert _server_outcome(tuple_extra, True, False)[0] == "TypeError"  # handed over as objects: still refused
