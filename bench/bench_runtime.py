@@ -64,6 +64,8 @@ class Stat:
         #: (client CPU s, server CPU s, wall s) over the measured calls, when the server's PID was given.
         self.cpu = cpu
         self.calls = len(lat)
+        #: CPU seconds of this process per call (in process: client and server together).
+        self.own: float | None = None
 
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -103,12 +105,14 @@ async def sequential(call: Callable[[], Awaitable[Any]], n: int, warmup: int = 5
         await call()
     lat = []
     meter.start()
-    start = time.perf_counter()
+    start, own = time.perf_counter(), own_cpu()
     for _ in range(n):
         t = time.perf_counter()
         await call()
         lat.append(time.perf_counter() - t)
-    return Stat(n / (time.perf_counter() - start), lat, meter.stop())
+    stat = Stat(n / (time.perf_counter() - start), lat, meter.stop())
+    stat.own = (own_cpu() - own) / n
+    return stat
 
 
 async def concurrent(call: Callable[[], Awaitable[Any]], n: int, tasks: int, warmup: int = 50,
@@ -320,6 +324,8 @@ def combine(stats: list[Stat]) -> Stat:
         cpus = [s.cpu for s in stats if s.cpu is not None]
         out.cpu = tuple(sum(c[i] for c in cpus) for i in range(3)) if cpus else None  # type: ignore[assignment]
         out.calls = sum(s.calls for s in stats)
+        owns = [s.own for s in stats if s.own is not None]
+        out.own = statistics.median(owns) if owns else None
     return out
 
 
@@ -358,8 +364,11 @@ def main() -> None:
         rows: list[list[object]] = []
 
         def add_rows(transport: str, era: str, ours: Stat, sdk: Stat, floor: Stat | None = None) -> None:
+            cpu = ""  # in process: this process's CPU per call (client and server), the figure load disturbs least
+            if transport.startswith("inproc") and ours.own and sdk.own:
+                cpu = f"; CPU {1e6 * ours.own:,.0f} against {1e6 * sdk.own:,.0f} us/call ({sdk.own / ours.own:.2f}x)"
             rows.append([transport, era, "generated", *fmt(ours), f"{ours.rate / sdk.rate:.2f}x SDK"
-                         + (f", {floor.rate / ours.rate:.2f}x slower than raw" if floor else "")])
+                         + (f", {floor.rate / ours.rate:.2f}x slower than raw" if floor else "") + cpu])
             rows.append([transport, era, "mcp SDK (reference)", *fmt(sdk), ""])
             print(table(["transport", "era", "stack", "calls/s", "p50 ms", "p99 ms", "ratio"], rows[-2:]), flush=True)
 

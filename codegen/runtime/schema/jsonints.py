@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..wire import accelerator
+
 
 def _scan(value: Any) -> tuple[bool, bool]:
     """(holds ``null``, holds an integral float) for a JSON value; no copying.
@@ -70,3 +72,50 @@ def json_integers(value: Any) -> tuple[Any, bool]:
     """
     has_null, has_integral = _scan(value)
     return (_as_int(value) if has_integral else value), has_null
+
+
+def _clean_text(text: bytes) -> bool:
+    """Whether orjson's text of plain JSON data holds no ``null`` (also how it writes NaN and
+    infinities) and none of what every integral float it writes holds (``1.0``, ``-0.0``:
+    ``.0`` and no digit after it; ``1e+16``: ``e+``).  Strings may hold them too: then the
+    walk answers.  Substring searches at C speed (a regex alternation is much slower here)."""
+    if b"null" in text or b"e+" in text:
+        return False
+    at = text.find(b".0")
+    while at != -1:
+        if not text[at + 2:at + 3].isdigit():
+            return False
+        at = text.find(b".0", at + 2)
+    return True
+
+
+_PASSTHROUGH: list[int] = []
+
+
+def _passthrough(orjson: Any) -> int:
+    if not _PASSTHROUGH:  # what orjson writes natively beyond JSON types, it refuses instead
+        _PASSTHROUGH.append(orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                            | orjson.OPT_PASSTHROUGH_DATACLASS)
+    return _PASSTHROUGH[0]
+
+
+def plain_json_integers(value: Any) -> tuple[Any, bool]:
+    """:func:`json_integers` of ``value`` whose containers are exact ``dict`` and ``list`` and whose
+    other values are exact ``str``, ``int``, ``float``, ``bool`` or ``None`` (the caller's
+    promise: no tuple, no enum, no subclass), answered from orjson's text when the
+    accelerator is on.
+
+    For such a value the walk raises only for NaN and infinities, which orjson writes as
+    ``null``; so a text without ``null`` and without the marks of an integral float is the
+    walk's answer ``(value, False)``.  Anything else (orjson refuses the value, a mark is
+    found) is the walk's own answer.
+    """
+    orjson = accelerator.module("orjson")
+    if orjson is not None:
+        try:
+            text = orjson.dumps(value, option=_passthrough(orjson))
+        except TypeError:  # orjson.JSONEncodeError: beyond 64 bits, a lone surrogate, too deep ...
+            return json_integers(value)
+        if _clean_text(text):
+            return value, False
+    return json_integers(value)

@@ -71,6 +71,11 @@ def _kinds(node: Any, enums: list[bool]) -> bool:
     return all(_kinds(sub, enums) for sub in _children(node))
 
 
+def json_native(schema: dict[str, Any]) -> bool:
+    """Whether every node of a core schema is JSON-native (:data:`JSON_NATIVE`) or a string enum."""
+    return _kinds(schema, [])
+
+
 def _strict_copy(node: Any, classes: list[type], typed_dicts: bool = False) -> Any:
     """``node`` with ``strict`` on in every configuration and node that sets it, off on
     string enums; the model classes met go to ``classes``.  With ``typed_dicts``, every

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 from ..wire.tools import ToolDef
 from .accel import accepts, input_check
 from .compiled import Check, compile_check
-from .jsonints import json_integers
+from .jsonints import json_integers, plain_json_integers
 from .nulls import drop_invalid_nulls, null_violations
 from .patterns import PatternError, compile_pattern, to_python
 from .residual import PatternCheck, pattern_checks, pattern_errors
@@ -248,8 +248,9 @@ def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data:
         raise ArgumentsInvalid(tool.name, errs[:10])
 
 
-def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
+def validate_arguments(tool: ToolDef, arguments: dict[str, Any], *, plain: bool = False) -> BaseModel:
     """The validated input model of ``arguments`` (the server's view for the handler).
+    ``plain``: they come from a JSON decoder (see :func:`check_arguments`).
 
     Raises:
         ArgumentsInvalid: with a precise, client-safe description.
@@ -257,7 +258,7 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
     """
     native = input_check(tool)
     if native is not None:  # the fast extra (schema.accel): the pure path's answer, or the pure path
-        model = _natively_validated(tool, native, arguments)
+        model = _natively_validated(tool, native, arguments, plain)
         if model is not None:
             return model
     data, patterns = _judged_before_model(tool, arguments)
@@ -276,10 +277,10 @@ def validate_arguments(tool: ToolDef, arguments: dict[str, Any]) -> BaseModel:
     return model
 
 
-def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> BaseModel | None:
+def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any], plain: bool) -> BaseModel | None:
     """The model when the native check and the model accept ``arguments`` (nulls checked as
     on the pure path); None: let the pure path answer (it refuses, or it names the errors)."""
-    data, has_null = json_integers(arguments)
+    data, has_null = plain_json_integers(arguments) if plain else json_integers(arguments)
     if not accepts(native, arguments):
         return None
     if has_null and not tool.schema_checked and null_violations(tool.wire.get("inputSchema", {}), arguments):
@@ -290,10 +291,10 @@ def _natively_validated(tool: ToolDef, native: Any, arguments: dict[str, Any]) -
         return None
 
 
-def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> bool:
+def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any], plain: bool) -> bool:
     """:func:`_natively_validated` without the model: True when the native check, the nulls
     and (where the model judges) :func:`~schema.strictpy.check_strict` accept."""
-    data, has_null = json_integers(arguments)
+    data, has_null = plain_json_integers(arguments) if plain else json_integers(arguments)
     if not accepts(native, arguments):
         return False
     if tool.schema_checked:
@@ -307,16 +308,18 @@ def _natively_checked(tool: ToolDef, native: Any, arguments: dict[str, Any]) -> 
     return True
 
 
-def check_arguments(tool: ToolDef, arguments: dict[str, Any]) -> None:
+def check_arguments(tool: ToolDef, arguments: dict[str, Any], *, plain: bool = False) -> None:
     """Everything :func:`validate_arguments` refuses, refused with the same errors, but no
     model is built (the typed client's check before sending): where the schema judges, the
     model has nothing to add; elsewhere :func:`~schema.strictpy.check_strict` checks.
+    ``plain``: the caller promises plain JSON data (exact ``dict`` and ``list``, no tuple, no
+    enum, no subclass: :func:`~schema.jsonints.plain_json_integers`), as a JSON decoder gives.
 
     Raises:
         ArgumentsInvalid, TypeError, ValueError: as :func:`validate_arguments`.
     """
     native = input_check(tool)
-    if native is not None and _natively_checked(tool, native, arguments):
+    if native is not None and _natively_checked(tool, native, arguments, plain):
         return
     data, patterns = _judged_before_model(tool, arguments)
     if patterns is None:

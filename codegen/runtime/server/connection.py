@@ -60,6 +60,9 @@ class Connection:
         #: Resource URIs this (legacy) session subscribed to (``resources/subscribe``).
         self.resource_subscriptions: set[str] = set()
         self.closed = False
+        #: Its messages come from a JSON decoder (plain JSON data: exact dicts and lists, no
+        #: tuple, no enum); False where they are handed over as objects (in process, no copy).
+        self.decoded = True
         #: True once the client can no longer answer (its input ended).
         self.input_closed = False
         #: Request id -> task running it (cancelled by ``notifications/cancelled``).

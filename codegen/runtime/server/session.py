@@ -14,8 +14,9 @@ the generated client's in-process transport::
     incoming = await peer.receive()             # next server->client message (dict or list)
     await peer.aclose()                         # then receive() raises TransportClosedError
 
-Messages are copied through JSON in both directions, so the peers share no objects and
-anything not JSON-serializable fails as it would on a real wire.  With
+Messages are copied through JSON in both directions (by orjson where that is the same copy:
+:mod:`server.jsoncopy`), so the peers share no objects and anything not JSON-serializable
+fails as it would on a real wire.  With
 ``connect_in_process(copy=False)`` (embedding, where the JSON round trip is the cost to
 save) messages are handed over as they are: neither side may change a message after
 sending it or one it received, and data JSON cannot carry is not caught.  The peer's
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..wire import jsonrpc
 from ..wire.errors import TransportClosedError
 from .connection import Connection, Outgoing
+from .jsoncopy import json_copy
 
 if TYPE_CHECKING:
     from .interface import ServedServer
@@ -111,6 +113,7 @@ class InProcessPeer:
     def __init__(self, server: ServedServer, *, principal: Any = None, copy: bool = True) -> None:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self.connection = Connection(self._to_client, principal=principal)
+        self.connection.decoded = copy  # without the copy, the client's own objects
         self._session = ServerSession(server, self.connection)
         self._closed = False
         self._copy = copy
@@ -120,7 +123,7 @@ class InProcessPeer:
             await self._queue.put(message)
             return
         try:
-            copy = jsonrpc.decode(jsonrpc.encode(message))
+            copy = json_copy(message)
         except (TypeError, ValueError):
             logger.error("dropping a non-JSON outgoing message")
             return
@@ -130,7 +133,7 @@ class InProcessPeer:
         """Deliver one client->server message (a JSON-RPC dict or a batch list)."""
         if self._closed:
             raise TransportClosedError("in-process connection closed")
-        await self._session.feed(jsonrpc.decode(jsonrpc.encode(message)) if self._copy else message)
+        await self._session.feed(json_copy(message) if self._copy else message)
 
     async def receive(self) -> Any:
         """The next server->client message; TransportClosedError once closed and drained."""

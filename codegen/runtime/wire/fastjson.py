@@ -5,8 +5,8 @@ exactly the pure path's (:func:`wire.jsonrpc.decode`).
 except: an integer beyond 64 bits (orjson makes it a float), and nesting past the
 interpreter's recursion limit (the standard decoder refuses it, orjson reads up to 1024
 levels).  So a text holding a run of 19 or more digits anywhere (strings included), or
-nested deeper than :func:`max_depth` (counted on the parsed value when the text holds more
-opening brackets than that), is left to the pure decoder, and so is everything
+nested deeper than :func:`max_depth` (counted on the text's brackets outside strings when it
+holds more opening brackets than that: :func:`within_depth`), is left to the pure decoder, and so is everything
 orjson refuses (invalid UTF-8 or JSON, lone surrogates, NaN, numbers beyond a double's
 range, ...): the pure decoder then gives its own value or its own error.
 """
@@ -14,6 +14,8 @@ range, ...): the pure decoder then gives its own value or its own error.
 from __future__ import annotations
 
 import sys
+from array import array
+from itertools import accumulate
 from typing import Any
 
 from . import accelerator
@@ -41,16 +43,33 @@ def max_depth() -> int:
     return min(MAX_OPEN, sys.getrecursionlimit() // 2)
 
 
-def _within_depth(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return False
-        for child in node.values() if type(node) is dict else node:
-            if type(child) is dict or type(child) is list:
-                stack.append((child, depth + 1))
-    return True
+#: Every byte but a backslash, a quote or a bracket (deleted from the skeleton of a text).
+_NOT_SKELETON = bytes(b for b in range(256) if b not in b'\\"[]{}')
+#: Opening bracket -> 1, closing bracket -> -1 (as signed bytes).
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+
+
+def within_depth(data: bytes, limit: int) -> bool:
+    """Whether no array or object of the valid JSON text ``data`` is nested deeper than
+    ``limit`` (the top one at depth 1), read on the text at C speed.
+
+    Outside strings, the brackets of a valid JSON text are its containers, nested as they
+    are.  Inside a string a backslash always starts an escape, so dropping every escaped
+    backslash (``\\\\``, paired from the left as the decoder reads them) and then every
+    escaped quote leaves exactly the strings' delimiters as quotes.  In the skeleton (quotes
+    and brackets only), dropping two adjacent quotes leaves every bracket inside or outside
+    a string as it was (they open and close a string without brackets, or close one and
+    open the next with nothing between); the quotes left then enclose the brackets of
+    strings, dropped with them.
+    """
+    skeleton = data.translate(None, _NOT_SKELETON)
+    if b"\\" in skeleton:  # escapes: dropped from the text itself (what follows a backslash matters)
+        skeleton = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_SKELETON)
+    skeleton = skeleton.replace(b'""', b"")
+    if b'"' in skeleton:  # strings holding brackets: every other piece between quotes is outside them
+        skeleton = b"".join(skeleton.split(b'"')[::2])
+    steps = skeleton.translate(_STEPS)
+    return not steps or max(accumulate(array("b", steps))) <= limit
 
 
 def loads(data: bytes) -> Any:
@@ -67,6 +86,6 @@ def loads(data: bytes) -> Any:
         return MISS
     limit = max_depth()
     if data.count(b"[") + data.count(b"{") > limit and (type(value) is dict or type(value) is list) \
-            and not _within_depth(value, limit):
+            and not within_depth(data, limit):
         return MISS
     return value
