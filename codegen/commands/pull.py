@@ -62,6 +62,15 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     """An untyped client that spawns ``command`` (program and arguments); stderr is captured."""
     if not command:
         raise PullError("empty server command")
+    from .pull_spawn import adopt
+
+    popen = adopt(command, cwd, env or {})  # started at CLI entry (pull_spawn.py), when it was
+    if popen is not None:
+        from .pull_adopt import AdoptedStdioTransport
+
+        transport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd)
+        return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout,
+                          max_timeout=max(timeout, 1.0), audit=None)
     return ClientBase.stdio(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
                             era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
                             audit=None)
@@ -114,6 +123,10 @@ def _is_leaf(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
+#: ``_short_flow`` answers by the exact leaves (type and repr: ``1``, ``1.0``, ``True``, ``-0.0`` apart).
+_FLOW_CACHE: dict[tuple[Any, ...], bool] = {}
+
+
 def _short_flow(value: Any) -> bool:
     if isinstance(value, dict):
         items = list(value.values())
@@ -121,7 +134,20 @@ def _short_flow(value: Any) -> bool:
         items = list(value)
     if not all(_is_leaf(v) and not (isinstance(v, str) and "\n" in v) for v in items):
         return False
-    return len(yaml.safe_dump(value, default_flow_style=True, width=10_000, allow_unicode=True).strip()) <= _FLOW_WIDTH
+    # A lower bound of the flow form's length, "{k: v, ...}" / "[v, ...]": YAML writes no leaf
+    # shorter than ``str`` of it (quotes and escapes only add; None/True/False become
+    # null/true/false; floats gain ".0"), so past the width the dump is not needed.
+    keys = [str(k) for k in value] if isinstance(value, dict) else []
+    bound = 2 + sum(len(str(v)) for v in items) + sum(len(k) + 2 for k in keys) + 2 * max(len(items) - 1, 0)
+    if bound > _FLOW_WIDTH:
+        return False
+    pairs = value.items() if isinstance(value, dict) else ((None, v) for v in items)
+    key = (type(value), *((k, type(v), repr(v)) for k, v in pairs))
+    known = _FLOW_CACHE.get(key)
+    if known is None:
+        text = yaml.safe_dump(value, default_flow_style=True, width=10_000, allow_unicode=True)
+        known = _FLOW_CACHE[key] = len(text.strip()) <= _FLOW_WIDTH
+    return known
 
 
 def _represent_dict(dumper: _SpecDumper, data: dict[str, Any]) -> yaml.Node:
