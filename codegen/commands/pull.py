@@ -28,7 +28,6 @@ import yaml
 from ..diagnostics import Diagnostic, Level
 from ..runtime.client import ClientBase
 from ..runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
-from ..spec.load import load_spec_file
 from .pull_catalog import normalize_catalog
 from .pull_normalize import normalize_server, normalize_tools
 from .pull_notes import INFO, Note
@@ -292,6 +291,7 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
     Every diagnostic is located in the spec text (``display`` is its file name).
     """
     from ..driver.pipeline import generate_one
+    from ..spec.load import load_spec_file
 
     located = [n for n in result.notes if n.code != INFO]
     if not build and not located:
