@@ -77,7 +77,7 @@ def _cpu() -> float:
     return use.ru_utime + use.ru_stime
 
 
-def reference(cmd: list[str]) -> tuple[float, float]:
+def reference(cmd: list[str]) -> tuple[float, float, float]:
     """Seconds from spawn to the ``tools/list`` answer, with a raw client (wall; CPU of the
     server, counted once it is stopped)."""
     cpu = _cpu()
@@ -111,11 +111,13 @@ def reference(cmd: list[str]) -> tuple[float, float]:
         assert tools
     finally:
         _stop(proc)
-    return elapsed, _cpu() - cpu
+    return elapsed, _cpu() - cpu, elapsed
 
 
-def pull(cmd: list[str], out: Path, check: bool, repo: Path = REPO) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``mcp-codegen pull`` process (the code of ``repo``)."""
+def pull(cmd: list[str], out: Path, check: bool, repo: Path = REPO) -> tuple[float, float, float]:
+    """Wall and CPU seconds of one ``mcp-codegen pull`` process (the code of ``repo``), and
+    when the spec was on disk (seconds after the spawn; the rest is the server's own exit,
+    which ``pull`` waits for, and the check build)."""
     import shlex
 
     env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -124,23 +126,27 @@ def pull(cmd: list[str], out: Path, check: bool, repo: Path = REPO) -> tuple[flo
         env["PYTHONPYCACHEPREFIX"] = BYTECODE
     args = [sys.executable, "-m", "codegen", "pull", "--stdio", shlex.join(cmd), "-o", str(out), "--force"]
     cpu = _cpu()
-    start = time.perf_counter()
+    start, epoch = time.perf_counter(), time.time()
     proc = subprocess.run([*args, *(["--check"] if check else [])], capture_output=True, text=True, env=env,
                           timeout=300, cwd=repo)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"pull failed ({proc.returncode}):\n{proc.stderr}")
-    return elapsed, _cpu() - cpu
+    return elapsed, _cpu() - cpu, out.stat().st_mtime - epoch
 
 
-def _row(name: str, run: str, runs: list[tuple[float, float]], ref: tuple[float, float] | None) -> tuple[str, ...]:
+Run = tuple[float, float, float]
+
+
+def _row(name: str, run: str, runs: list[Run], ref: tuple[float, float] | None) -> tuple[str, ...]:
     wall = statistics.median(r[0] for r in runs)
     cpu = statistics.median(r[1] for r in runs)
     if ref is None:
-        return (name, run, f"{wall:.3f}", "", f"{cpu:.3f}")
+        return (name, run, f"{wall:.3f}", "", "", f"{cpu:.3f}")
     lo = min(r[0] for r in runs) / ref[0]
     hi = max(r[0] for r in runs) / ref[0]
-    return (name, run, f"{wall:.3f}", f"{wall / ref[0]:.2f}x ({lo:.2f}-{hi:.2f})", f"{cpu:.3f}")
+    written = statistics.median(r[2] for r in runs)
+    return (name, run, f"{wall:.3f}", f"{wall / ref[0]:.2f}x ({lo:.2f}-{hi:.2f})", f"{written:.3f}", f"{cpu:.3f}")
 
 
 def main() -> None:
@@ -162,10 +168,10 @@ def main() -> None:
         for name, cmd in servers().items():
             if args.only and args.only not in name:
                 continue
-            ref: list[tuple[float, float]] = []
-            fast: list[tuple[float, float]] = []
-            base: list[tuple[float, float]] = []
-            checked: list[tuple[float, float]] = []
+            ref: list[Run] = []
+            fast: list[Run] = []
+            base: list[Run] = []
+            checked: list[Run] = []
             out = Path(tmp) / "spec.yaml"
             reference(cmd)  # warm the OS caches (node modules, .pyc files)
             pull(cmd, out, False)
@@ -186,8 +192,8 @@ def main() -> None:
             if checked:
                 rows.append(_row(name, "mcp-codegen pull --check", checked, r))
         print(f"\nmedians of {args.rounds} rounds; ratio: median wall / reference median wall (lowest-highest round)\n")
-        print("| server | run | wall s | ratio | CPU s (process tree) |")
-        print("|---|---|---|---|---|")
+        print("| server | run | wall s | ratio | spec on disk at s | CPU s (process tree) |")
+        print("|---|---|---|---|---|---|")
         for row in rows:
             print("| " + " | ".join(row) + " |")
     print(f"load {os.getloadavg()[0]:.1f}")
