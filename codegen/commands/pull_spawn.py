@@ -56,7 +56,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
     """The server to start for ``argv`` (the arguments after the program name), or None
     unless they are unambiguously ``pull --stdio CMD`` with the spec layout and an output
     that will be written (an existing file without ``--force`` is refused before connecting)."""
-    if len(argv) < 2 or argv[0] != "pull":
+    if len(argv) < 2 or argv[0] != "pull" or os.name != "posix":  # (asyncio adopts POSIX pipes only)
         return None
     values: dict[str, list[str]] = {}
     flags: set[str] = set()
