@@ -7,8 +7,10 @@ Three steps, each usable on its own:
    instructions and the wire ``Tool`` objects.
 2. :func:`spec_from_snapshot` turns a snapshot into spec text (pure): tool entries copied
    as written, except what :mod:`codegen.commands.pull_normalize` must change, each change written
-   as a ``# pull:`` comment above its tool.  Output is deterministic: tools sorted by name,
-   fixed key order, no timestamps and no command line (it may hold secrets).
+   as a ``# pull:`` comment above its tool, written by :mod:`.pull_emit`.  Output is
+   deterministic: tools sorted by name, fixed key order, no timestamps and no command line (it
+   may hold secrets).  Its modules (YAML, the normalizer and the spec schema behind it) are
+   imported on first use: a pull runs this step while the server exits.
 3. :func:`check_spec` locates the notes in the text and, when asked (``pull --check``), runs
    the whole build pipeline on it (in a temporary folder) and adds the build diagnostics; :func:`write_spec`
    writes the file, refusing to replace an existing one unless ``force``.
@@ -23,24 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from ..diagnostics import Diagnostic, Level
 from ..runtime.client import ClientBase
 from ..runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
-from ..spec.load import load_spec_file
-from .pull_catalog import normalize_catalog
-from .pull_normalize import normalize_server, normalize_tools
 from .pull_notes import INFO, Note
-from .pull_overlays import keep_overlays, read_overlays
 from .pull_read import PullError, ServerSnapshot, fetch, fetch_then, read_server
 
 __all__ = ["PullError", "PullResult", "ServerSnapshot", "check_spec", "fetch", "fetch_then", "pull", "read_server",
            "spec_from_snapshot", "write_spec"]
 
 EraChoice = Literal["auto", "modern", "legacy"]
-#: Mappings and lists whose flow form is at most this long are written on one line.
-_FLOW_WIDTH = 72
 
 
 @dataclass
@@ -62,6 +56,15 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     """An untyped client that spawns ``command`` (program and arguments); stderr is captured."""
     if not command:
         raise PullError("empty server command")
+    from .pull_spawn import adopt
+
+    popen = adopt(command, cwd, env or {})  # started at CLI entry (pull_spawn.py), when it was
+    if popen is not None:
+        from .pull_adopt import AdoptedStdioTransport
+
+        transport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd)
+        return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout,
+                          max_timeout=max(timeout, 1.0), audit=None)
     return ClientBase.stdio(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
                             era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
                             audit=None)
@@ -102,60 +105,6 @@ def _pull_hint(exc: PullError) -> str:
 # -- 2. spec text --------------------------------------------------------------------------
 
 
-class _SpecDumper(yaml.SafeDumper):  # type: ignore[misc]
-    """Block style for structure, flow style for short leaves, ``|`` for multi-line text."""
-
-
-class _Block(dict[str, Any]):
-    """A mapping always written in block style (the ``server:`` section)."""
-
-
-def _is_leaf(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-def _short_flow(value: Any) -> bool:
-    if isinstance(value, dict):
-        items = list(value.values())
-    else:
-        items = list(value)
-    if not all(_is_leaf(v) and not (isinstance(v, str) and "\n" in v) for v in items):
-        return False
-    return len(yaml.safe_dump(value, default_flow_style=True, width=10_000, allow_unicode=True).strip()) <= _FLOW_WIDTH
-
-
-def _represent_dict(dumper: _SpecDumper, data: dict[str, Any]) -> yaml.Node:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=_short_flow(data) if data else True)
-
-
-def _represent_list(dumper: _SpecDumper, data: list[Any]) -> yaml.Node:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_short_flow(data) if data else True)
-
-
-def _represent_str(dumper: _SpecDumper, data: str) -> yaml.Node:
-    style = "|" if "\n" in data and not any(line != line.rstrip() for line in data.splitlines()) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-_SpecDumper.add_representer(dict, _represent_dict)
-_SpecDumper.add_representer(_Block, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=False))
-_SpecDumper.add_representer(list, _represent_list)
-_SpecDumper.add_representer(str, _represent_str)
-
-
-def _dump(value: Any, indent: int) -> str:
-    text = yaml.dump(value, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
-    pad = " " * indent
-    return "".join(pad + line if line.strip() else line for line in text.splitlines(keepends=True))
-
-
-def _comment(text: str, indent: int) -> str:
-    """YAML comment lines; characters YAML cannot carry (ESC, BEL, ...) are shown escaped."""
-    pad = " " * indent
-    safe = "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
-    return "".join(f"{pad}# {line}".rstrip() + "\n" for line in safe.splitlines())
-
-
 def _header(snapshot: ServerSnapshot) -> str:
     info = snapshot.server_info
     who = f"{info.get('name', '?')!s} {info.get('version', '?')!s}"
@@ -178,6 +127,12 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
         layout: ``server.layout`` to record (``agent``: a later ``build``/``check`` of the spec
             keeps the ``servers/`` tree); None records nothing (the default package layout).
     """
+    # imported here, not with the module: a pull runs this while the server exits (pull_read.py)
+    from .pull_catalog import normalize_catalog
+    from .pull_emit import Block, comment, dump, loads_back
+    from .pull_normalize import normalize_server, normalize_tools
+    from .pull_overlays import keep_overlays
+
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     if layout is not None:
         server["layout"] = layout
@@ -197,55 +152,45 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
     if overlays:
         data["overlays"] = overlays
 
-    parts = [_comment(_header(snapshot), 0)]
+    parts = [comment(_header(snapshot), 0)]
     if snapshot.notes:
-        parts.append(_comment("\n".join(f"pull: {n}" for n in snapshot.notes), 0))
+        parts.append(comment("\n".join(f"pull: {n}" for n in snapshot.notes), 0))
     parts.append("mcp-codegen: 1\n")
     live = snapshot.server_info.get("name")
     server_notes = [n for n in notes if not n.tool and n.pointer.startswith("/server")]
     if isinstance(live, str) and live != server["name"]:
-        parts.append(_comment(f"serverInfo.name: {live}", 0))
+        parts.append(comment(f"serverInfo.name: {live}", 0))
     if server_notes:
-        parts.append(_comment("\n".join(f"pull: {n.message}" for n in server_notes), 0))
-    parts.append(_dump({"server": _Block(server)}, 0))
+        parts.append(comment("\n".join(f"pull: {n.message}" for n in server_notes), 0))
+    parts.append(dump({"server": Block(server)}, 0))
     if shared:
-        parts.append(_comment("\n".join(f"pull: {n.message}" for n in notes if n.pointer == "/$defs"), 0))
-        parts.append(_dump({"$defs": shared}, 0))
+        parts.append(comment("\n".join(f"pull: {n.message}" for n in notes if n.pointer == "/$defs"), 0))
+        parts.append(dump({"$defs": shared}, 0))
     dropped = [n for n in notes if n.pointer.startswith("/tools/") or (n.tool and not n.pointer)]
     parts.append("tools:" + (" []\n" if not tools else "\n"))
     if dropped:
-        parts.append(_comment("\n".join(f"pull: {n.message}" for n in dropped), 2))
+        parts.append(comment("\n".join(f"pull: {n.message}" for n in dropped), 2))
     for tool in tools:
         mine = sorted((n for n in notes if n.tool == tool["name"] and n.pointer), key=lambda n: n.pointer)
         if mine:
-            parts.append(_comment("\n".join(f"pull: {n.code} {n.pointer.lstrip('/')}: {n.message}" for n in mine), 2))
-        parts.append(_dump([tool], 2))
+            parts.append(comment("\n".join(f"pull: {n.code} {n.pointer.lstrip('/')}: {n.message}" for n in mine), 2))
+        parts.append(dump([tool], 2))
     for key in ("resources", "resourceTemplates", "prompts"):
         if key in catalog:
             mine = [n for n in notes if n.pointer.startswith(f"/{key}")]
             if mine:
-                parts.append(_comment("\n".join(f"pull: {n.message}" for n in mine), 0))
-            parts.append(_dump({key: catalog[key]}, 0))
+                parts.append(comment("\n".join(f"pull: {n.message}" for n in mine), 0))
+            parts.append(dump({key: catalog[key]}, 0))
     overlay_notes = [n.message for n in notes if n.pointer == "/overlays"]
     if overlays or overlay_notes:
-        parts.append(_comment("\n".join(["Kept from the spec this pull replaced (client-side types, never sent):",
+        parts.append(comment("\n".join(["Kept from the spec this pull replaced (client-side types, never sent):",
                                           *(f"pull: {m}" for m in overlay_notes)]), 0))
     if overlays:
-        parts.append(_dump({"overlays": overlays}, 0))
+        parts.append(dump({"overlays": overlays}, 0))
     text = "".join(parts)
-    if not _loads_back(text, data):  # the emitter must round-trip; a mismatch is our bug
+    if not loads_back(text, data):  # the emitter must round-trip; a mismatch is our bug
         raise AssertionError("pulled spec text does not load back to its data")
     return PullResult(text=text, data=data, notes=notes, listing_notes=[*snapshot.notes, *overlay_notes])
-
-
-def _loads_back(text: str, data: dict[str, Any]) -> bool:
-    """True when ``text`` loads back to ``data``: with libyaml when there (about 10x faster),
-    and with the pure-Python loader, the one ``build`` reads specs with, whenever libyaml
-    disagrees (so a libyaml quirk can never fail a pull, nor hide a real mismatch)."""
-    fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None and yaml.load(text, Loader=fast) == data:
-        return True
-    return bool(yaml.safe_load(text) == data)
 
 
 # -- 3. check and write --------------------------------------------------------------------
@@ -266,6 +211,7 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
     Every diagnostic is located in the spec text (``display`` is its file name).
     """
     from ..driver.pipeline import generate_one
+    from ..spec.load import load_spec_file
 
     located = [n for n in result.notes if n.code != INFO]
     if not build and not located:
@@ -317,6 +263,8 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
         return None, [exists]
 
     def write(snapshot: ServerSnapshot) -> tuple[PullResult, list[Diagnostic]]:
+        from .pull_overlays import read_overlays
+
         previous = read_overlays(output) if output is not None and output.exists() else None
         result = spec_from_snapshot(snapshot, name, previous)
         diags = check_spec(result, shown, build=False)

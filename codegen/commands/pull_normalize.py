@@ -25,14 +25,14 @@ that accepts more than before, W104 for other changes to a tool entry):
 from __future__ import annotations
 
 import copy
+import dis
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
-import jsonschema
-
-from ..ir.lower import runtime_member_names
 from ..ir.naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
@@ -74,6 +74,8 @@ def _string_field(source: Mapping[str, Any], key: str, where: str, notes: list[N
 def _icons(raw: Any, pointer: str, tool: str, notes: list[Note]) -> list[dict[str, Any]] | None:
     if raw is None:
         return None
+    import jsonschema  # only for servers that publish icons
+
     schema = spec_format_schema()["$defs"]["Icon"]
     items = raw if isinstance(raw, list) else []
     good = [copy.deepcopy(i) for i in items if jsonschema.Draft202012Validator(schema).is_valid(i)]
@@ -189,6 +191,24 @@ def _usable_tools(tools: list[Any], notes: list[Note]) -> list[dict[str, Any]]:
             seen.add(name)
             out.append(raw)
     return sorted(out, key=lambda t: t["name"])
+
+
+@cache
+def runtime_member_names() -> frozenset[str]:
+    """:func:`codegen.ir.lower.runtime_member_names` (the names tool methods must not shadow),
+    computed the same way without importing the lowering and the schema machinery it brings
+    (about 0.15 s of a pull); ``tests/unit/test_pull_imports.py`` checks that both agree."""
+    lower = sys.modules.get("codegen.ir.lower")
+    if lower is not None:
+        return frozenset(lower.runtime_member_names())
+    from ..runtime.client.gencode import ClientBase, SyncClientBase
+    from ..runtime.server.gencode import ServerBase
+
+    names: set[str] = {"self", "ctx", "args"}
+    for cls in (ServerBase, ClientBase, SyncClientBase):
+        names.update(dir(cls))
+        names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
+    return frozenset(names)
 
 
 def _python_names(tools: list[dict[str, Any]], notes: list[Note]) -> None:

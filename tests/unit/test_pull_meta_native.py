@@ -1,0 +1,125 @@
+"""``pull``'s schema repairs ask jsonschema-rs first (the ``fast`` accelerator) whether a schema
+is meta-valid, and jsonschema only when it is not (``codegen/commands/pull_schemas.py``).
+
+That shortcut is exact only if a native "valid" always means jsonschema finds no error; here
+that is checked against jsonschema itself on every schema of the repository's specs, the pull
+normalizer's sloppy cases and generated (mostly invalid) schemas, and both accelerator paths
+must repair every one of them the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema.validators import validator_for
+from test_pull_normalize import CASES
+
+from codegen.commands import pull_schemas
+from codegen.commands.pull_notes import Note
+from codegen.runtime.wire import accelerator
+
+REPO = Path(__file__).resolve().parents[2]
+DIALECTS = [None, "https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema#",
+            "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-06/schema",
+            "http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-03/schema#", "urn:other", 7]
+
+
+@pytest.fixture(autouse=True)
+def _accelerator_back_on() -> Iterator[None]:
+    yield
+    accelerator.set_enabled(True)
+
+
+def _errors(schema: dict[str, Any]) -> list[str]:
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    return [e.message for e in cls(cls.META_SCHEMA).iter_errors(schema)]
+
+
+def _corpus() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in sorted([*REPO.glob("specs/**/*.yaml"), *REPO.glob("tests/**/*.yaml")]):
+        try:
+            doc = yaml.safe_load(path.read_text("utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue
+        for tool in (doc.get("tools") or []) if isinstance(doc, dict) else []:
+            for key in ("inputSchema", "outputSchema"):
+                if isinstance(tool, dict) and isinstance(tool.get(key), dict):
+                    out.append(tool[key])
+    out += [s for entry, _ in CASES.values() for k, s in entry.items() if k.endswith("Schema") and isinstance(s, dict)]
+    out += [{"type": "objectx"}, {"minimum": True}, {"maxLength": 1.5}, {"maxLength": 2.0}, {"required": "a"},
+            {"properties": {"a": 5}}, {"items": [{}]}, {"enum": []}, {"pattern": 5}, {"$ref": 3},
+            {"$defs": {"a": []}}, {"additionalProperties": "no"}, {"type": ["string", "string"]}]
+    return out
+
+
+def test_the_dialect_table_is_jsonschemas_own() -> None:
+    modern = (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator)
+    for uri, is_modern in pull_schemas._NATIVE_DIALECTS.items():
+        schema = {} if uri is None else {"$schema": uri}
+        cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+        assert (cls in modern) is is_modern, uri
+        assert cls not in (jsonschema.Draft4Validator, jsonschema.Draft3Validator)
+        assert pull_schemas._dialect(schema) == (False, is_modern)
+
+
+def test_a_native_valid_is_a_jsonschema_valid_on_the_corpus() -> None:
+    assert accelerator.set_enabled(True), "the fast extra (jsonschema-rs, orjson) is part of the test extra"
+    answered = 0
+    for base in _corpus():
+        for dialect in DIALECTS:
+            schema = copy.deepcopy(base)
+            if dialect is not None:
+                schema["$schema"] = dialect
+            if pull_schemas._meta_valid_natively(schema):
+                answered += 1
+                assert _errors(schema) == [], schema
+    assert answered > 100  # the shortcut is taken (the test would prove nothing otherwise)
+    accelerator.set_enabled(False)
+    assert not any(pull_schemas._meta_valid_natively(s) for s in _corpus())
+
+
+_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False),
+                  st.sampled_from(["", "a", "string", "object", "integer", "#/$defs/a", "^a+$", "(["]))
+_KEYWORDS = st.sampled_from(["type", "properties", "items", "prefixItems", "required", "enum", "const", "minimum",
+                             "exclusiveMinimum", "maxLength", "pattern", "format", "$ref", "$defs", "definitions",
+                             "additionalProperties", "anyOf", "oneOf", "allOf", "not", "if", "then", "dependencies",
+                             "dependentRequired", "contains", "minItems", "uniqueItems", "default", "$id", "title"])
+
+
+def _schemas() -> st.SearchStrategy[Any]:
+    return st.recursive(_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(st.one_of(_KEYWORDS, st.sampled_from(["a", "b"])),
+                                                                       inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.dictionaries(_KEYWORDS, _schemas(), max_size=5), dialect=st.sampled_from(DIALECTS))
+def test_a_native_valid_is_a_jsonschema_valid_on_generated_schemas(body: dict[str, Any], dialect: Any) -> None:
+    accelerator.set_enabled(True)
+    schema = dict(body)
+    if dialect is not None:
+        schema["$schema"] = dialect
+    if pull_schemas._meta_valid_natively(schema):
+        assert _errors(schema) == [], schema
+
+
+def _fixed(schema: dict[str, Any], on: bool) -> tuple[Any, list[Note]]:
+    accelerator.set_enabled(on)
+    notes: list[Note] = []
+    return pull_schemas.SchemaFixer("t", "/inputSchema", notes).fix(schema, True), notes
+
+
+def test_both_accelerator_paths_repair_alike() -> None:
+    for schema in _corpus():
+        for dialect in DIALECTS[:6]:
+            s = {**schema, "$schema": dialect} if dialect else schema
+            assert _fixed(s, True) == _fixed(s, False), s
