@@ -70,9 +70,9 @@ def _format_key() -> str:
 def _format_and_compile(source: str, path: str) -> str:
     from .fmtpool import runs_in_parallel
     from .fmtunits import format_units
-    from .trust import fits, models_file, trusted_file, typeddict_fits
+    from .trust import fits, models_file, models_fits, trusted_file
 
-    trusted = (fits if trusted_file(path) else typeddict_fits if models_file(path) else None) if _trusts(path) else None
+    trusted = (fits if trusted_file(path) else models_fits if models_file(path) else None) if _trusts(path) else None
     try:
         formatted = format_units(source, format_python, runs_in_parallel(format_python), trusted)
     except ValueError:  # black's output could not be cut back into the units: black on the whole file
