@@ -102,11 +102,12 @@ def _without_none(annotation: str) -> str:
     return " | ".join(ast.unparse(m) for m in members) if members else "None"
 
 
-def with_typed_dicts(source: str, body: str) -> str:
-    """``source`` (models.py's body) with ``body`` after it and the typing imports it needs."""
+def with_typed_dicts(source: str, body: str, tree: ast.Module | None = None) -> str:
+    """``source`` (models.py's body) with ``body`` after it and the typing imports it needs
+    (``tree``: ``source`` parsed, when the caller has it)."""
     if not body:
         return source
-    tree = ast.parse(source)
+    tree = tree or ast.parse(source)
     last = 0
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
