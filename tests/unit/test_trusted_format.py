@@ -1,8 +1,9 @@
 """The writer's own style is black's: black leaves every generated module unchanged (issue 32 point 3).
 
 Black runs only on what the writer cannot emit in black's style itself
-(:mod:`codegen.output.trust`): datamodel-code-generator's classes in ``models.py`` and the
-units the writer flags (a line it could not keep within the limit).  Here black runs on every
+(:mod:`codegen.output.trust`): datamodel-code-generator's classes in ``models.py`` outside
+the shape black leaves unchanged (:mod:`codegen.output.trust_dcg`) and the units the writer
+flags (a line it could not keep within the limit).  Here black runs on every
 generated module, whole (``black.format_str``, not unit by unit), for every golden case, every
 example spec, the benchmark specs and a property-based corpus of hostile spec strings, and
 must change nothing.  The build itself is made with the trusted path and no cache.
