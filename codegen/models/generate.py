@@ -265,7 +265,7 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
     chosen = typed_dicts(ir, fields)
     objects_ = frozenset(objects)
     body = typed_dict_source(ir, fields, chosen, lambda a: widen(a, enums, objects_, chosen))
-    return ModelsModule(source=with_typed_dicts(source, body), classes=frozenset(classes | set(chosen.values())),
+    return ModelsModule(source=with_typed_dicts(source, body, tree), classes=frozenset(classes | set(chosen.values())),
                         fields=fields, imports=imports, enums=enums, objects=objects_, typed_dicts=chosen), []
 
 

@@ -69,12 +69,25 @@ def typed_dict_source(ir: ProjectIR, fields: dict[str, tuple[ParamIR, ...]], cho
             annotation = widen(annotation)
             lines.append(f"    {p.wire}: {annotation if p.default is None else f'NotRequired[{annotation}]'}")
         out.append("\n".join(lines))
-    if not out:
-        return ""
-    import black  # long unions wrapped as black wraps them: the mode of codegen/output/format.py (a later stage)
+    return "\n\n\n".join(_black_style(text) for text in out)
+
+
+def _black_style(cls: str) -> str:
+    """One ``TypedDict`` class as black writes it: its literals quoted as black quotes them
+    (``ast.unparse`` writes ``'a'``), and black itself only when a line does not fit (long
+    unions wrapped as black wraps them).  Black formats each top-level class the same way
+    whatever stands around it, so class by class is black on all of them; the full-module
+    check of ``tests/unit/test_trusted_format.py`` holds it to that."""
+    from ..output.trust import fits
+    from ..render.blackstyle import double_quotes
+
+    text = double_quotes(cls) if "'" in cls else cls
+    if fits(text):
+        return text
+    import black  # the mode of codegen/output/format.py (a later stage)
 
     mode = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=100, magic_trailing_comma=True)
-    return black.format_str("\n\n\n".join(out), mode=mode).rstrip("\n")
+    return black.format_str(cls, mode=mode).rstrip("\n")
 
 
 def _union_members(node: ast.expr) -> list[ast.expr]:
@@ -89,11 +102,12 @@ def _without_none(annotation: str) -> str:
     return " | ".join(ast.unparse(m) for m in members) if members else "None"
 
 
-def with_typed_dicts(source: str, body: str) -> str:
-    """``source`` (models.py's body) with ``body`` after it and the typing imports it needs."""
+def with_typed_dicts(source: str, body: str, tree: ast.Module | None = None) -> str:
+    """``source`` (models.py's body) with ``body`` after it and the typing imports it needs
+    (``tree``: ``source`` parsed, when the caller has it)."""
     if not body:
         return source
-    tree = ast.parse(source)
+    tree = tree or ast.parse(source)
     last = 0
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):

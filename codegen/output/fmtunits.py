@@ -111,14 +111,23 @@ def _text(lines: list[str], a: int, b: int) -> str:
     return "".join(lines[a - 1:b - 1])
 
 
-def split(source: str) -> list[Run] | None:
-    """The runs of ``source`` in order, or None when it is not cut (see the module doc)."""
+def parse(source: str) -> ast.Module | None:
+    """``source`` parsed, or None when it is not cut (see the module doc) or does not parse."""
     if any(mark in source for mark in ("fmt:", "\f", "\r", "# type:")):
         return None
     try:
-        body = ast.parse(source).body
+        return ast.parse(source)
     except SyntaxError:
         return None
+
+
+def split(source: str, tree: ast.Module | None = None) -> list[Run] | None:
+    """The runs of ``source`` in order, or None when it is not cut (see the module doc);
+    ``tree``: ``source`` already :func:`parse` d."""
+    tree = tree or parse(source)
+    if tree is None:
+        return None
+    body = tree.body
     lines = source.splitlines(keepends=True)
     end = len(lines) + 1
     top = [(0, ""), *_cuts(lines, body, 0)]
@@ -255,7 +264,7 @@ def _remember(black: Black, run: Run, texts: list[str]) -> None:
 
 
 def format_units(source: str, black: Black, many: Callable[[list[Run]], list[list[str]]] | None = None,
-                 trusted: Callable[[str], bool] | None = None) -> str:
+                 trusted: Callable[[str], bool] | None = None, tree: ast.Module | None = None) -> str:
     """``black(source)``, from formatted units; units seen before in this process are reused.
 
     Args:
@@ -267,8 +276,9 @@ def format_units(source: str, black: Black, many: Callable[[list[Run]], list[lis
             (:func:`codegen.output.trust.fits`): those are kept as they are (only the blank
             lines between units are black's), and black formats the others, each in its
             context.  A source that is not cut is then formatted whole.
+        tree: ``source`` already :func:`parse` d (the caller compiles it when nothing changed).
     """
-    runs = split(source)
+    runs = split(source, tree)
     if runs is None:
         return black(source)
     done: list[tuple[Run, list[str]]] = []

@@ -69,15 +69,17 @@ def _format_key() -> str:
 
 def _format_and_compile(source: str, path: str) -> str:
     from .fmtpool import runs_in_parallel
-    from .fmtunits import format_units
-    from .trust import fits, models_file, trusted_file, typeddict_fits
+    from .fmtunits import format_units, parse
+    from .trust import fits, models_file, models_fits, trusted_file
 
-    trusted = (fits if trusted_file(path) else typeddict_fits if models_file(path) else None) if _trusts(path) else None
+    trusted = (fits if trusted_file(path) else models_fits if models_file(path) else None) if _trusts(path) else None
+    tree = parse(source)
     try:
-        formatted = format_units(source, format_python, runs_in_parallel(format_python), trusted)
+        formatted = format_units(source, format_python, runs_in_parallel(format_python), trusted, tree)
     except ValueError:  # black's output could not be cut back into the units: black on the whole file
         formatted = format_python(source)
-    compile(formatted, path, "exec", dont_inherit=True)
+    # the compile check; when black changed nothing, from the tree already parsed (the same checks)
+    compile(tree if tree is not None and formatted == source else formatted, path, "exec", dont_inherit=True)
     return formatted
 
 

@@ -9,8 +9,9 @@ its lines is wider than black's limit, as black measures width (East Asian wide 
 count two), or ends in whitespace, or when it holds docstring text the writer flagged
 (:data:`codegen.render.filters.FLAGGED`: indented lines black would re-indent); black formats
 the flagged units, in their context, and nothing else.  ``models.py`` holds datamodel-code-generator's output, which the writer does
-not control: black formats all of it, as before, except the request TypedDicts the writer
-adds there (:func:`typeddict_fits`).
+not control: black formats its classes except those in the narrow shape black provably
+leaves unchanged (:mod:`codegen.output.trust_dcg`), and the request TypedDicts the writer
+adds there are trusted as the templates are (:func:`models_fits`).
 
 Nothing here is taken on faith: ``tests/unit/test_trusted_format.py`` runs black on every
 trusted file of every golden, example and benchmark spec and of a property-based corpus of
@@ -42,6 +43,15 @@ def models_file(path: str) -> bool:
     """True for a package's ``models.py``: DCG's classes, black-formatted, and the writer's
     request TypedDicts (:mod:`codegen.models.typeddicts`), which are trusted as the templates are."""
     return path.rsplit("/", 1)[-1] == MODELS and "/_runtime/" not in f"/{path}"
+
+
+def models_fits(unit: str) -> bool:
+    """True for a ``models.py`` unit black need not see: a request TypedDict the writer wrote
+    that :func:`fits`, or a DCG class in the shape black leaves unchanged
+    (:func:`codegen.output.trust_dcg.dcg_fits`)."""
+    from .trust_dcg import dcg_fits
+
+    return typeddict_fits(unit) or dcg_fits(unit)
 
 
 def typeddict_fits(unit: str) -> bool:

@@ -33,6 +33,8 @@ _READLINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line as io.StringIO.readline (
 def double_quotes(text: str) -> str:
     """``text`` with every single-quoted string literal (not triple-quoted, on one line)
     quoted as black quotes it (:func:`black_quotes`).  ``text`` unchanged when it does not tokenize."""
+    if "'" not in text:  # no single-quoted literal (the model generator writes double quotes)
+        return text
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):

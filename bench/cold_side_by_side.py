@@ -1,0 +1,52 @@
+"""Cold builds of several checkouts (and DCG alone) side by side, alternated.
+
+Each round runs, for every checkout, ``python -m codegen build SPECS -o OUT -q`` in a fresh
+process with ``PYTHONPATH`` set to that checkout and an empty ``MCP_CODEGEN_CACHE_DIR``
+(``dcg`` instead runs ``dcg_reference.py`` on the same specs), and prints wall and CPU seconds
+(user + system of the process tree, ``os.wait4``) with the load average, then the medians.
+A checkout is a folder holding ``codegen/`` and ``templates/`` (e.g. ``git archive REV codegen
+templates | tar -x -C DIR``).
+
+Usage::
+
+    .venv/bin/python bench/cold_side_by_side.py SPECS ROUNDS CHECKOUT|dcg ...
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    specs, rounds, trees = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    results: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+    for r in range(rounds):
+        for tree in trees:
+            scratch = tempfile.mkdtemp()
+            env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": f"{scratch}/cache", "PYTHONPATH": tree}
+            env.pop("MCP_CODEGEN_NO_CACHE", None)
+            if tree == "dcg":
+                cmd = [sys.executable, str(HERE / "dcg_reference.py"), specs, f"{scratch}/out"]
+            else:
+                cmd = [sys.executable, "-m", "codegen", "build", specs, "-o", f"{scratch}/out", "-q"]
+            started = time.monotonic()
+            pid = os.posix_spawn(cmd[0], cmd, env)
+            _, _, usage = os.wait4(pid, 0)
+            wall, cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
+            results[tree].append((wall, cpu))
+            print(f"round {r} {tree}: wall {wall:.2f} cpu {cpu:.2f} load {os.getloadavg()[0]:.1f}", flush=True)
+            shutil.rmtree(scratch, ignore_errors=True)
+    for tree, runs in results.items():
+        walls, cpus = sorted(w for w, _ in runs), sorted(c for _, c in runs)
+        print(f"{tree}: median wall {walls[len(walls) // 2]:.2f} cpu {cpus[len(cpus) // 2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
