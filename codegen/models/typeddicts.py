@@ -78,16 +78,22 @@ def _black_style(cls: str) -> str:
     unions wrapped as black wraps them).  Black formats each top-level class the same way
     whatever stands around it, so class by class is black on all of them; the full-module
     check of ``tests/unit/test_trusted_format.py`` holds it to that."""
-    from ..output.trust import fits
     from ..render.blackstyle import double_quotes
 
     text = double_quotes(cls) if "'" in cls else cls
-    if fits(text):
+    if _plainly_fits(text):
         return text
     import black  # the mode of codegen/output/format.py (a later stage)
 
     mode = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=100, magic_trailing_comma=True)
     return black.format_str(cls, mode=mode).rstrip("\n")
+
+
+def _plainly_fits(text: str) -> bool:
+    """True when no line of ``text`` can need black: ASCII (a column per character), at most
+    100 columns, no trailing whitespace.  Stricter than ``codegen.output.trust.fits`` (a later
+    stage), so anything else just goes through black, which gives the same bytes."""
+    return text.isascii() and all(len(line) <= 100 and not line[-1:].isspace() for line in text.split("\n"))
 
 
 def _union_members(node: ast.expr) -> list[ast.expr]:
