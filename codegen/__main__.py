@@ -1,5 +1,5 @@
 """``python -m codegen`` = ``mcp-codegen``."""
 
-from .commands.cli import main
+from .commands.entry import main
 
 main()
