@@ -13,7 +13,7 @@ Usage::
 
     git -C /path/to/main archive HEAD | tar -x -C /tmp/ref     # the reference checkout
     .venv/bin/python bench/bench_noop.py --ref /tmp/ref [--sizes 10,100,1000] [--one-spec 1000] \\
-        [--rounds 7] [--watch-sizes 10] [--workdir DIR] [--pyc]
+        [--rounds 7] [--watch-sizes 10] [--workdir DIR] [--pyc] [--full-cli-row]
 
 The first round of each size builds the output (cold, minutes for 1000 tools); ``--workdir``
 keeps the spec sets, outputs and caches between runs (each checkout has its own cache and
@@ -45,21 +45,29 @@ REPO = HERE.parent
 #: the environment sets ``PYTHONDONTWRITEBYTECODE`` (then every run compiles the generator's
 #: own modules: both sides pay it, ours 13 small modules, the reference's whole command line).
 WRITE_BYTECODE = False
+#: ``--full-cli-row``: this checkout with its fast path off (the typer command line decides).
+FULL_CLI = "this, fast path off"
 
 
-def _env(checkout: Path, cache: Path) -> dict[str, str]:
+def _env(checkout: Path, cache: Path, side: str = "") -> dict[str, str]:
     env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(cache), "PYTHONPATH": str(checkout)}
     env.pop("MCP_CODEGEN_NO_CACHE", None)
     env.pop("MCP_CODEGEN_FAST_PATH", None)
+    if side == FULL_CLI:
+        env["MCP_CODEGEN_FAST_PATH"] = "0"
     if WRITE_BYTECODE:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
-def _build(checkout: Path, specs: Path, out: Path, cache: Path) -> Run:
+def _build(checkout: Path, specs: Path, out: Path, cache: Path, side: str = "") -> Run:
     """``python -m codegen build SPECS -o OUT -q`` of ``checkout``, run in the spec set's folder."""
     cmd = [sys.executable, "-m", "codegen", "build", str(specs), "-o", str(out), "-q"]
-    return run_measured(cmd, env=_env(checkout, cache), cwd=specs.parent)
+    return run_measured(cmd, env=_env(checkout, cache, side), cwd=specs.parent)
+
+
+def _dirs(side: str) -> str:
+    return "this" if side == FULL_CLI else side
 
 
 def _load() -> str:
@@ -73,13 +81,14 @@ def noop_rows(work: Path, sides: dict[str, Path], tools: int, per_spec: int, rou
     if not specs.is_dir():
         write_spec_set(specs, tools, per_spec)
     for side, checkout in sides.items():  # up to date first (cold the first time)
-        _build(checkout, specs, work / f"out-{side}-{tag}", work / f"cache-{side}")
+        _build(checkout, specs, work / f"out-{_dirs(side)}-{tag}", work / f"cache-{_dirs(side)}", side)
     before = _load()
     runs: dict[str, list[Run]] = {side: [] for side in sides}
     order = list(sides)
     for k in range(rounds):
         for side in order if k % 2 == 0 else order[::-1]:
-            runs[side].append(_build(sides[side], specs, work / f"out-{side}-{tag}", work / f"cache-{side}"))
+            runs[side].append(_build(sides[side], specs, work / f"out-{_dirs(side)}-{tag}", work / f"cache-{_dirs(side)}",
+                                     side))
     load = f"{before} -> {_load()}"
     label = f"{tools} (one spec)" if one_spec else f"{tools} ({per_spec}/spec)"
     medians = {side: (statistics.median(r.wall for r in rs), statistics.median(r.cpu for r in rs))
@@ -88,7 +97,7 @@ def noop_rows(work: Path, sides: dict[str, Path], tools: int, per_spec: int, rou
     for side, rs in runs.items():
         wall, cpu = medians[side]
         note = ""
-        if side == "this" and "ref" in medians:
+        if side != "ref" and "ref" in medians:
             ref_wall, ref_cpu = medians["ref"]
             note = f"ref/this: wall {ref_wall / wall:.2f}x, cpu {ref_cpu / cpu:.2f}x"
         rows.append([label, f"no-op rebuild, {side} (median of {rounds})", f"{wall:.3f}",
@@ -99,6 +108,8 @@ def noop_rows(work: Path, sides: dict[str, Path], tools: int, per_spec: int, rou
 def watch_rows(work: Path, sides: dict[str, Path], tools: int, per_spec: int, rounds: int) -> list[list[object]]:
     rows = []
     for side, checkout in sides.items():
+        if side == FULL_CLI:
+            continue  # the watch loop runs in one process: no command line to skip
         specs = work / f"watch-{side}-specs{tools}x{per_spec}"
         shutil.rmtree(specs, ignore_errors=True)
         write_spec_set(specs, tools, per_spec)
@@ -126,11 +137,15 @@ def main() -> None:
     parser.add_argument("--watch-rounds", type=int, default=5)
     parser.add_argument("--workdir", type=Path, help="keep spec sets, outputs and caches here between runs")
     parser.add_argument("--pyc", action="store_true", help="cache bytecode even if PYTHONDONTWRITEBYTECODE is set")
+    parser.add_argument("--full-cli-row", action="store_true",
+                        help="also this checkout with MCP_CODEGEN_FAST_PATH=0 (what the fast path alone buys)")
     args = parser.parse_args()
     global WRITE_BYTECODE
     WRITE_BYTECODE = args.pyc
     bytecode = "written" if args.pyc or not os.environ.get("PYTHONDONTWRITEBYTECODE") else "not written (PYTHONDONTWRITEBYTECODE)"
     sides = {"this": REPO}
+    if args.full_cli_row:
+        sides[FULL_CLI] = REPO
     if args.ref is not None:
         sides["ref"] = args.ref.resolve()
     sizes = [int(s) for s in args.sizes.split(",") if s]

@@ -52,18 +52,19 @@ def source_files() -> list[tuple[str, str]]:
     """
     found: list[tuple[str, str]] = []
     for root in roots():
-        base = str(root)
         if "__pycache__" in root.parts:
             continue
         files: list[tuple[tuple[str, ...], str]] = []
-        for folder, dirs, names in os.walk(base):
-            dirs[:] = [d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))]
-            rel_folder = os.path.relpath(folder, base)
-            parts = () if rel_folder == "." else tuple(rel_folder.split(os.sep))
-            for name in names:
-                path = os.path.join(folder, name)
-                if not name.endswith(".pyc") and os.path.isfile(path):
-                    files.append(((*parts, name), path))
+        todo: list[tuple[tuple[str, ...], str]] = [((), str(root))]
+        while todo:
+            parts, folder = todo.pop()
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            todo.append(((*parts, entry.name), entry.path))
+                    elif entry.is_file() and not entry.name.endswith(".pyc"):
+                        files.append(((*parts, entry.name), entry.path))
         found += [("/".join(rel), path) for rel, path in sorted(files)]
     return found
 
@@ -96,6 +97,7 @@ def _norm(name: str) -> str:
 
 
 _TOOL_PREFIXES = tuple(_norm(t) for t in TOOLS)
+_TOOL_HEADS = frozenset(t[:2] for t in _TOOL_PREFIXES)  # a cheap first look at each name
 
 
 def _meta(path: str) -> tuple[int, ...] | None:
@@ -130,7 +132,7 @@ def metadata_key(layout: str) -> tuple[str, int]:
             lines.append("unlisted")
             continue
         for name in names:
-            if _norm(name).startswith(_TOOL_PREFIXES):
+            if name[:2].lower() in _TOOL_HEADS and _norm(name).startswith(_TOOL_PREFIXES):
                 where = os.path.join(folder, name)
                 add(f"entry {name!r}", where)
                 for leaf in ("METADATA", "PKG-INFO"):

@@ -171,3 +171,36 @@ def test_a_forged_memo_is_a_miss(memo_env: Path, monkeypatch: pytest.MonkeyPatch
     os.remove(tmp_path / "key")
     monkeypatch.setattr(cache, "_key", None)  # another machine's key: its entries are misses
     assert _memoized("2") == value
+
+
+def _rglob_definition() -> list[tuple[str, str]]:
+    """The hashed files as first defined: every ``rglob`` hit that is a file, outside
+    ``__pycache__``, not ``.pyc``, sorted by path within each root."""
+    found = []
+    for root in fingerprint.roots():
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                found.append((path.relative_to(root).as_posix(), str(path)))
+    return found
+
+
+def test_the_hashed_files_are_every_source_file(memo_env: Path) -> None:
+    """The scandir walk finds what rglob finds: links to files kept, links to folders not
+    followed, __pycache__ and .pyc left out, nested folders in path order."""
+    pkg = memo_env / "codegen"
+    (pkg / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / "stray.pyc").write_bytes(b"\0")
+    (pkg / "a-b").mkdir()
+    (pkg / "a-b" / "z.py").write_text("", "utf-8")
+    (pkg / "a.py").write_text("", "utf-8")
+    (pkg / "linked.py").symlink_to(pkg / "options.py")
+    (pkg / "linked_dir").symlink_to(pkg / "spec", target_is_directory=True)
+    (pkg / "dangling.py").symlink_to(pkg / "nowhere.py")
+    files = fingerprint.source_files()
+    assert files == _rglob_definition()
+    rels = [rel for rel, _ in files]
+    assert "linked.py" in rels and "a-b/z.py" in rels and "spec/discovery.py" in rels
+    assert not any(r.startswith("linked_dir/") or r.endswith(".pyc") or "__pycache__" in r or r == "dangling.py"
+                   for r in rels)
+    assert "templates/client.py.jinja" not in rels and any(p.endswith("/templates/client.py.jinja") for _, p in files)
