@@ -269,9 +269,11 @@ def stamp_matches(out: Path, paths: Iterable[Path], specs: list[tuple[Path, str]
             return None
         if any(file_sha(dep) != digest for dep, digest in stamp["deps"].items()):
             return None
-        base = str(out)  # os.path on strings: a 1000-tool set has 13,400 output files to stat
-        join = os.path.join
-        if any(_stat(join(base, rel)) != [size, mtime] for rel, size, mtime in stamp["outputs"]):
+        # strings, not Paths: a 1000-tool set has 13,400 output files to stat (os.path.join's
+        # result, spelled out: the prefix, or the path itself if absolute)
+        prefix, sep = os.path.join(str(out), ""), os.sep
+        if any(_stat(rel if rel.startswith(sep) else prefix + rel) != [size, mtime]
+               for rel, size, mtime in stamp["outputs"]):
             return None
     except (ValueError, KeyError, TypeError):
         return None
