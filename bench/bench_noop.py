@@ -114,10 +114,12 @@ def watch_rows(work: Path, sides: dict[str, Path], tools: int, per_spec: int, ro
         shutil.rmtree(specs, ignore_errors=True)
         write_spec_set(specs, tools, per_spec)
         out = work / f"watch-{side}-out{tools}x{per_spec}"
-        shutil.rmtree(out, ignore_errors=True)
+        cache = work / f"cache-watch-{side}"
+        for folder in (out, cache):  # a warm cache would answer the edits (the same bytes every run)
+            shutil.rmtree(folder, ignore_errors=True)
         before = _load()
         run = run_measured([sys.executable, str(HERE / "watch_edit.py"), str(specs), str(out), "--rounds", str(rounds)],
-                           env=_env(checkout, work / f"cache-watch-{side}"), cwd=work)
+                           env=_env(checkout, cache), cwd=work)
         times = json.loads(run.stdout.strip().splitlines()[-1])
         walls, cpus = [float(x) for x in times["edits"]], [float(x) for x in times["cpu"]]
         rows.append([f"{tools} ({per_spec}/spec)", f"watch: one tool edited, {side} (median of {rounds})",
