@@ -54,13 +54,13 @@ def parse_build(argv: list[str]) -> dict[str, Any] | None:
         option, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if option in _VALUES:
             name = _VALUES[option]
-            value = inline if eq else next(rest, None)
-            if name in seen or value is None or value == "" or value.startswith("-"):
+            text = inline if eq else next(rest, None)
+            if name in seen or text is None or text == "" or text.startswith("-"):
                 return None
-            if name in _CHOICES and value not in _CHOICES[name]:
+            if name in _CHOICES and text not in _CHOICES[name]:
                 return None
             seen.add(name)
-            parsed[name] = Path(value) if name == "output" else value
+            parsed[name] = Path(text) if name == "output" else text
             continue
         if arg == "" or arg.startswith("-"):
             return None
