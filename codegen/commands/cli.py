@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from typer._click.core import Context as ClickContext
 from typer._click.exceptions import UsageError  # the click typer (pinned) runs on: its own copy, not the click package
 from typer.core import TyperCommand
@@ -19,9 +18,10 @@ from typer.core import TyperCommand
 from .._version import __version__
 from ..api import Result, build, check, generate
 from ..api import scaffold as scaffold_stubs
-from ..diagnostics import Level, relocate
+from ..diagnostics import relocate
 from ..options import Options
 from ..spec.discovery import discover
+from . import report as report_mod
 from .cli_pull import register as register_pull_command
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
@@ -37,8 +37,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: wraps at any width instead of truncating option names
 )
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+out_console, err_console = report_mod.consoles()  # (the fast path of entry.py makes its own the same way)
 register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/commands/cli_sync.py)
 register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # cli_pull.py
 
@@ -84,16 +83,7 @@ OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output f
 def _print_diagnostics(result: Result, paths: list[Path] | None = None) -> None:
     """Print the diagnostics, located relative to the working directory when ``paths`` (the
     spec paths given) say where the spec folders are."""
-    diags = result.diagnostics
-    if paths:
-        diags = relocate(diags, discover(paths)[0], Path.cwd())
-    for d in diags:
-        style = "red" if d.level is Level.ERROR else "yellow"
-        err_console.print(d.render(), style=style, markup=False)
-    errors = sum(d.level is Level.ERROR for d in result.diagnostics)
-    warnings = len(result.diagnostics) - errors
-    if result.diagnostics:
-        err_console.print(f"{errors} error(s), {warnings} warning(s) in {len(result.specs)} spec(s)", markup=False)
+    report_mod.print_diagnostics(err_console, result.diagnostics, len(result.specs), paths)
 
 
 def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True, target: Target | None = None,
@@ -140,8 +130,7 @@ def _progress(verbose: bool) -> Callable[[str], None] | None:
 
 
 def _end_progress() -> None:
-    if err_console.is_terminal:
-        err_console.print("\r\x1b[2K", end="", markup=False)
+    report_mod.end_progress(err_console)
 
 
 @app.command("build")
@@ -184,9 +173,8 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
             for item in items:
                 out_console.print(f"  {label:8} {item}", style=style, markup=False)
     if not quiet:
-        out_console.print(
-            f"{len(result.specs)} spec(s) -> {out}: {len(report.created)} created, {len(report.updated)} updated, "
-            f"{len(report.deleted)} deleted, {len(report.unchanged)} unchanged", markup=False)
+        out_console.print(report_mod.summary(len(result.specs), out, len(report.created), len(report.updated),
+                                             len(report.deleted), len(report.unchanged)), markup=False)
 
 
 def _verify_format(result: Result, out: Path) -> None:

@@ -7,6 +7,7 @@ command-line values into the frozen :class:`Config` the commands use.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -25,13 +26,44 @@ class ConfigFile:
     docs: str | None = None  # output folder of `mcp-codegen docs`
 
 
+_PLAIN: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "specs": ("specs", lambda v: type(v) is str or (type(v) is list and all(type(s) is str for s in v))),
+    "output": ("output", lambda v: type(v) is str),
+    "target": ("target", lambda v: v in ("server", "client", "both") and type(v) is str),
+    "shared-runtime": ("shared_runtime", lambda v: type(v) is bool),
+    "shared_runtime": ("shared_runtime", lambda v: type(v) is bool),
+    "docs": ("docs", lambda v: type(v) is str),
+}
+
+
+def _plain(table: object) -> ConfigFile | None:
+    """The table when every key is known and every value has exactly its declared type (what
+    pydantic accepts unchanged), read without pydantic; else None (pydantic decides)."""
+    if type(table) is not dict:
+        return None
+    fields: dict[str, object] = {}
+    for key, value in table.items():
+        known = _PLAIN.get(key)
+        if known is None or known[0] in fields or not known[1](value):
+            return None
+        fields[known[0]] = list(value) if type(value) is list else value
+    return ConfigFile(**fields)  # type: ignore[arg-type]
+
+
 def _validated(table: object) -> ConfigFile:
-    """The table checked by a pydantic model (imported only when there is a table: a build
-    with no ``[tool.mcp-codegen]``, like most no-op rebuilds, never imports pydantic).
+    """The table: read directly when it is plainly typed (:func:`_plain`), else checked by a
+    pydantic model (imported only then: a build with a plain ``[tool.mcp-codegen]`` or none,
+    like most no-op rebuilds, never imports pydantic).
 
     Raises:
         pydantic.ValidationError: a key that does not exist, a value of the wrong type.
     """
+    plain = _plain(table)
+    return plain if plain is not None else _validated_by_pydantic(table)
+
+
+def _validated_by_pydantic(table: object) -> ConfigFile:
+    """The table checked by a pydantic model (lax: ``"yes"`` is true, as it always was)."""
     from pydantic import BaseModel, ConfigDict, Field
 
     class Table(BaseModel):

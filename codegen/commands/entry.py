@@ -1,13 +1,140 @@
-"""The ``mcp-codegen`` program's entry point: a plain ``pull --stdio CMD`` starts its server
-before the command line is even imported (``pull_spawn.py``), then the command line runs."""
+"""The ``mcp-codegen`` entry point: an up-to-date ``build`` is answered before typer is imported,
+and a plain ``pull --stdio CMD`` starts its server before the command line is imported.
+
+Re-running ``mcp-codegen build SPECS -o OUT`` on unchanged inputs is the most common build, and
+its answer ("nothing to do") takes a few milliseconds once the build stamp is read; importing
+the command line (typer, click, rich, the generator's API) took three times as long as the whole
+rest.  So :func:`main` first tries :func:`quick_build`: for a ``build`` command line made only
+of spec paths, ``-o/--output``, ``-q/--quiet``, ``--target``, ``--layout``, ``--skill`` and
+``--shared-runtime/--private-runtime``, it resolves the configuration, discovers the specs and
+checks the build stamp exactly as :func:`codegen.api.build` does, with the standard library
+and the generator's small modules only.  When the stamp matches it prints what ``build``
+prints (through :mod:`codegen.commands.report`, the same code) and exits 0.  Anything else —
+another command or flag, a repeated or odd option, a configuration error, no stamp, any change
+at all, any unexpected exception — falls through to the full command line, which decides and
+reports as it always did.  ``MCP_CODEGEN_FAST_PATH=0`` turns the shortcut off.
+
+Then, for a plain ``pull --stdio CMD``, the server process is started at once
+(``pull_spawn.py``: its start-up overlaps ours) and the command line runs.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+from typing import Any
+
+FAST_PATH_ENV = "MCP_CODEGEN_FAST_PATH"
+
+_FLAGS = {"-q": ("quiet", True), "--quiet": ("quiet", True),
+          "--shared-runtime": ("shared_runtime", True), "--private-runtime": ("shared_runtime", False)}
+_VALUES = {"-o": "output", "--output": "output", "--target": "target", "--layout": "layout", "--skill": "skill"}
+_CHOICES = {"target": ("server", "client", "both"), "layout": ("package", "agent"), "skill": ("server", "tree")}
+
+
+def parse_build(argv: list[str]) -> dict[str, Any] | None:
+    """The options of a plain ``build`` command line, or None for anything else.
+
+    Only forms whose meaning is certain are accepted: ``-o OUT``, ``--output OUT``,
+    ``--output=OUT`` (and the same for the choice options, with a valid choice), each at most
+    once; flags; positional spec paths that are not empty and do not start with ``-``.
+    ``--``, combined short options, ``--help``, ``--watch``, ``-v`` and every other option
+    return None (the full command line handles them).
+    """
+    if not argv or argv[0] != "build":
+        return None
+    parsed: dict[str, Any] = {"specs": [], "quiet": False}
+    seen: set[str] = set()
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg in _FLAGS:
+            name, value = _FLAGS[arg]
+            if name in seen and parsed[name] != value:
+                return None
+            seen.add(name)
+            parsed[name] = value
+            continue
+        option, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if option in _VALUES:
+            name = _VALUES[option]
+            text = inline if eq else next(rest, None)
+            if name in seen or text is None or text == "" or text.startswith("-"):
+                return None
+            if name in _CHOICES and text not in _CHOICES[name]:
+                return None
+            seen.add(name)
+            parsed[name] = Path(text) if name == "output" else text
+            continue
+        if arg == "" or arg.startswith("-"):
+            return None
+        parsed["specs"].append(Path(arg))
+    return parsed
+
+
+def quick_build(argv: list[str]) -> int | None:
+    """Answer an up-to-date ``build`` (exit status 0), or None: the full command line decides."""
+    if os.environ.get(FAST_PATH_ENV, "") == "0":
+        return None
+    parsed = parse_build(argv)
+    if parsed is None:
+        return None
+    try:
+        found = _up_to_date(parsed)
+    except Exception:  # (a shortcut: whatever went wrong, the full build decides and reports)
+        return None
+    if found is None:
+        return None
+    paths, out, stamp = found
+    _print_unchanged(parsed["quiet"], paths, out, stamp)
+    return 0
+
+
+def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any]] | None:
+    """What :func:`codegen.api.build` checks before it generates anything, in the same order."""
+    from ..output import cache
+    from ..spec.discovery import discover
+    from ..spec.sources import one_read_per_file
+    from .config import resolve
+
+    cfg, _ = resolve(parsed["specs"] or None, parsed.get("output"), Path.cwd(), target=parsed.get("target"),
+                     shared_runtime=parsed.get("shared_runtime"), layout=parsed.get("layout"),
+                     skill=parsed.get("skill"))
+    if cfg is None:
+        return None
+    paths, out = list(cfg.specs), cfg.output
+    with one_read_per_file():
+        specs, diags = discover(paths)
+        if diags or not specs or not out.is_dir():
+            return None
+        stamp = cache.stamp_matches(out, paths, specs, cfg.options.key())
+    return None if stamp is None else (paths, out, stamp)
+
+
+def _print_unchanged(quiet: bool, paths: list[Path], out: Path, stamp: dict[str, Any]) -> None:
+    """What ``build`` prints when nothing changed (cli.py ``build_cmd``, no ``-v``): the progress
+    line cleared, the diagnostics the last build had, the summary line."""
+    from ..diagnostics import Diagnostic, Level
+
+    diagnostics = [Diagnostic(**{**d, "level": Level(d["level"])}) for d in stamp["diagnostics"]]
+    names, outputs = list(stamp["names"]), stamp["outputs"]
+    if quiet and not diagnostics:
+        return  # nothing to print: rich is not even imported
+    from . import report
+
+    out_console, err_console = report.consoles()
+    if not quiet:
+        report.end_progress(err_console)
+    report.print_diagnostics(err_console, diagnostics, len(names), paths)
+    if not quiet:
+        out_console.print(report.summary(len(names), out, 0, 0, 0, len(outputs)), markup=False)
 
 
 def main() -> None:
-    """Run ``mcp-codegen`` (``codegen/commands/cli.py``)."""
+    """Console-script entry point (``mcp-codegen``, ``python -m codegen``)."""
+    code = quick_build(sys.argv[1:])
+    if code is not None:
+        raise SystemExit(code)
     from .pull_spawn import start_early
 
     start_early(sys.argv[1:])
