@@ -97,7 +97,7 @@ class ToolCalls:
         if not await self._limits.admit(conn.client_key):
             return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
         try:
-            model = validate_arguments(tool, args, plain=getattr(conn, "decoded", False))
+            model = validate_arguments(tool, args, plain=conn.decoded)
         except ArgumentsInvalid as exc:
             if env.version in _STRICT_ARG_ERRORS:
                 raise InvalidParamsError(str(exc), data={"tool": name, "errors": exc.errors}) from None

@@ -2,10 +2,10 @@
 ``orjson`` and ``jsonschema-rs``) is used in this process.
 
 It is used when both are importable, unless ``MCP_CODEGEN_ACCELERATOR`` is ``off`` (also
-``0``, ``false``, ``no``).  The extra also brings ``uvloop``: :func:`loop_factory` gives its
-event loop to the servers (stdio, and uvicorn's for HTTP) under the same switch.  Without it, every message takes the pure-Python path; with it,
+``0``, ``false``, ``no``).  Without it, every message takes the pure-Python path; with it,
 only where the native answer is the pure path's by construction (see :mod:`wire.fastjson`
-and :mod:`schema.accel`).  :func:`set_enabled` switches it at run time (tests run both paths).
+and :mod:`schema.accel`).  The extra also brings ``uvloop``: :func:`loop_factory` gives its
+event loop to the servers (stdio, and uvicorn's for HTTP) under the same switch.  :func:`set_enabled` switches it at run time (tests run both paths).
 """
 
 from __future__ import annotations
