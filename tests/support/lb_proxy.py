@@ -90,9 +90,16 @@ class LoadBalancer:
             self._thread.join(10)
         self._loop.close()
 
-    def drop_connections(self) -> int:
-        """Cut every client connection open now (mid-request or mid-stream); how many."""
+    def drop_connections(self, *, wait: float = 5.0) -> int:
+        """Cut every client connection open now (mid-request or mid-stream); how many.
+
+        Connections here carry one request each, so between two calls none may be open: it
+        waits up to ``wait`` seconds for at least one to open, so that the fault is a real cut.
+        """
         async def drop() -> int:
+            deadline = self._loop.time() + wait
+            while not self._tasks and self._loop.time() < deadline:
+                await asyncio.sleep(0.002)
             tasks = list(self._tasks)
             for task in tasks:
                 task.cancel()
