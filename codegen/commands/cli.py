@@ -22,6 +22,7 @@ from ..diagnostics import relocate
 from ..options import Options
 from ..spec.discovery import discover
 from . import report as report_mod
+from .cli_app import new_app, run
 from .cli_pull import register as register_pull_command
 from .cli_sync import register as register_sync_commands
 from .cli_sync import run_watch
@@ -29,15 +30,8 @@ from .config import resolve
 from .dev import DEFAULT_OUTPUT as DEV_OUTPUT
 from .starter import SCHEMA_COPY, spec_format_schema, starter_spec
 
-app = typer.Typer(
-    name="mcp-codegen",
-    help="Generate typed MCP servers and clients from declarative tool specs.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: wraps at any width instead of truncating option names
-)
 out_console, err_console = report_mod.consoles()  # (the fast path of entry.py makes its own the same way)
+app = new_app(out_console)
 register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/commands/cli_sync.py)
 register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # cli_pull.py
 
@@ -57,19 +51,6 @@ class Skill(str, Enum):
     server = "server"
     tree = "tree"
 
-
-def _show_version(value: bool) -> None:
-    if value:
-        out_console.print(f"mcp-codegen {__version__}", markup=False)
-        raise typer.Exit()
-
-
-@app.callback()
-def _global_options(
-    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version and exit.", callback=_show_version,
-                                          is_eager=True)] = False,
-) -> None:
-    """Generate typed MCP servers and clients from declarative tool specs."""
 
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also list every file written and what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
@@ -352,20 +333,6 @@ def version_cmd() -> None:
     out_console.print(__version__, markup=False)
 
 
-#: Imported by ``jsonschema`` when installed (the ``format-nongpl`` extra), only for its
-#: format checks: ``rfc3987_syntax`` (``iri``/``iri-reference``) builds 38 parser grammars on
-#: import, about 2 s of CPU for every generator process; ``isoduration`` (``duration``, which
-#: pulls in arrow and dateutil) and the others cost about 0.1 s together.  The generator
-#: never checks formats (the runtime's ``format_checker`` is for generated packages, which run
-#: in their own process), so the CLI process does without them.  (``idna`` stays: httpx needs it.)
-_UNUSED_IMPORTS = ("rfc3987_syntax", "isoduration", "rfc3986_validator", "rfc3339_validator", "webcolors",
-                   "uri_template", "jsonpointer", "fqdn")
-
-
 def main() -> None:
     """Console-script entry point."""
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    if "jsonschema" not in sys.modules:
-        for name in _UNUSED_IMPORTS:
-            sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # "import name" raises ImportError
-    app()
+    run(app)

@@ -15,7 +15,9 @@ at all, any unexpected exception — falls through to the full command line, whi
 reports as it always did.  ``MCP_CODEGEN_FAST_PATH=0`` turns the shortcut off.
 
 Then, for a plain ``pull --stdio CMD``, the server process is started at once
-(``pull_spawn.py``: its start-up overlaps ours) and the command line runs.
+(``pull_spawn.py``: its start-up overlaps ours) and a command line with the ``pull`` command
+alone runs (``cli_app.pull_main``: the same command, options and output, without importing the
+build API first).
 """
 
 from __future__ import annotations
@@ -137,7 +139,11 @@ def main() -> None:
         raise SystemExit(code)
     from .pull_spawn import start_early
 
-    start_early(sys.argv[1:])
+    if start_early(sys.argv[1:]):
+        from .cli_app import pull_main
+
+        pull_main()  # only the pull command: the build API is not imported
+        return
     from .cli import main as cli_main
 
     cli_main()

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from ..diagnostics import Diagnostic, Level
 from ..runtime.client import ClientBase
+from ..runtime.client.transports import StdioTransport
 from ..runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 from .pull_notes import INFO, Note
 from .pull_read import PullError, ServerSnapshot, fetch, fetch_then, read_server
@@ -51,9 +52,16 @@ class PullResult:
 # -- 1. connect and read -------------------------------------------------------------------
 
 
+#: Seconds a pulled stdio server is given to exit once its stdin is closed, before SIGTERM
+#: (then the transport's usual 2 s before SIGKILL).  Everything has been read by then, so a
+#: server that lingers (the npm servers arm a 350 ms exit timer) is not waited for.
+EXIT_GRACE = 0.1
+
+
 def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | os.PathLike[str] | None = None,
                  env: Mapping[str, str] | None = None, timeout: float = 30.0) -> ClientBase:
-    """An untyped client that spawns ``command`` (program and arguments); stderr is captured."""
+    """An untyped client that spawns ``command`` (program and arguments); stderr is captured;
+    closing it gives the server :data:`EXIT_GRACE` seconds to exit before SIGTERM."""
     if not command:
         raise PullError("empty server command")
     from .pull_spawn import adopt
@@ -62,12 +70,14 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     if popen is not None:
         from .pull_adopt import AdoptedStdioTransport
 
-        transport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd)
+        transport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd,
+                                          exit_grace=EXIT_GRACE)
         return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout,
                           max_timeout=max(timeout, 1.0), audit=None)
-    return ClientBase.stdio(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
-                            era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
-                            audit=None)
+    transport = StdioTransport(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
+                               exit_grace=EXIT_GRACE)
+    return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
+                      audit=None)
 
 
 def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str] | None = None,

@@ -103,20 +103,24 @@ def _environ(extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def start_early(argv: Sequence[str]) -> None:
-    """Spawn the server of a plain ``pull --stdio CMD`` now (see the module docstring)."""
+def start_early(argv: Sequence[str]) -> bool:
+    """Spawn the server of a plain ``pull --stdio CMD`` now (see the module docstring);
+    whether ``argv`` is one."""
     global _early
     wanted = plan(argv)
-    if wanted is None or _early is not None:
-        return
+    if wanted is None:
+        return False
+    if _early is not None:
+        return True
     environ = _environ(dict(wanted.env))
     try:
         popen = subprocess.Popen(list(wanted.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, env=environ, cwd=wanted.cwd, bufsize=0)
     except (OSError, ValueError):
-        return  # the transport spawns it again and reports the error
+        return True  # the transport spawns it again and reports the error
     _early = _Early(wanted, environ, popen)
     atexit.register(discard)
+    return True
 
 
 def adopt(command: Sequence[str], cwd: str | os.PathLike[str] | None,

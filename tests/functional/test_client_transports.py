@@ -94,6 +94,25 @@ def test_stdio_shutdown_escalates_to_kill() -> None:
     run(main())
 
 
+#: Exits on its own 0.6 s after stdin closes (as the npm servers do after 350 ms); SIGTERM ends it at once.
+LINGERING = "import sys, time\nsys.stdin.read()\ntime.sleep(0.6)\n"
+
+
+@pytest.mark.parametrize(("exit_grace", "returncode"), [(None, 0), (0.05, -15)])
+def test_stdio_exit_grace_is_the_wait_before_sigterm(exit_grace: float | None, returncode: int) -> None:
+    """Without ``exit_grace`` a lingering server is waited for (``shutdown_timeout``, 2 s) and exits
+    by itself; with it, SIGTERM comes after ``exit_grace`` seconds (``pull`` uses 0.1 s)."""
+    async def main() -> None:
+        t = StdioTransport(sys.executable, ["-c", LINGERING], stderr="discard", exit_grace=exit_grace)
+        await t.start(Sink())
+        await asyncio.sleep(0.3)  # the interpreter is up and reading stdin
+        await t.aclose()
+        assert t.process is not None and t.process.returncode == returncode
+        assert t.fresh().exit_grace == exit_grace
+
+    run(main())
+
+
 def test_in_process_rejects_objects_without_an_endpoint() -> None:
     with pytest.raises(TypeError):
         InProcessTransport(object())

@@ -175,6 +175,8 @@ class StdioTransport(ClientTransport):
             ``"capture"`` (kept in memory, last ``stderr_max_lines`` lines, see
             :attr:`stderr_output`) or ``"discard"``.
         shutdown_timeout: seconds to wait after closing stdin, and again after SIGTERM.
+        exit_grace: seconds to wait after closing stdin, before SIGTERM, when that wait should
+            be shorter than ``shutdown_timeout`` (None: ``shutdown_timeout``).
         max_line_bytes: the largest accepted message line.
     """
 
@@ -190,6 +192,7 @@ class StdioTransport(ClientTransport):
         shutdown_timeout: float = 2.0,
         max_line_bytes: int = 32 * 1024 * 1024,
         stderr_max_lines: int = 2000,
+        exit_grace: float | None = None,
     ) -> None:
         super().__init__()
         if stderr not in ("passthrough", "capture", "discard"):
@@ -201,6 +204,7 @@ class StdioTransport(ClientTransport):
         self.stderr_mode: StderrMode = stderr
         self.inherit_env = inherit_env
         self.shutdown_timeout = shutdown_timeout
+        self.exit_grace = exit_grace
         self.max_line_bytes = max_line_bytes
         self.description = f"stdio server {command!r}"
         self._stderr_lines: collections.deque[str] = collections.deque(maxlen=stderr_max_lines)
@@ -214,7 +218,8 @@ class StdioTransport(ClientTransport):
         """The same command, to be spawned again."""
         return StdioTransport(self.command, self.args, env=self.env, cwd=self.cwd, stderr=self.stderr_mode,
                               inherit_env=self.inherit_env, shutdown_timeout=self.shutdown_timeout,
-                              max_line_bytes=self.max_line_bytes, stderr_max_lines=self._stderr_lines.maxlen or 2000)
+                              max_line_bytes=self.max_line_bytes, stderr_max_lines=self._stderr_lines.maxlen or 2000,
+                              exit_grace=self.exit_grace)
 
     @property
     def process(self) -> asyncio.subprocess.Process | None:
@@ -328,8 +333,9 @@ class StdioTransport(ClientTransport):
                 elif step == "kill":
                     with contextlib.suppress(ProcessLookupError):
                         proc.kill()
+                wait = self.exit_grace if step == "wait" and self.exit_grace is not None else self.shutdown_timeout
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(proc.wait(), self.shutdown_timeout)
+                    await asyncio.wait_for(proc.wait(), wait)
         for task in (self._reader, self._stderr_task):
             if task is not None and not task.done():
                 # Let the reader drain what is left (EOF follows the exit), then stop it.
