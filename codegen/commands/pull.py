@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,6 +255,19 @@ def write_spec(text: str, path: Path, force: bool = False) -> None:
 # -- all together ----------------------------------------------------------------------------
 
 
+def _prepare_spec_step() -> None:
+    """Import what :func:`spec_from_snapshot` needs (YAML, the normalizer, the spec schema) and
+    compute the runtime member names, while the connection waits for the server's answers.
+    Only a head start: the spec step imports and computes them itself when it gets there."""
+    try:
+        from . import pull_catalog, pull_emit, pull_overlays  # noqa: F401
+        from .pull_normalize import runtime_member_names
+
+        runtime_member_names()
+    except Exception:  # (the spec step meets the same error and reports it)
+        pass
+
+
 def pull(client: ClientBase, output: Path | None, *, name: str | None = None, force: bool = False,
          build: bool = False, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
     """Read the server behind ``client``, write its spec to ``output`` (``None``: don't write).
@@ -285,6 +299,7 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
                 return result, [exists]
         return result, diags
 
+    threading.Thread(target=_prepare_spec_step, name="pull-prepare", daemon=True).start()
     try:
         _, done = fetch_then(client, write, timeout)  # the spec is written while the server exits
     except PullError as exc:
