@@ -71,12 +71,11 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     if popen is not None:
         from .pull_adopt import AdoptedStdioTransport
 
-        transport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd,
-                                          exit_grace=EXIT_GRACE)
-        return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout,
-                          max_timeout=max(timeout, 1.0), audit=None)
-    transport = StdioTransport(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
-                               exit_grace=EXIT_GRACE)
+        transport: StdioTransport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd,
+                                                          exit_grace=EXIT_GRACE)
+    else:
+        transport = StdioTransport(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
+                                   exit_grace=EXIT_GRACE)
     return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
                       audit=None)
 
