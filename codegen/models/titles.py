@@ -55,7 +55,8 @@ def drop_field_titles(source: str) -> str:
         if isinstance(value, ast.Constant) and value.value is Ellipsis and not isinstance(only, ast.keyword):
             annotation = node.annotation  # type: ignore[attr-defined]
             edits.append((at(annotation.end_lineno, annotation.end_col_offset), end, b""))  # required: no value
-        elif isinstance(value, ast.expr) and not isinstance(value, ast.Constant | ast.Name) or value is None:
+        elif isinstance(value, ast.keyword) or value is None or not isinstance(value, ast.Constant | ast.Name):
+            # ``Field(default_factory=list)``, ``Field(alias="a")``, several arguments, a call: Field stays
             parts = [data[at(k.lineno, k.col_offset):at(k.end_lineno or k.lineno, k.end_col_offset or 0)] for k in kept]
             edits.append((begin, end, b"Field(" + b", ".join(parts) + b")"))
         else:  # ``Field(default=None, title=...)`` -> ``None``
