@@ -17,6 +17,7 @@ from ..output import cache
 from ..output.fmtpool import JOBS_ENV as JOBS_ENV
 from ..output.fmtpool import available_jobs
 from ..render.files import owner_folder
+from .collect import fewer_collections
 from .pipeline import Result, generate_one
 
 #: What a build decided and why (``mcp-codegen build --verbose`` shows it).
@@ -65,7 +66,14 @@ def _jobs(work: int) -> int:
 
 def generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None,
                   options: Options = DEFAULT) -> list[Result]:
-    """Results of ``specs`` in order: cache hits first, the rest in parallel when it pays."""
+    """Results of ``specs`` in order: cache hits first, the rest in parallel when it pays
+    (with fewer garbage collections meanwhile, :mod:`.collect`)."""
+    with fewer_collections():
+        return _generate_all(specs, progress, options)
+
+
+def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None] | None,
+                  options: Options) -> list[Result]:
     results: list[Result | None] = [_cached_one(path, display, options) for path, display in specs]
     misses = [i for i, r in enumerate(results) if r is None]
     for (_, display), hit in zip(specs, results, strict=True):
