@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ..render.blackstyle import black_style
+from .parallel import beside, spare_cpu
 from .statements import Fallback, Split, import_lines, split, statements, used_modules
 
 _PREFIX = "#/$defs/"
@@ -286,18 +287,58 @@ def _cut(source: str, plan: list[_Unit], cold: list[_Unit], defs: dict[str, Any]
     return out
 
 
+_Entry = tuple[str, set[str], Split]  # a unit document's text, its others, its split()
+
+
 def _seed(defs: dict[str, Any], edges: dict[str, tuple[str, ...]], plan: list[_Unit], cold: list[_Unit],
-          run: Callable[[dict[str, Any]], str]) -> str:
-    """Run DCG once on the classes of the ``cold`` units and remember each unit's part of its
-    output (:func:`_cut`), as if DCG had run on each; returns that output."""
+          run: Callable[[dict[str, Any]], str]) -> tuple[str, list[_Entry]]:
+    """Run DCG once on the classes of the ``cold`` units; returns its output and each unit's
+    part of it (:func:`_cut`), as if DCG had run on each, for the memo."""
     wanted = set().union(*(u.needed for u in cold))
     doc = {"$defs": {name: defs[name] for name in defs if name in wanted}}
     source = run(doc)
     try:
-        for unit, others, result in _cut(source, plan, cold, defs, edges, _titles(doc, set(wanted)), run):
-            _remember(unit.text, others, result)
+        entries = [(unit.text, others, result)
+                   for unit, others, result in _cut(source, plan, cold, defs, edges, _titles(doc, set(wanted)), run)]
     except Exception:  # Fallback, or anything unforeseen: the units' own runs decide
-        pass
+        entries = []
+    return source, entries
+
+
+#: Cold units from which DCG runs on two halves at once (:mod:`.parallel`), when a CPU is idle.
+MIN_BESIDE_UNITS = 40
+
+
+def _halves(cold: list[_Unit]) -> tuple[list[_Unit], list[_Unit]]:
+    """The cold units in two parts of about the same size (document text), each with the
+    shared unit when it is cold (each part's cut needs it)."""
+    shared = [u for u in cold if u.shared]
+    groups = [u for u in cold if not u.shared]
+    total, size, cut_at = sum(len(u.text) for u in groups), 0, len(groups)
+    for k, unit in enumerate(groups):
+        size += len(unit.text)
+        if 2 * size >= total:
+            cut_at = k + 1
+            break
+    return shared + groups[:cut_at], shared + groups[cut_at:]
+
+
+def _seed_cold(defs: dict[str, Any], edges: dict[str, tuple[str, ...]], plan: list[_Unit], cold: list[_Unit],
+               run: Callable[[dict[str, Any]], str]) -> str | None:
+    """Fill the memo for the ``cold`` units: one DCG run on them all, or, for many units with
+    a CPU idle, one on each half at once (:func:`.parallel.beside`).  Returns the single run's
+    output (None after two halves)."""
+    if len(cold) >= MIN_BESIDE_UNITS and spare_cpu():
+        first, second = _halves(cold)
+        if first and any(not u.shared for u in second):
+            (_, mine), (_, theirs) = beside(lambda: _seed(defs, edges, plan, first, run),
+                                            lambda: _seed(defs, edges, plan, second, run))
+            for text, others, result in [*mine, *theirs]:
+                _remember(text, others, result)
+            return None
+    source, entries = _seed(defs, edges, plan, cold, run)
+    for text, others, result in entries:
+        _remember(text, others, result)
     return source
 
 
@@ -322,8 +363,8 @@ def models_source(doc: dict[str, Any], groups: Iterable[Iterable[str]], run: Cal
                 plan.append(_Unit(names, needed, sub, json.dumps(sub, ensure_ascii=False), k == 0))
         cold = [unit for unit in plan if unit.text not in _MEMO]
         if cut and len(cold) > 1:
-            source = _seed(defs, edges, plan, cold, run)
-            if set(doc) == {"$defs"} and len(set().union(*(u.needed for u in cold))) == len(defs):
+            source = _seed_cold(defs, edges, plan, cold, run)
+            if source is not None and set(doc) == {"$defs"} and len(set().union(*(u.needed for u in cold))) == len(defs):
                 whole = source
         imports: list[tuple[str, str, str | None]] = []
         body: list[str] = []
