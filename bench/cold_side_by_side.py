@@ -5,11 +5,12 @@ process with ``PYTHONPATH`` set to that checkout and an empty ``MCP_CODEGEN_CACH
 (``dcg`` instead runs ``dcg_reference.py`` on the same specs), and prints wall and CPU seconds
 (user + system of the process tree, ``os.wait4``) with the load average, then the medians.
 A checkout is a folder holding ``codegen/`` and ``templates/`` (e.g. ``git archive REV codegen
-templates | tar -x -C DIR``).
+templates | tar -x -C DIR``); ``DIR,NAME=VALUE,...`` runs it with those environment
+variables too (e.g. ``DIR,MCP_CODEGEN_JOBS=1``).
 
 Usage::
 
-    .venv/bin/python bench/cold_side_by_side.py SPECS ROUNDS CHECKOUT|dcg ...
+    .venv/bin/python bench/cold_side_by_side.py SPECS ROUNDS CHECKOUT[,NAME=VALUE...]|dcg ...
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def main() -> None:
     for r in range(rounds):
         for tree in trees:
             scratch = tempfile.mkdtemp()
-            env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": f"{scratch}/cache", "PYTHONPATH": tree}
+            folder, *extra = tree.split(",")
+            env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": f"{scratch}/cache", "PYTHONPATH": folder}
             env.pop("MCP_CODEGEN_NO_CACHE", None)
+            env.update(item.split("=", 1) for item in extra)
             if tree == "dcg":
                 cmd = [sys.executable, str(HERE / "dcg_reference.py"), specs, f"{scratch}/out"]
             else:
