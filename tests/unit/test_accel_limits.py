@@ -222,3 +222,23 @@ def test_the_bench_message_is_proven() -> None:
     from codegen.runtime.wire import jsonrpc
     line = jsonrpc.encode(jsonrpc.request(1, "tools/call", {"name": "ingest", "arguments": payload()}))
     assert fastlimits.measured_within(jsonrpc.decode_measured(line)[1], 1 << 20, 64, member=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values, max_string=st.integers(min_value=0, max_value=40), max_depth=st.integers(min_value=0, max_value=6),
+       native=st.booleans())
+def test_the_in_process_copy_hands_back_the_text_it_read(value: Any, max_string: int, max_depth: int, native: bool) -> None:
+    """``jsoncopy.json_copy_measured``: the copy of ``json_copy``, and a text that proves the
+    limits only where the walk of the copy agrees (both with orjson and without)."""
+    from codegen.runtime.server import jsoncopy
+    accelerator.set_enabled(native)
+    try:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": value}}
+        copy, text = jsoncopy.json_copy_measured(message)
+        assert copy == jsoncopy.json_copy(message) == message
+        if fastlimits.measured_within(text, max_string, max_depth, member=True):
+            assert pure(copy["params"], max_string, max_depth) is None
+        if fastlimits.measured_within(text, max_string, max_depth):
+            assert pure(copy, max_string, max_depth) is None
+    finally:
+        accelerator.set_enabled(True)

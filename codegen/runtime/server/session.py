@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..wire import jsonrpc
 from ..wire.errors import TransportClosedError
 from .connection import Connection, Outgoing
-from .jsoncopy import json_copy
+from .jsoncopy import json_copy, json_copy_measured
 
 if TYPE_CHECKING:
     from .interface import ServedServer
@@ -134,7 +134,11 @@ class InProcessPeer:
         """Deliver one client->server message (a JSON-RPC dict or a batch list)."""
         if self._closed:
             raise TransportClosedError("in-process connection closed")
-        await self._session.feed(json_copy(message) if self._copy else message)
+        if not self._copy:
+            await self._session.feed(message)
+            return
+        copy, text = json_copy_measured(message)
+        await self._session.feed(copy, text)
 
     async def receive(self) -> Any:
         """The next server->client message; TransportClosedError once closed and drained."""
