@@ -152,3 +152,60 @@ def test_rate_limit_per_client() -> None:
             other = await _call(b, "b", "echo", {"text": "x"})  # another client has its own bucket
             assert not other["result"].get("isError", False)
     asyncio.run(main())
+
+
+def _nest(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+#: Arguments near the limits of ``ServerSettings(max_string_length=64, max_depth=6)``: nesting
+#: one short of, at and one past the depth limit (``params`` at 0, ``arguments`` at 1, ``text``
+#: at 2), strings at and past the length limit, brackets, quotes and escapes inside strings.
+_NEAR_LIMITS: list[dict[str, Any]] = [
+    {"text": _nest(3)}, {"text": _nest(4)}, {"text": _nest(5)}, {"text": [[[[]]]]}, {"text": [[[[[]]]]]},
+    {"text": "a" * 64}, {"text": "a" * 65}, {"a" * 64: 1}, {"a" * 65: 1}, {"text": "é" * 64}, {"text": "😀" * 65},
+    {"text": '"]]]]]]]]\\' * 6}, {"text": "[[[[[[[[[[[[[[[[[[", "b": '\\"'}, {"t": "\\", "u": [[[["x"]]]]},
+]
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_size_limits_near_the_edges_in_process(copy: bool) -> None:
+    """Each call near a limit is refused exactly when the walk of its params says so, with the
+    JSON copy (whose text may prove the limits) and without (the walk alone)."""
+    from codegen.runtime.server.security import exceeds_limits
+
+    async def main() -> None:
+        settings = ServerSettings(max_string_length=64, max_depth=6)
+        server = DemoServer(settings)
+        async with server.connect_in_process(copy=copy) as peer:
+            for i, args in enumerate(_NEAR_LIMITS):
+                res = await _call(peer, i, "echo", args)
+                params = modern({"name": "echo", "arguments": args}, caps=ELICIT)
+                refused = exceeds_limits(params, 64, 6) is not None
+                assert (res.get("error", {}).get("code") == p.INVALID_REQUEST) == refused, (args, res)
+            assert sum(exceeds_limits(modern({"name": "echo", "arguments": a}, caps=ELICIT), 64, 6) is None
+                       for a in _NEAR_LIMITS) >= 5  # both verdicts are exercised
+    asyncio.run(main())
+
+
+def test_size_limits_near_the_edges_over_stdio() -> None:
+    """The same over stdio (``serve_stdio`` on a byte stream), where the line itself may prove
+    the limits: the refusals are the walk's, line by line."""
+    import io
+
+    from codegen.runtime.server.security import exceeds_limits
+    from codegen.runtime.server.stdio import serve_stdio
+
+    settings = ServerSettings(max_string_length=1 << 20, max_depth=6)
+    server = DemoServer(settings)
+    lines = [req(i, "tools/call", modern({"name": "echo", "arguments": a}, caps=ELICIT)) for i, a in enumerate(_NEAR_LIMITS)]
+    out = io.BytesIO()
+    asyncio.run(serve_stdio(server, stdin=io.BytesIO(b"".join(json.dumps(m).encode() + b"\n" for m in lines)), stdout=out))
+    answers = {m["id"]: m for m in map(json.loads, out.getvalue().splitlines()) if "id" in m}
+    for message in lines:
+        refused = exceeds_limits(message["params"], 1 << 20, 6) is not None
+        got = answers[message["id"]]
+        assert (got.get("error", {}).get("code") == p.INVALID_REQUEST) == refused, (message, got)

@@ -59,7 +59,7 @@ def test_line_pipe_queues_everything_behind_an_inline_message() -> None:
 
     started: list[object] = []
 
-    def start(message: object) -> bool:
+    def start(message: object, text: bytes | None = None) -> bool:
         if isinstance(message, dict) and "id" in message and message.get("method") != "initialize":
             started.append(message["id"])
             return True

@@ -34,7 +34,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..schema.strictpy import json_native
 from ..schema.validation import ArgumentsInvalid, SchemaCheckUnavailable, beyond_model_errors, check_arguments
 from ..schema.violations import model_errors, one, redacted
 from ..wire import protocol as p
@@ -50,6 +49,7 @@ from ..wire.errors import (
     UnknownToolError,
 )
 from ..wire.tools import ToolDef
+from .dumps import jsonable
 
 logger = logging.getLogger("mcp_codegen.client")
 
@@ -88,54 +88,6 @@ UNSET = Unset.UNSET
 _UNCHECKED: set[str] = set()  # tools whose client-side check was skipped (no jsonschema), warned once
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-#: Model class -> whether its JSON-mode dump is plain JSON data (see :func:`_plain_dump`).
-_PLAIN_DUMPS: dict[type, bool] = {}
-
-
-def _plain_dump(cls: type[BaseModel]) -> bool:
-    """Whether the JSON-mode dump of a ``cls`` instance is plain JSON data: its core schema
-    holds only JSON-native nodes and string enums (:func:`~schema.strictpy.json_native`),
-    and no serializer of its own or computed field (which could return anything)."""
-    found = _PLAIN_DUMPS.get(cls)
-    if found is None:
-        schema = getattr(cls, "__pydantic_core_schema__", None)
-        found = _PLAIN_DUMPS[cls] = isinstance(schema, dict) and json_native(schema) \
-            and not _holds_key(schema, ("serialization", "computed_fields"))
-    return found
-
-
-def _holds_key(node: Any, keys: tuple[str, ...]) -> bool:
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if any(item.get(key) for key in keys):
-                return True
-            stack.extend(v for k, v in item.items() if k not in ("cls", "metadata"))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
-
-
-def _jsonable(value: Any, odd: list[Any]) -> Any:
-    """``value`` as JSON data; ``odd`` hears of every part that may not be plain JSON data
-    (a value of another type, the dump of a model with serializers of its own)."""
-    if isinstance(value, BaseModel):
-        if not _plain_dump(type(value)):
-            odd.append(value)
-        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if isinstance(value, enum.Enum):
-        return _jsonable(value.value, odd)
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v, odd) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v, odd) for v in value]
-    if type(value) not in _SCALARS:
-        odd.append(value)
-    return value
-
-
 def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
     """The wire ``arguments`` of a typed call, checked exactly as the server checks them.
 
@@ -151,7 +103,7 @@ def wire_arguments(tool: ToolDef, values: Mapping[str, Any]) -> dict[str, Any]:
         InvalidArgumentsError: they break the tool's input schema (nothing is sent).
     """
     odd: list[Any] = []
-    arguments = {key: _jsonable(value, odd) for key, value in values.items() if value is not UNSET}
+    arguments = {key: jsonable(value, odd) for key, value in values.items() if value is not UNSET}
     try:
         check_arguments(tool, arguments, plain=not odd)
     except SchemaCheckUnavailable as exc:  # the server still judges; say once why we cannot

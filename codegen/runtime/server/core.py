@@ -60,7 +60,7 @@ from ..wire.versions import implementation, tool_for_version
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
-from .fastlimits import exceeds_limits
+from .fastlimits import exceeds_limits, measured_within
 from .input_required import RequestStateCodec
 from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
@@ -124,8 +124,12 @@ class ServerCore(ToolCalls, Skills, Catalog):
         await self._tasks.aclose()
 
     # ------------------------------------------------------------- the core
-    async def handle(self, message: Any, conn: Connection) -> JsonObject | list[JsonObject] | None:
-        """Process one incoming message; the response (or None).  See module docstring."""
+    async def handle(self, message: Any, conn: Connection, text: bytes | None = None) -> JsonObject | list[JsonObject] | None:
+        """Process one incoming message; the response (or None).  See module docstring.
+
+        ``text``: the JSON text ``message`` was decoded from (``jsonrpc.decode_measured``),
+        when known: the size limits are then read on it if it proves them
+        (:func:`~server.fastlimits.measured_within`), else checked on the value."""
         if conn.registered_with is not self:
             self._connections.add(conn)
             conn.registered_with = self
@@ -134,7 +138,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
             await self.start_bus()
         if isinstance(message, list):
             return await self._handle_batch(message, conn)
-        return await self._handle_one(message, conn, in_batch=False)
+        return await self._handle_one(message, conn, in_batch=False, text=text)
 
     async def _handle_batch(self, batch: list[Any], conn: Connection) -> JsonObject | list[JsonObject] | None:
         if conn.legacy_version != p.V2025_03_26:
@@ -145,18 +149,21 @@ class ServerCore(ToolCalls, Skills, Catalog):
         out = [a for a in answers if a is not None]
         return out or None
 
-    async def _handle_one(self, message: Any, conn: Connection, *, in_batch: bool) -> JsonObject | None:
+    async def _handle_one(self, message: Any, conn: Connection, *, in_batch: bool,
+                          text: bytes | None = None) -> JsonObject | None:
         kind = jsonrpc.kind(message)
         if kind == "invalid":
             mid = message.get("id") if isinstance(message, dict) else None
             return jsonrpc.error(mid if jsonrpc.is_valid_id(mid) else None, p.INVALID_REQUEST, "Invalid Request")
         s = self.settings
         if kind == "response":
-            if exceeds_limits(message, s.max_string_length, s.max_depth) is not None:
+            if not measured_within(text, s.max_string_length, s.max_depth) \
+                    and exceeds_limits(message, s.max_string_length, s.max_depth) is not None:
                 message = jsonrpc.error(message["id"], p.INVALID_REQUEST, "Response exceeds the size limits")
             conn.receive_response(message)
             return None
-        too_big = exceeds_limits(message.get("params"), s.max_string_length, s.max_depth)
+        too_big = None if measured_within(text, s.max_string_length, s.max_depth, member=True) \
+            else exceeds_limits(message.get("params"), s.max_string_length, s.max_depth)
         if kind == "notification":
             if too_big is None:
                 self._notification(message["method"], message.get("params") or {}, conn)

@@ -9,13 +9,17 @@ or no container).  When jsonschema-rs accepts, the pure walk accepts too (it che
 subset: it does not look inside tuples, which jsonschema-rs reads as arrays); anything else
 (a violation, a value jsonschema-rs cannot read such as a set, a lone surrogate or a
 non-string key) goes to the pure walk, which gives its own answer or error.
+
+:func:`measured_within` answers without any walk when the JSON text a message was decoded
+from proves the limits hold (:func:`wire.jsonrpc.decode_measured`); when it cannot, the
+caller runs :func:`exceeds_limits` as before.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..wire import accelerator
+from ..wire import accelerator, fastjson
 from .security import exceeds_limits as pure_exceeds_limits
 
 _CHECKS: dict[tuple[int, int], Any] = {}
@@ -66,4 +70,23 @@ def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:
     return pure_exceeds_limits(value, max_string, max_depth)
 
 
-__all__ = ["exceeds_limits", "limits_schema"]
+def measured_within(text: bytes | None, max_string: int, max_depth: int, *, member: bool = False) -> bool:
+    """Whether the valid JSON text ``text`` alone proves that the value decoded from it (or,
+    with ``member``, any member of its top object: a message's ``params``) is within the
+    limits, i.e. :func:`exceeds_limits` would answer None.  False means "not proven" (the
+    walk decides), never "too big"; ``text`` None (no text known) proves nothing.
+
+    Every character of a decoded string or key comes from at least one byte of its text
+    (an escape gives one character for two to twelve bytes, UTF-8 one for one to four), so
+    a text of at most ``max_string`` bytes holds no longer string.  The containers of a
+    valid JSON text are its brackets outside strings (:func:`wire.fastjson.within_depth`):
+    when none is nested deeper than ``max_depth`` (top one at 1), every container is at
+    depth ``max_depth - 1`` at most (the top value at 0) and every value at ``max_depth``
+    at most; a member of the top object is one level down, hence ``max_depth + 1`` there.
+    """
+    if text is None or len(text) > max_string or max_depth < 0:
+        return False
+    return fastjson.within_depth(text, max_depth + 1 if member else max_depth)
+
+
+__all__ = ["exceeds_limits", "limits_schema", "measured_within"]

@@ -33,8 +33,10 @@ class ServedServer(Protocol):
         """The declared tools (header validation, per-tool scopes)."""
         ...
 
-    async def handle(self, message: Any, conn: Connection) -> dict[str, Any] | list[dict[str, Any]] | None:
-        """Process one decoded incoming message of ``conn``; its response, or None."""
+    async def handle(self, message: Any, conn: Connection,
+                     text: bytes | None = None) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """Process one decoded incoming message of ``conn`` (``text``: the JSON text it was
+        decoded from, when known); its response, or None."""
         ...
 
     async def start_bus(self) -> None:

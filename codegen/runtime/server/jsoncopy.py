@@ -53,13 +53,25 @@ def json_copy(message: Any) -> Any:
         TypeError, ValueError: ``message`` is not JSON data (from ``jsonrpc.encode``).
         ParseError: the encoded text cannot be read back (from ``jsonrpc.decode``).
     """
+    return json_copy_measured(message)[0]
+
+
+def json_copy_measured(message: Any) -> tuple[Any, bytes]:
+    """:func:`json_copy`, and the JSON text the copy was read from (orjson's or
+    ``jsonrpc.encode``'s: one valid JSON text, for ``server.fastlimits.measured_within``).
+
+    Raises:
+        As :func:`json_copy`.
+    """
     orjson = accelerator.module("orjson")
     if orjson is not None and sys.getrecursionlimit() >= MIN_RECURSION_LIMIT and plain_json(message):
         try:
-            return orjson.loads(orjson.dumps(message))
+            text = orjson.dumps(message)
+            return orjson.loads(text), text
         except (TypeError, ValueError):  # beyond 64 bits, a lone surrogate, too deep: the pure copy
             pass
-    return jsonrpc.decode(jsonrpc.encode(message))
+    text = jsonrpc.encode(message)
+    return jsonrpc.decode(text), text
 
 
-__all__ = ["json_copy", "plain_json"]
+__all__ = ["json_copy", "json_copy_measured", "plain_json"]

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..wire import jsonrpc
 from ..wire.errors import TransportClosedError
 from .connection import Connection, Outgoing
-from .jsoncopy import json_copy
+from .jsoncopy import json_copy, json_copy_measured
 
 if TYPE_CHECKING:
     from .interface import ServedServer
@@ -49,12 +49,13 @@ class ServerSession:
         self.conn = conn
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def feed(self, message: Any) -> None:
-        """Process one decoded incoming message (returns before long requests finish)."""
-        if not self.start(message):
-            await self._answer(message)
+    async def feed(self, message: Any, text: bytes | None = None) -> None:
+        """Process one decoded incoming message (returns before long requests finish);
+        ``text``: the JSON text it was decoded from, if known (``jsonrpc.decode_measured``)."""
+        if not self.start(message, text):
+            await self._answer(message, text)
 
-    def start(self, message: Any) -> bool:
+    def start(self, message: Any, text: bytes | None = None) -> bool:
         """Start ``message``'s own task if it gets one (a request other than ``initialize``,
         or a batch; dropped once the connection is closed); False: it must be handled in
         order, inline (:meth:`feed` does that)."""
@@ -63,22 +64,22 @@ class ServerSession:
         if not isinstance(message, list) and (jsonrpc.kind(message) != "request" or message.get("method") == "initialize"):
             return False
         own: list[asyncio.Task[None]] = []
-        task = asyncio.get_running_loop().create_task(self._own_task(message, own))
+        task = asyncio.get_running_loop().create_task(self._own_task(message, own, text))
         own.append(task)  # before the task's first step: it runs at the loop's next pass
         self._tasks.add(task)
         return True
 
-    async def _own_task(self, message: Any, own: list[asyncio.Task[None]]) -> None:
+    async def _own_task(self, message: Any, own: list[asyncio.Task[None]], text: bytes | None) -> None:
         """:meth:`_answer` in its own task (``own[0]``), which leaves ``_tasks`` as it ends
         (no done callback: one event-loop pass fewer per request; a task cancelled before it
         ran is left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
         try:
-            await self._answer(message)
+            await self._answer(message, text)
         finally:
             self._tasks.discard(own[0])
 
-    async def _answer(self, message: Any) -> None:
-        response = await self.server.handle(message, self.conn)
+    async def _answer(self, message: Any, text: bytes | None = None) -> None:
+        response = await self.server.handle(message, self.conn, text)
         if response is None:
             return
         related = response.get("id") if isinstance(response, dict) else None
@@ -133,7 +134,11 @@ class InProcessPeer:
         """Deliver one client->server message (a JSON-RPC dict or a batch list)."""
         if self._closed:
             raise TransportClosedError("in-process connection closed")
-        await self._session.feed(json_copy(message) if self._copy else message)
+        if not self._copy:
+            await self._session.feed(message)
+            return
+        copy, text = json_copy_measured(message)
+        await self._session.feed(copy, text)
 
     async def receive(self) -> Any:
         """The next server->client message; TransportClosedError once closed and drained."""

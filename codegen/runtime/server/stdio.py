@@ -190,11 +190,11 @@ async def serve_stdio(
         await output_room()
         if isinstance(line, bytes):
             try:
-                message = jsonrpc.decode(line)
+                message, text = jsonrpc.decode_measured(line)
             except ParseError:
                 await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
                 return
-            await session.feed(message)
+            await session.feed(message, text)
         else:
             await sink(jsonrpc.error(None, p.INVALID_REQUEST, "Invalid Request: message too large"))
 

@@ -32,7 +32,8 @@ class LinePipe(asyncio.Protocol):
         busy: whether the output side is blocked (or broken).
     """
 
-    def __init__(self, lines: jsonrpc.LineBuffer, start: Callable[[Any], bool], busy: Callable[[], bool]) -> None:
+    def __init__(self, lines: jsonrpc.LineBuffer, start: Callable[[Any, bytes | None], bool],
+                 busy: Callable[[], bool]) -> None:
         self._lines = lines
         self._start = start
         self._busy = busy
@@ -53,11 +54,11 @@ class LinePipe(asyncio.Protocol):
                 self._queue(("line", line))
                 continue
             try:
-                message = jsonrpc.decode(line)
+                message, text = jsonrpc.decode_measured(line)
             except ParseError:
                 self._queue(("line", line))
                 continue
-            if not self._start(message):
+            if not self._start(message, text):
                 self._queue(("message", message))
         if backlog and self._busy() and not self._paused and self._transport is not None:
             self._paused = True

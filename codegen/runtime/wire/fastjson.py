@@ -45,8 +45,12 @@ def max_depth() -> int:
 
 #: Every byte but a backslash, a quote or a bracket (deleted from the skeleton of a text).
 _NOT_SKELETON = bytes(b for b in range(256) if b not in b'\\"[]{}')
-#: Opening bracket -> 1, closing bracket -> -1 (as signed bytes).
-_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+#: ``(`` -> 1, ``)`` -> -1 (as signed bytes).
+_STEPS = bytes.maketrans(b"()", b"\x01\xff")
+#: Opening bracket -> ``(``, closing bracket -> ``)``.
+_PAIRS = bytes.maketrans(b"[{]}", b"(())")
+#: Innermost pairs dropped before the brackets left are walked (:func:`within_depth`).
+_PEEL = 8
 
 
 def within_depth(data: bytes, limit: int) -> bool:
@@ -68,8 +72,17 @@ def within_depth(data: bytes, limit: int) -> bool:
     skeleton = skeleton.replace(b'""', b"")
     if b'"' in skeleton:  # strings holding brackets: every other piece between quotes is outside them
         skeleton = b"".join(skeleton.split(b'"')[::2])
-    steps = skeleton.translate(_STEPS)
-    return not steps or max(accumulate(array("b", steps))) <= limit
+    # Each pass drops every innermost pair (a container at the deepest level holds no other):
+    # one level less a pass; a few passes settle most texts without a walk over every bracket.
+    skeleton = skeleton.translate(_PAIRS)
+    peeled = min(limit, _PEEL)
+    for _ in range(peeled):
+        if not skeleton:
+            return True
+        skeleton = skeleton.replace(b"()", b"")
+    if not skeleton:
+        return True
+    return peeled < limit and max(accumulate(array("b", skeleton.translate(_STEPS)))) <= limit - peeled
 
 
 def loads(data: bytes) -> Any:

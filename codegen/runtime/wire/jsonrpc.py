@@ -10,7 +10,8 @@ Message builders return plain ``dict`` objects ready for :func:`encode`:
 * :func:`kind` classifies a decoded message (``"request"``, ``"notification"``,
   ``"response"`` or ``"invalid"``), :func:`is_valid_id` checks an id;
 * :func:`encode` gives the wire bytes of one message (compact JSON, UTF-8, no raw newline,
-  terminated by ``b"\\n"``); :func:`decode` parses one line (raises :class:`ParseError`);
+  terminated by ``b"\\n"``); :func:`decode` parses one line (raises :class:`ParseError`),
+  :func:`decode_measured` also hands back the text it read (for ``server.fastlimits``);
 * :class:`LineBuffer` splits a byte stream into lines with a maximum line size: an
   oversized line is reported once as :data:`OVERSIZE` and skipped up to its newline,
   without ever buffering more than the limit.
@@ -171,6 +172,17 @@ def decode(line: bytes | str) -> Any:
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
         raise ParseError("Parse error: lone UTF-16 surrogate (not Unicode text)")
     return value
+
+
+def decode_measured(line: bytes | str) -> tuple[Any, bytes | None]:
+    """:func:`decode`, and the text the value was read from: ``line`` itself, known then to be
+    one valid JSON text (``server.fastlimits.measured_within`` reads the limits on it), or
+    None for a ``str`` line (the measure is made on bytes).
+
+    Raises:
+        ParseError: as :func:`decode`.
+    """
+    return decode(line), line if isinstance(line, bytes) else None
 
 
 _ID_VALUE = r'(-?\d{1,18}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")'
