@@ -189,3 +189,41 @@ def test_limits_run_releases_on_error() -> None:
         return await asyncio.wait_for(limits.run(ok), 1)  # the slot came back
 
     assert asyncio.run(main()) == "ok"
+
+
+@pytest.mark.parametrize("client_key", [None, "ip:10.0.0.1"])
+def test_limits_run_calls_handlers_like_call_handler(client_key: str | None) -> None:
+    """Plain functions run in a worker thread, awaitables they return are awaited (the
+    stdio path inlines call_handler's steps)."""
+    import threading as th
+
+    limits = Limits(ServerSettings(max_concurrent_calls=1))
+
+    def plain(x: int) -> tuple[int, bool]:
+        return x, th.current_thread() is th.main_thread()
+
+    async def inner() -> str:
+        return "awaited"
+
+    def returns_awaitable() -> Any:
+        return inner()
+
+    async def nested() -> Any:
+        return inner()
+
+    async def main() -> list[Any]:
+        return [await limits.run(plain, 3, client_key=client_key),
+                await limits.run(returns_awaitable, client_key=client_key),
+                await limits.run(nested, client_key=client_key)]
+
+    assert asyncio.run(main()) == [(3, False), "awaited", "awaited"]
+
+
+def test_admit_now_is_admit_without_redis() -> None:
+    settings = ServerSettings(rate_limit_per_second=0.001, rate_limit_burst=2)
+    now, later = Limits(settings), Limits(settings)
+
+    async def main() -> list[bool]:
+        return [await later.admit("k") for _ in range(4)]
+
+    assert [now.admit_now("k") for _ in range(4)] == asyncio.run(main()) == [True, True, False, False]

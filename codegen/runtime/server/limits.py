@@ -47,6 +47,14 @@ class Limits:
             shared = await self._shared.admit(client_key)
             if shared is not None:
                 return shared  # else Redis is down: this process's bucket decides
+        return self._admit_here(client_key)
+
+    def admit_now(self, client_key: str) -> bool | None:
+        """:meth:`admit` without awaiting when the bucket is this process's (no Redis); None
+        when it is shared (then await :meth:`admit`)."""
+        return None if self._shared is not None else self._admit_here(client_key)
+
+    def _admit_here(self, client_key: str) -> bool:
         bucket = self._buckets.get(client_key)
         if bucket is None:
             bucket = TokenBucket(self._settings.rate_limit_per_second, self._settings.rate_limit_burst)
@@ -73,8 +81,14 @@ class Limits:
         if client_key is None or not is_network_client(client_key):
             if not slots.take_now():
                 await slots.take()
-            try:
-                return await call_handler(handler, *args)
+            try:  # call_handler's steps, one coroutine fewer
+                if _is_async(handler):
+                    value = await handler(*args)
+                else:
+                    value = await asyncio.to_thread(handler, *args)
+                while _awaitable(value):
+                    value = await value
+                return value
             finally:
                 slots.release()
         own, users = self._per_client.get(client_key, (None, 0))
