@@ -94,7 +94,8 @@ class ToolCalls:
         answers: dict[str, Any] | None = None
         if env.modern:
             answers = self._input_required_answers(params, name, args, conn)
-        if not await self._limits.admit(conn.client_key):
+        admitted = self._limits.admit_now(conn.client_key)  # None: the bucket is in Redis
+        if not (await self._limits.admit(conn.client_key) if admitted is None else admitted):
             return self._finish(error_result("Rate limit exceeded; retry later", p.TOOL_ERROR_RATE_LIMITED), env)
         try:
             model = validate_arguments(tool, args, plain=conn.decoded)

@@ -69,6 +69,7 @@ from .settings import ServerSettings
 from .skills import SKILL_METHODS, Skills
 from .tasks import EXTENSION as TASKS_EXTENSION
 from .tasks import TASK_METHODS, TaskManager
+from .telemetry import active as observed
 from .telemetry import observe
 
 logger = logging.getLogger("mcp_codegen.server")
@@ -293,6 +294,8 @@ class ServerCore(ToolCalls, Skills, Catalog):
         if method == "tools/list":
             return self._list_tools(params, env)
         if method == "tools/call":
+            if not observed():  # no span, no metrics: no observe() frame either
+                return await self._call_tool(params, rid, conn, env)
             name = params.get("name")
             return await observe(method, name if name in self._tools else None, lambda: self._call_tool(params, rid, conn, env))
         if method == "server/discover":

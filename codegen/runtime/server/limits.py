@@ -3,7 +3,8 @@ handlers running at once (``tools/call``, ``resources/read``, ``prompts/get``, c
 
 :class:`Limits` keeps one token bucket per client key (at most :data:`MAX_CLIENTS`, least
 recently used dropped first), or shares them in Redis (``ServerSettings.redis_url``), and one
-semaphore of ``max_concurrent_calls`` slots per event loop.  A network client (an HTTP client,
+counter of ``max_concurrent_calls`` slots per event loop (:class:`~server.slots.Slots`: a
+semaphore whose free slot is taken without awaiting).  A network client (an HTTP client,
 keyed by its principal or address) holds at most ``calls_per_client`` of those slots at once, so
 one client flooding the server leaves the rest to the others; its further calls wait in its own
 queue, not in front of theirs.  A stdio or in-process connection is the server's only client and
@@ -22,6 +23,7 @@ from .connection import is_network_client
 from .replicas import RedisRateLimit
 from .security import TokenBucket
 from .settings import ServerSettings
+from .slots import Slots
 
 #: Client keys whose buckets are remembered (memory stays bounded under many clients).
 MAX_CLIENTS = 10_000
@@ -34,9 +36,9 @@ class Limits:
         self._settings = settings
         self._shared = shared
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        #: per network client: (its semaphore, how many calls hold or wait for it)
-        self._per_client: dict[str, tuple[asyncio.Semaphore, int]] = {}
+        self._slots: tuple[asyncio.AbstractEventLoop, Slots] | None = None
+        #: per network client: (its slots, how many calls hold or wait for them)
+        self._per_client: dict[str, tuple[Slots, int]] = {}
 
     async def admit(self, client_key: str) -> bool:
         """Take one token from the client's bucket; False when it is empty (rate limited).
@@ -45,6 +47,14 @@ class Limits:
             shared = await self._shared.admit(client_key)
             if shared is not None:
                 return shared  # else Redis is down: this process's bucket decides
+        return self._admit_here(client_key)
+
+    def admit_now(self, client_key: str) -> bool | None:
+        """:meth:`admit` without awaiting when the bucket is this process's (no Redis); None
+        when it is shared (then await :meth:`admit`)."""
+        return None if self._shared is not None else self._admit_here(client_key)
+
+    def _admit_here(self, client_key: str) -> bool:
         bucket = self._buckets.get(client_key)
         if bucket is None:
             bucket = TokenBucket(self._settings.rate_limit_per_second, self._settings.rate_limit_burst)
@@ -65,19 +75,36 @@ class Limits:
         a network client's calls first wait for one of its own ``calls_per_client`` slots."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self._settings.max_concurrent_calls))
+            self._slots = (loop, Slots(self._settings.max_concurrent_calls))
             self._per_client.clear()
         slots = self._slots[1]
         if client_key is None or not is_network_client(client_key):
-            async with slots:
-                return await call_handler(handler, *args)
+            if not slots.take_now():
+                await slots.take()
+            try:  # call_handler's steps, one coroutine fewer
+                if _is_async(handler):
+                    value = await handler(*args)
+                else:
+                    value = await asyncio.to_thread(handler, *args)
+                while _awaitable(value):
+                    value = await value
+                return value
+            finally:
+                slots.release()
         own, users = self._per_client.get(client_key, (None, 0))
         if own is None:
-            own = asyncio.Semaphore(self._settings.calls_per_client())
+            own = Slots(self._settings.calls_per_client())
         self._per_client[client_key] = (own, users + 1)
         try:
-            async with own, slots:
-                return await call_handler(handler, *args)
+            await own.take()
+            try:
+                await slots.take()
+                try:
+                    return await call_handler(handler, *args)
+                finally:
+                    slots.release()
+            finally:
+                own.release()
         finally:
             own, users = self._per_client[client_key]
             if users <= 1:

@@ -19,6 +19,7 @@ from ..schema.violations import one
 from ..wire import protocol as p
 from ..wire.content import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent, ToolResult
 from ..wire.errors import InternalError
+from ..wire.jsontext import encoder_of
 from ..wire.sanitize import strip_controls
 from ..wire.tools import ToolDef
 
@@ -66,8 +67,10 @@ def _invalid(tool: ToolDef, why: str, errors: list[dict[str, str]]) -> InternalE
                          data={"code": p.ERROR_INVALID_OUTPUT, "errors": errors})
 
 
-#: ``json.dumps(data, ensure_ascii=False)`` with the encoder built once.
+#: ``json.dumps(data, ensure_ascii=False)`` with the encoder built once (and called without
+#: ``JSONEncoder.encode``'s set-up: :func:`wire.jsontext.encoder_of`).
 _TEXT = json.JSONEncoder(ensure_ascii=False)
+_text = encoder_of(_TEXT)
 
 
 def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
@@ -75,7 +78,7 @@ def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
         data = dump_output(tool, value)
     except OutputInvalid as exc:
         raise _invalid(tool, str(exc), exc.errors) from None
-    text = _TEXT.encode(data)
+    text = _text(data)
     return {"content": [{"type": "text", "text": text}], "structuredContent": data}
 
 

@@ -64,29 +64,29 @@ class ServerSession:
         if not isinstance(message, list) and (jsonrpc.kind(message) != "request" or message.get("method") == "initialize"):
             return False
         own: list[asyncio.Task[None]] = []
-        task = asyncio.get_running_loop().create_task(self._own_task(message, own, text))
+        task = asyncio.get_running_loop().create_task(self._answer(message, text, own))
         own.append(task)  # before the task's first step: it runs at the loop's next pass
         self._tasks.add(task)
         return True
 
-    async def _own_task(self, message: Any, own: list[asyncio.Task[None]], text: bytes | None) -> None:
-        """:meth:`_answer` in its own task (``own[0]``), which leaves ``_tasks`` as it ends
-        (no done callback: one event-loop pass fewer per request; a task cancelled before it
-        ran is left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
+    async def _answer(self, message: Any, text: bytes | None = None,
+                      own: list[asyncio.Task[None]] | None = None) -> None:
+        """Handle ``message`` (``text``: the line it was read from, when known) and deliver its
+        response.  In its own task (``own[0]``, from :meth:`start`) it leaves ``_tasks`` as it
+        ends (no done callback: one event-loop pass fewer per request; a task cancelled before
+        it ran is left to :meth:`aclose`, the only one that cancels tasks it did not start)."""
         try:
-            await self._answer(message, text)
+            response = await self.server.handle(message, self.conn, text)
+            if response is None:
+                return
+            related = response.get("id") if isinstance(response, dict) else None
+            try:
+                await self.conn.deliver(response, related if jsonrpc.is_valid_id(related) else None)
+            except (OSError, TransportClosedError):
+                logger.debug("could not deliver a response: connection closed")
         finally:
-            self._tasks.discard(own[0])
-
-    async def _answer(self, message: Any, text: bytes | None = None) -> None:
-        response = await self.server.handle(message, self.conn, text)
-        if response is None:
-            return
-        related = response.get("id") if isinstance(response, dict) else None
-        try:
-            await self.conn.deliver(response, related if jsonrpc.is_valid_id(related) else None)
-        except (OSError, TransportClosedError):
-            logger.debug("could not deliver a response: connection closed")
+            if own is not None:
+                self._tasks.discard(own[0])
 
     async def aclose(self, grace: float = 0.0) -> None:
         """Close: fail pending client requests, give in-flight requests ``grace`` seconds."""

@@ -138,8 +138,8 @@ async def serve_stdio(
         if broken.is_set():
             return
         try:
-            pipes.writer.write(data)
             transport = pipes.writer.transport
+            transport.write(data)  # what StreamWriter.write does, one frame fewer
             if transport.get_write_buffer_size() or transport.is_closing():  # else drain() has nothing to wait for
                 await pipes.writer.drain()
         except (OSError, RuntimeError, ValueError):

@@ -73,6 +73,14 @@ def _probe(trace: Any, metrics: Any) -> Callable[[], bool]:
     return public
 
 
+def active() -> bool:
+    """Whether requests are observed now (the API is installed and the application has
+    installed a tracer or meter provider): when not, a caller may run the request itself,
+    without :func:`observe`'s frame (what :func:`observe` would do then)."""
+    loaded = _load()
+    return loaded is not None and bool(loaded[4]())
+
+
 async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any]]) -> Any:
     """Run one request (``run()``) inside its span, counting and timing it.
 
@@ -117,4 +125,4 @@ async def observe(method: str, name: str | None, run: Callable[[], Awaitable[Any
             histogram.record(time.perf_counter() - start, attributes)
 
 
-__all__ = ["TRACED_METHODS", "observe"]
+__all__ = ["TRACED_METHODS", "active", "observe"]

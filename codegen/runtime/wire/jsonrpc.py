@@ -27,6 +27,7 @@ from typing import Any, Final, Literal
 from . import fastjson
 from . import protocol as p
 from .errors import McpError, ParseError
+from .jsontext import encoder_of
 
 #: A JSON-RPC id (``null`` is only legal in error responses to unreadable requests).
 RequestId = str | int
@@ -109,12 +110,14 @@ def encode(message: Any) -> bytes:
         ValueError: the value is not JSON-serializable (or holds NaN/Infinity).
         TypeError: the value holds a non-JSON type.
     """
-    return utf8(_ENCODER.encode(message)) + b"\n"
+    return utf8(_encode(message)) + b"\n"
 
 
 #: ``json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, the
-#: encoder built once (``json.dumps`` with options builds one per call).
+#: encoder built once (``json.dumps`` with options builds one per call), called without
+#: ``JSONEncoder.encode``'s set-up (:func:`wire.jsontext.encoder_of`).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_encode = encoder_of(_ENCODER)
 
 
 def utf8(text: str) -> bytes:
@@ -285,25 +288,40 @@ class LineBuffer:
         self._discarding = False
 
     def feed(self, chunk: bytes) -> list[bytes | _Oversize]:
+        buf = self._buf
+        if not buf and not self._discarding and type(chunk) is bytes:
+            end = len(chunk) - 1
+            if end >= 0 and chunk.find(b"\n") == end:  # one whole line (a request of a sequential client)
+                if end > self.max_line_bytes:
+                    return [OVERSIZE]
+                line = chunk.strip()  # the newline is whitespace: chunk[:end].strip()
+                return [line] if line else []
         out: list[bytes | _Oversize] = []
         start = 0
+        limit = self.max_line_bytes
         while True:
             nl = chunk.find(b"\n", start)
-            piece = chunk[start:] if nl < 0 else chunk[start:nl]
-            if not self._discarding:
-                if len(self._buf) + len(piece) > self.max_line_bytes:
-                    self._buf.clear()
-                    self._discarding = True
-                    out.append(OVERSIZE)
-                else:
-                    self._buf += piece
             if nl < 0:
+                if not self._discarding:
+                    if len(buf) + len(chunk) - start > limit:
+                        buf.clear()
+                        self._discarding = True
+                        out.append(OVERSIZE)
+                    else:
+                        buf += chunk[start:]
                 return out
             if not self._discarding:
-                line = bytes(self._buf).strip()
-                if line:
-                    out.append(line)
-            self._buf.clear()
+                if len(buf) + nl - start > limit:
+                    out.append(OVERSIZE)
+                else:
+                    if buf:
+                        buf += chunk[start:nl]
+                        line = bytes(buf).strip()
+                    else:
+                        line = chunk[start:nl].strip()
+                    if line:
+                        out.append(bytes(line))
+            buf.clear()
             self._discarding = False
             start = nl + 1
 
