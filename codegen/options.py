@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import sys
+import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -15,6 +19,25 @@ SKILLS = ("server", "tree")
 
 #: The top-level package ``build --shared-runtime`` writes once per output folder.
 SHARED_RUNTIME = "mcp_codegen_runtime"
+
+#: Worker processes a build may use (spec workers, formatting workers, the second DCG half).
+JOBS_ENV = "MCP_CODEGEN_JOBS"
+
+
+def requested_jobs() -> int:
+    """``$MCP_CODEGEN_JOBS`` as a number: 0 when unset (the CPUs and the load decide), 1 for
+    a value that is not a whole number (no worker: the safe reading of a typo)."""
+    try:
+        return max(0, int(os.environ.get(JOBS_ENV, "0")))
+    except ValueError:
+        return 1
+
+
+def may_fork() -> bool:
+    """Whether this process may fork workers: not on Windows, not in a worker itself, not
+    while another thread runs (a fork copies its locks in whatever state they are)."""
+    return not (sys.platform == "win32" or threading.active_count() > 1
+                or multiprocessing.parent_process() is not None)
 
 
 @dataclass(frozen=True)

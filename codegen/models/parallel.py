@@ -16,15 +16,13 @@ result never depends on the child.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
-import sys
-import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-JOBS_ENV = "MCP_CODEGEN_JOBS"  # the same knob as the formatting and spec workers
+from ..options import JOBS_ENV as JOBS_ENV
+from ..options import may_fork, requested_jobs
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -32,12 +30,9 @@ U = TypeVar("U")
 
 def spare_cpu() -> bool:
     """Whether a forked child may run beside this process now (see the module docstring)."""
-    if sys.platform == "win32" or threading.active_count() > 1 or multiprocessing.parent_process() is not None:
+    if not may_fork():
         return False
-    try:
-        wanted = int(os.environ.get(JOBS_ENV, "0"))
-    except ValueError:
-        return False
+    wanted = requested_jobs()
     if wanted:
         return wanted > 1
     try:

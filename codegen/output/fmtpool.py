@@ -14,13 +14,12 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import sys
-import threading
 from collections.abc import Callable
 
+from ..options import JOBS_ENV as JOBS_ENV
+from ..options import may_fork, requested_jobs
 from .fmtunits import Black, Run, format_run
 
-JOBS_ENV = "MCP_CODEGEN_JOBS"
 #: Below this many characters of new text, one process formats everything (forking costs more).
 MIN_PARALLEL_CHARS = 200_000
 
@@ -31,11 +30,8 @@ def available_jobs(work: int) -> int:
     1 where fork is unavailable or unsafe: on Windows, in a worker process, or while
     another thread runs.
     """
-    try:
-        wanted = int(os.environ.get(JOBS_ENV, "0")) or (os.cpu_count() or 1)
-    except ValueError:
-        wanted = 1
-    if sys.platform == "win32" or threading.active_count() > 1 or multiprocessing.parent_process() is not None:
+    wanted = requested_jobs() or (os.cpu_count() or 1)
+    if not may_fork():
         return 1
     return max(1, min(wanted, work))
 

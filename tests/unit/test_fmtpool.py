@@ -37,3 +37,14 @@ def test_parallel_formatting_gives_blacks_bytes(jobs: int, monkeypatch: pytest.M
             format_python(f.content), f.path
         assert gc.get_freeze_count() == 0
     assert spread
+
+
+@pytest.mark.parametrize(("value", "jobs"), [(None, 0), ("3", 3), ("0", 0), ("-2", 0), ("abc", 1), ("2.5", 1)])
+def test_the_jobs_knob_reads_a_typo_as_no_workers(value: str | None, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegen.options import JOBS_ENV, requested_jobs
+
+    if value is None:
+        monkeypatch.delenv(JOBS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(JOBS_ENV, value)
+    assert requested_jobs() == jobs
