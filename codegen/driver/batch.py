@@ -14,7 +14,6 @@ from typing import Any
 from ..diagnostics import Diagnostic, Level, sort_key
 from ..options import DEFAULT, SHARED_RUNTIME, Options
 from ..output import cache
-from ..output.fmtpool import JOBS_ENV as JOBS_ENV
 from ..output.fmtpool import available_jobs
 from ..render.files import owner_folder
 from .collect import fewer_collections

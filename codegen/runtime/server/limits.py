@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .connection import is_network_client
@@ -82,10 +82,7 @@ class Limits:
             if not slots.take_now():
                 await slots.take()
             try:  # call_handler's steps, one coroutine fewer
-                if _is_async(handler):
-                    value = await handler(*args)
-                else:
-                    value = await asyncio.to_thread(handler, *args)
+                value = await _invoke(handler, args)
                 while _awaitable(value):
                     value = await value
                 return value
@@ -136,13 +133,15 @@ def _awaitable(value: Any) -> bool:
     return type(value) not in _PLAIN and inspect.isawaitable(value)
 
 
+def _invoke(handler: Callable[..., Any], args: tuple[Any, ...]) -> Awaitable[Any]:
+    """``handler(*args)`` to await: ``async def`` called directly, a plain function in a worker thread."""
+    return handler(*args) if _is_async(handler) else asyncio.to_thread(handler, *args)
+
+
 async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
     """Run a user handler: ``async def`` directly, a plain function in a worker thread (so it
     may block); an awaitable it returns is awaited too."""
-    if _is_async(handler):
-        value = await handler(*args)
-    else:
-        value = await asyncio.to_thread(handler, *args)
+    value = await _invoke(handler, args)
     while _awaitable(value):
         value = await value
     return value
