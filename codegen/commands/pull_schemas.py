@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..runtime.wire import accelerator
 from ..schemas.walk import walk_schemas
+from ..spec.metaschema import NATIVE_DIALECTS, meta_valid_natively
 from ..spec.pointer import join_pointer, resolve_pointer
 from ..spec.refs import iter_refs
 from ..spec.validate import object_root
@@ -23,44 +23,20 @@ _SCHEMA_SINGLE = frozenset({"items", "additionalProperties", "additionalItems", 
                             "propertyNames", "unevaluatedItems", "unevaluatedProperties"})
 _MAX_FIX_ROUNDS = 50
 _BARE_REF_KEYS = frozenset({"$ref", "description", "title", "$comment"})
-#: ``$schema`` values (None: absent, 2020-12 then) read as the same dialect by jsonschema's
-#: ``validator_for`` and by jsonschema-rs, with the same number rules (draft-06 and later): for
-#: these, :func:`_meta_valid_natively` may answer, and :func:`_dialect` needs no jsonschema.
-#: The value is whether the dialect is 2019-09 or later (``items: [...]`` means ``prefixItems``).
-_NATIVE_DIALECTS: dict[str | None, bool] = {
-    None: True,
-    **{f"https://json-schema.org/draft/{d}/schema{h}": True for d in ("2020-12", "2019-09") for h in ("", "#")},
-    **{f"http://json-schema.org/draft-0{d}/schema{h}": False for d in (6, 7) for h in ("", "#")},
-}
 
 
 def _dialect(schema: dict[str, Any]) -> tuple[bool, bool]:
     """Whether ``schema``'s dialect is draft-04 or older, and whether it is 2019-09 or later
     (jsonschema's ``validator_for``, defaulting to 2020-12; imported only for other dialects)."""
     known = schema.get("$schema")
-    if known is None or isinstance(known, str) and known in _NATIVE_DIALECTS:
-        return False, _NATIVE_DIALECTS[known]
+    if known is None or isinstance(known, str) and known in NATIVE_DIALECTS:
+        return False, NATIVE_DIALECTS[known]
     import jsonschema
     from jsonschema.validators import validator_for
 
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     return (cls in (jsonschema.Draft4Validator, jsonschema.Draft3Validator),
             cls in (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator))
-
-
-def _meta_valid_natively(schema: dict[str, Any]) -> bool:
-    """True only when jsonschema-rs (the ``fast`` accelerator, when on) finds ``schema`` valid
-    against its dialect's meta-schema, for a dialect both validators read alike; then jsonschema
-    finds no error either (``tests/unit/test_pull_meta_native.py`` checks that on a corpus and on
-    generated schemas), so there is nothing to repair.  False means: ask jsonschema."""
-    native = accelerator.module("jsonschema_rs")
-    known = schema.get("$schema")
-    if native is None or not (known is None or isinstance(known, str) and known in _NATIVE_DIALECTS):
-        return False
-    try:
-        return bool(native.meta.is_valid(schema))
-    except Exception:  # anything it cannot take (a huge integer, ...): the pure path decides
-        return False
 
 
 class SchemaFixer:
@@ -157,7 +133,7 @@ class SchemaFixer:
 
     def _meta_fix(self, schema: dict[str, Any]) -> None:
         """Whatever the dialect's meta-schema still rejects is removed (made unconstrained)."""
-        if _meta_valid_natively(schema):
+        if meta_valid_natively(schema):
             return
         import jsonschema
         from jsonschema.validators import validator_for

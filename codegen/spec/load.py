@@ -39,9 +39,25 @@ class SourceDoc:
     path: Path
     display: str
     data: Any
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _positions: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
     sha: str = ""  # sha256 of the bytes this document was parsed from (build stamps, caches)
     pulled: bool = False  # written by `mcp-codegen pull` (its text starts with PULL_MARKER)
+    #: a JSON document's text whose positions are read only when first asked for (most builds
+    #: report nothing, and reading them costs more than the rest of loading)
+    _unread: str | None = field(default=None, repr=False)
+
+    @property
+    def positions(self) -> dict[str, tuple[int, int]]:
+        """JSON pointer -> (line, col), 1-based, of every value the file's text places."""
+        if self._unread is not None:
+            text, self._unread = self._unread, None
+            try:
+                node = _compose(text, getattr(yaml, "CSafeLoader", None) is not None)
+                if node is not None:
+                    _Builder(self).build(node, "")
+            except (yaml.YAMLError, _Refused):  # JSON that YAML cannot read: no positions, as when loaded
+                pass
+        return self._positions
 
     @functools.cached_property
     def file(self) -> str:
@@ -166,6 +182,10 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Diagnostic(shown, 0, 0, "E001", f"cannot read spec file: {exc}",
                                  hint="check the path and that the file is UTF-8 text")]
+    if path.suffix == ".json":
+        quick = _quick_json(path, shown, raw, text)
+        if quick is not None:
+            return quick
     # JSON (already checked by json.loads) is read for positions by libyaml when present: the
     # same nodes and marks, about four times faster; anything libyaml refuses goes the usual way
     fast = path.suffix == ".json" and getattr(yaml, "CSafeLoader", None) is not None
@@ -210,6 +230,48 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     if path.suffix == ".json":
         doc.data = json_data  # YAML reads some JSON differently (1e5, "\\ud83d\\ude00")
     return doc, builder.diagnostics + _unicode_problems(doc)
+
+
+class _Duplicate(Exception):
+    """A JSON object repeats a key (the full path reports where: E003)."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Duplicate
+    return out
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of JSON data (a scalar 0, ``[]`` 1), without recursing."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _quick_json(path: Path, shown: str, raw: bytes, text: str) -> tuple[SourceDoc | None, list[Diagnostic]] | None:
+    """A JSON spec with nothing to report about its text (valid, no repeated key, not too deep,
+    not empty), loaded without reading positions: they are read when a diagnostic first asks
+    (:attr:`SourceDoc.positions`).  None: the full path decides and reports, as before."""
+    try:
+        data = json.loads(text, object_pairs_hook=_pairs)
+    except (_Duplicate, ValueError, RecursionError):
+        return None
+    if _depth(data) >= MAX_DOCUMENT_DEPTH:
+        return None
+    doc = SourceDoc(path=path, display=shown, data=data, sha=hashlib.sha256(raw).hexdigest(),
+                    pulled=text.startswith(PULL_MARKER), _unread=text)
+    return doc, _unicode_problems(doc)
 
 
 def _compose(text: str, fast: bool) -> yaml.Node | None:

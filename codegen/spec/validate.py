@@ -15,7 +15,6 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
-from jsonschema.validators import validator_for
 
 from ..diagnostics import Diagnostic, Level
 from ..runtime.wire.uritemplate import TemplateError
@@ -23,6 +22,7 @@ from ..runtime.wire.uritemplate import parse as parse_template
 from .auth import auth_checks
 from .keywords import near_miss, schema_typos
 from .load import SourceDoc
+from .metaschema import meta_diagnostics
 from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .overlays import overlay_checks
 from .pointer import join_pointer
@@ -165,55 +165,6 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
     return out
 
 
-#: Meta-validation findings by schema text: a ``--watch`` rebuild re-checks only the schemas
-#: that changed.  Keyed by the exact JSON text (key order included, as messages show values).
-_META_MEMO: dict[str, list[tuple[tuple[str | int, ...], str, str]]] = {}
-_META_MEMO_LIMIT = 20_000
-
-
-def _meta_validate(doc: SourceDoc, schema: Any, ptr: str) -> list[Diagnostic]:
-    try:
-        key = json.dumps(schema, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        key = None
-    found = _META_MEMO.get(key) if key is not None else None
-    if found is None:
-        found = _meta_findings(schema)
-        if key is not None:
-            if len(_META_MEMO) >= _META_MEMO_LIMIT:
-                _META_MEMO.clear()
-            _META_MEMO[key] = found
-    return [doc.diag("E023", message, join_pointer(ptr, *path), hint=hint) for path, message, hint in found]
-
-
-def _meta_findings(schema: Any) -> list[tuple[tuple[str | int, ...], str, str]]:
-    """(path in the schema, message, hint) of every way ``schema`` breaks its meta-schema."""
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator) if isinstance(schema, dict) else jsonschema.Draft202012Validator
-    meta = cls(cls.META_SCHEMA)
-    out = []
-    for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
-        hint = "see https://json-schema.org/draft/2020-12 for the keyword's allowed values"
-        path = list(err.absolute_path)
-        if path and path[-1] == "type" or len(path) > 1 and path[-2] == "type":
-            names = err.instance if isinstance(err.instance, list) else [err.instance]
-            wrong = next((n for n in names if isinstance(n, str) and n not in _JSON_TYPES), None)
-            right = (_TYPE_NAMES.get(wrong.lower()) or next(iter(difflib.get_close_matches(wrong.lower(), _JSON_TYPES, 1)), None)
-                     if wrong else None)
-            if wrong and right:
-                hint = f"did you mean {right!r} for {wrong!r}? JSON Schema types: {', '.join(_JSON_TYPES)}"
-            else:
-                hint = f"JSON Schema types: {', '.join(_JSON_TYPES)}"
-        out.append((tuple(err.absolute_path), f"invalid JSON Schema: {err.message}", hint))
-    return out
-
-
-_JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
-#: Type names from programming languages, and the JSON Schema type they mean.
-_TYPE_NAMES = {"int": "integer", "integer": "integer", "long": "integer", "float": "number", "double": "number",
-               "decimal": "number", "str": "string", "text": "string", "bool": "boolean", "dict": "object",
-               "map": "object", "list": "array", "tuple": "array", "none": "null", "nil": "null"}
-
-
 def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
     """(pointer, schema, scope) for every schema in the spec; scope is the ref root."""
     sites: list[tuple[str, Any, str]] = []
@@ -332,7 +283,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
             diags.append(doc.diag("E028", f"schema nested more than {MAX_DEPTH} levels deep", ptr + deep,
                                   hint="flatten the schema with $defs and $ref"))
             continue
-        meta = _meta_validate(doc, schema, ptr)
+        meta = meta_diagnostics(doc, schema, ptr)
         diags.extend(meta)
         if not meta:
             diags.extend(_typos(doc, schema, ptr, doc.pulled))

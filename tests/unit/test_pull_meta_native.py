@@ -1,19 +1,25 @@
-"""``pull``'s schema repairs ask jsonschema-rs first (the ``fast`` accelerator) whether a schema
-is meta-valid, and jsonschema only when it is not (``codegen/commands/pull_schemas.py``).
+"""The meta-schema check asks jsonschema-rs first (the ``fast`` accelerator) whether a schema is
+meta-valid, and jsonschema only when it is not (``codegen/spec/metaschema.py``): ``build``'s
+meta-validation (``codegen/spec/validate.py``) and ``pull``'s schema repairs
+(``codegen/commands/pull_schemas.py``) both take that shortcut.
 
-That shortcut is exact only if a native "valid" always means jsonschema finds no error; here
-that is checked against jsonschema itself on every schema of the repository's specs, the pull
-normalizer's sloppy cases and generated (mostly invalid) schemas, and both accelerator paths
-must repair every one of them the same way.
+It is exact only if a native "valid" always means jsonschema finds no error; here that is
+checked against jsonschema itself on every schema of the repository's specs, the pull
+normalizer's sloppy cases, every schema and every object instance of the official
+JSON-Schema-Test-Suite (draft 2020-12: its meta-schema tests feed schemas as instances) and
+generated (mostly invalid) schemas; both accelerator paths must give ``build`` the same
+findings and repair every schema the same way.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import json_schema_suite as suite
 import jsonschema
 import pytest
 import yaml
@@ -25,6 +31,7 @@ from test_pull_normalize import CASES
 from codegen.commands import pull_schemas
 from codegen.commands.pull_notes import Note
 from codegen.runtime.wire import accelerator
+from codegen.spec import metaschema
 
 REPO = Path(__file__).resolve().parents[2]
 DIALECTS = [None, "https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema#",
@@ -63,7 +70,7 @@ def _corpus() -> list[dict[str, Any]]:
 
 def test_the_dialect_table_is_jsonschemas_own() -> None:
     modern = (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator)
-    for uri, is_modern in pull_schemas._NATIVE_DIALECTS.items():
+    for uri, is_modern in metaschema.NATIVE_DIALECTS.items():
         schema = {} if uri is None else {"$schema": uri}
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
         assert (cls in modern) is is_modern, uri
@@ -79,12 +86,12 @@ def test_a_native_valid_is_a_jsonschema_valid_on_the_corpus() -> None:
             schema = copy.deepcopy(base)
             if dialect is not None:
                 schema["$schema"] = dialect
-            if pull_schemas._meta_valid_natively(schema):
+            if metaschema.meta_valid_natively(schema):
                 answered += 1
                 assert _errors(schema) == [], schema
     assert answered > 100  # the shortcut is taken (the test would prove nothing otherwise)
     accelerator.set_enabled(False)
-    assert not any(pull_schemas._meta_valid_natively(s) for s in _corpus())
+    assert not any(metaschema.meta_valid_natively(s) for s in _corpus())
 
 
 _LEAF = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False),
@@ -108,7 +115,7 @@ def test_a_native_valid_is_a_jsonschema_valid_on_generated_schemas(body: dict[st
     schema = dict(body)
     if dialect is not None:
         schema["$schema"] = dialect
-    if pull_schemas._meta_valid_natively(schema):
+    if metaschema.meta_valid_natively(schema):
         assert _errors(schema) == [], schema
 
 
@@ -123,3 +130,49 @@ def test_both_accelerator_paths_repair_alike() -> None:
         for dialect in DIALECTS[:6]:
             s = {**schema, "$schema": dialect} if dialect else schema
             assert _fixed(s, True) == _fixed(s, False), s
+
+
+def _suite_objects() -> list[Any]:
+    """Every schema and every object instance of the official suite (draft 2020-12)."""
+    out: list[Any] = []
+    for path in sorted((suite.SUITE / "draft2020-12").rglob("*.json")):
+        for group in json.loads(path.read_text("utf-8")):
+            out.append(group["schema"])
+            out += [t["data"] for t in group["tests"] if isinstance(t["data"], dict)]
+    return out
+
+
+def test_a_native_valid_is_a_jsonschema_valid_on_the_official_suite() -> None:
+    assert accelerator.set_enabled(True)
+    answered = 0
+    for schema in _suite_objects():
+        if metaschema.meta_valid_natively(schema):
+            answered += 1
+            assert _errors(schema) == [], schema
+    assert answered > 900  # the shortcut is taken on most of them
+
+
+def _findings(schema: Any, on: bool) -> list[tuple[Any, ...]]:
+    accelerator.set_enabled(on)
+    return metaschema._meta_findings(schema)
+
+
+def test_builds_meta_findings_are_the_same_on_both_paths() -> None:
+    for base in [*_corpus(), *_suite_objects()[:600], True, False]:
+        for dialect in DIALECTS[:6]:
+            schema = {**base, "$schema": dialect} if dialect and isinstance(base, dict) else base
+            assert _findings(schema, True) == _findings(schema, False), schema
+
+
+def test_build_asks_jsonschema_only_when_the_native_check_does_not_say_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("jsonschema asked")
+
+    monkeypatch.setattr(metaschema, "validator_for", refuse)
+    assert _findings({"type": "object", "properties": {"a": {"type": "string"}}}, True) == []
+    with pytest.raises(AssertionError, match="jsonschema asked"):
+        _findings({"type": "object"}, False)
+    with pytest.raises(AssertionError, match="jsonschema asked"):
+        _findings({"type": "strin"}, True)  # invalid: jsonschema words the diagnostic
+    with pytest.raises(AssertionError, match="jsonschema asked"):
+        _findings({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}, True)

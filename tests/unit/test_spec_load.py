@@ -44,3 +44,53 @@ def test_unreadable_file(tmp_path: Path) -> None:
     spec.write_bytes(b"\xff\xfe\x00bad")
     doc, diags = load_spec_file(spec)
     assert doc is None and diags[0].code == "E001"
+
+
+JSON_SPEC = """{
+  "mcp-codegen": 1,
+  "server": {"name": "demo", "version": "1.0.0"},
+  "tools": [
+    {"name": "a",
+     "inputSchema": {"type": "object",
+                     "properties": {"x": {"type": "strin"}}}}
+  ]
+}
+"""
+
+
+def test_json_positions_are_read_when_first_asked(tmp_path: Path) -> None:
+    spec = tmp_path / "s.json"
+    spec.write_text(JSON_SPEC)
+    doc, diags = load_spec_file(spec, "s.json")
+    assert doc is not None and diags == []
+    assert doc._unread is not None  # nothing asked yet: the text was not read for positions
+    assert doc.data["tools"][0]["inputSchema"]["properties"]["x"] == {"type": "strin"}
+    assert doc.locate("/tools/0/inputSchema/properties/x/type") == (7, 51)
+    assert doc.positions["/tools/0/name"] == (5, 14)
+    assert doc._unread is None
+
+
+def test_json_with_a_repeated_key_is_reported_where_it_repeats(tmp_path: Path) -> None:
+    spec = tmp_path / "s.json"
+    spec.write_text('{"a": 1,\n "b": {"c": 1,\n       "c": 2}}\n')
+    doc, diags = load_spec_file(spec, "s.json")
+    assert [(d.code, d.line, d.col) for d in diags] == [("E003", 3, 8)]
+    assert doc is not None and doc.data == {"a": 1, "b": {"c": 2}}
+
+
+def test_json_too_deep_is_refused_with_its_position(tmp_path: Path) -> None:
+    spec = tmp_path / "s.json"
+    spec.write_text('{"a":\n' + "[" * 300 + "]" * 300 + "}")
+    doc, diags = load_spec_file(spec, "s.json")
+    assert doc is None and [(d.code, d.line) for d in diags] == [("E028", 2)]
+
+
+def test_a_json_spec_error_names_its_line(tmp_path: Path) -> None:
+    from codegen.spec.validate import validate
+
+    spec = tmp_path / "s.json"
+    spec.write_text(JSON_SPEC)
+    doc, _ = load_spec_file(spec, "s.json")
+    assert doc is not None
+    _, _, diags = validate(doc)
+    assert [(d.code, d.line) for d in diags if d.is_error] == [("E023", 7)]
