@@ -6,7 +6,11 @@ process with ``PYTHONPATH`` set to that checkout and an empty ``MCP_CODEGEN_CACH
 (user + system of the process tree, ``os.wait4``) with the load average, then the medians.
 A checkout is a folder holding ``codegen/`` and ``templates/`` (e.g. ``git archive REV codegen
 templates | tar -x -C DIR``); ``DIR,NAME=VALUE,...`` runs it with those environment
-variables too (e.g. ``DIR,MCP_CODEGEN_JOBS=1``).
+variables too (e.g. ``DIR,MCP_CODEGEN_JOBS=1``).  The builds run with ``python -P``: without it,
+``-m`` puts the working directory first on ``sys.path``, and a run from the repository's root
+would build with the root's ``codegen/`` whatever the checkout (every measurement of this
+script before 2026-12-02 18:30 UTC that was run from the root compared the root's code with
+itself).  Each checkout's ``codegen`` is checked to come from its folder before the rounds.
 
 Usage::
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +33,14 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     specs, rounds, trees = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     results: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+    for tree in trees:
+        folder = tree.split(",")[0]
+        if folder != "dcg":
+            where = subprocess.run([sys.executable, "-P", "-c", "import codegen; print(codegen.__file__)"],
+                                   env={**os.environ, "PYTHONPATH": folder}, capture_output=True, text=True,
+                                   check=True).stdout.strip()
+            if not Path(where).resolve().is_relative_to(Path(folder).resolve()):
+                sys.exit(f"{folder}: its codegen is imported from {where}, not from the checkout")
     for r in range(rounds):
         for tree in trees:
             scratch = tempfile.mkdtemp()
@@ -38,7 +51,7 @@ def main() -> None:
             if tree == "dcg":
                 cmd = [sys.executable, str(HERE / "dcg_reference.py"), specs, f"{scratch}/out"]
             else:
-                cmd = [sys.executable, "-m", "codegen", "build", specs, "-o", f"{scratch}/out", "-q"]
+                cmd = [sys.executable, "-P", "-m", "codegen", "build", specs, "-o", f"{scratch}/out", "-q"]
             started = time.monotonic()
             pid = os.posix_spawn(cmd[0], cmd, env)
             _, _, usage = os.wait4(pid, 0)
