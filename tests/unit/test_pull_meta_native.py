@@ -176,3 +176,15 @@ def test_build_asks_jsonschema_only_when_the_native_check_does_not_say_valid(mon
         _findings({"type": "strin"}, True)  # invalid: jsonschema words the diagnostic
     with pytest.raises(AssertionError, match="jsonschema asked"):
         _findings({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}, True)
+
+
+@pytest.mark.parametrize("schema", [
+    {"minLength": 2**70}, {"maximum": float("inf")}, {"minLength": float("nan")}, {"enum": [(1, 2)]},
+    {"const": {1: 2}}, {"minLength": -1}, {"minItems": True}, {"minLength": 1.5}, {"minLength": 2.0},
+    {"type": "string", "pattern": "(?<=a)b"}, {"$anchor": "a\n"}, {"$id": "a#b#c"}, {"format": 5},
+    {"properties": {"a": {"$ref": 5}}}, {"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveRef": 3},
+], ids=repr)
+def test_builds_meta_findings_agree_on_values_json_does_not_have(schema: dict[str, Any]) -> None:
+    """Huge integers, non-finite floats, tuples and non-string keys (a caller other than the
+    spec loader could pass them), and patterns the two regex engines read differently."""
+    assert _findings(schema, True) == _findings(schema, False)
