@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
-from .pointer import join_pointer
+from .pointer import depth_exceeded, join_pointer
 from .sources import read_bytes
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
@@ -30,6 +30,8 @@ MAX_EXPANDED_VALUES = 1_000_000
 PULL_MARKER = "# Pulled by `mcp-codegen pull`"
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+#: libyaml (PyYAML's C parser) is there: JSON texts are read for positions with it
+_LIBYAML = getattr(yaml, "CSafeLoader", None) is not None
 
 
 @dataclass
@@ -52,7 +54,7 @@ class SourceDoc:
         if self._unread is not None:
             text, self._unread = self._unread, None
             try:
-                node = _compose(text, getattr(yaml, "CSafeLoader", None) is not None)
+                node = _compose(text, _LIBYAML)
                 if node is not None:
                     _Builder(self).build(node, "")
             except (yaml.YAMLError, _Refused):  # JSON that YAML cannot read: no positions, as when loaded
@@ -188,7 +190,7 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
             return quick
     # JSON (already checked by json.loads) is read for positions by libyaml when present: the
     # same nodes and marks, about four times faster; anything libyaml refuses goes the usual way
-    fast = path.suffix == ".json" and getattr(yaml, "CSafeLoader", None) is not None
+    fast = path.suffix == ".json" and _LIBYAML
     deep, tag = _scan(text, yaml.CSafeLoader if fast else yaml.SafeLoader)
     too_deep = [Diagnostic(shown, *(deep or (1, 1)), "E028", f"nested more than {MAX_DOCUMENT_DEPTH} levels deep",
                            hint="flatten the schema with $defs and $ref")]
@@ -243,22 +245,6 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth of JSON data (a scalar 0, ``[]`` 1), without recursing."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, level = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
-
-
 def _quick_json(path: Path, shown: str, raw: bytes, text: str) -> tuple[SourceDoc | None, list[Diagnostic]] | None:
     """A JSON spec with nothing to report about its text (valid, no repeated key, not too deep,
     not empty), loaded without reading positions: they are read when a diagnostic first asks
@@ -267,7 +253,7 @@ def _quick_json(path: Path, shown: str, raw: bytes, text: str) -> tuple[SourceDo
         data = json.loads(text, object_pairs_hook=_pairs)
     except (_Duplicate, ValueError, RecursionError):
         return None
-    if _depth(data) >= MAX_DOCUMENT_DEPTH:
+    if depth_exceeded(data, MAX_DOCUMENT_DEPTH - 1) is not None:  # the scan might refuse it: let it say where
         return None
     doc = SourceDoc(path=path, display=shown, data=data, sha=hashlib.sha256(raw).hexdigest(),
                     pulled=text.startswith(PULL_MARKER), _unread=text)

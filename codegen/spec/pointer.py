@@ -1,4 +1,5 @@
-"""JSON pointers (RFC 6901): joining tokens into one, following one into a document.
+"""JSON pointers (RFC 6901): joining tokens into one, following one into a document, naming
+the first value nested too deep.
 
 A shared leaf: it imports nothing of the generator, so every stage may use it.
 """
@@ -32,3 +33,17 @@ def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
         else:
             return False, None
     return True, node
+
+
+def depth_exceeded(value: Any, limit: int) -> str | None:
+    """Pointer of the first value nested deeper than ``limit`` levels, else None."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, ptr, depth = stack.pop()
+        if depth > limit:
+            return ptr
+        if isinstance(node, dict):
+            stack.extend((v, join_pointer(ptr, k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, join_pointer(ptr, i), depth + 1) for i, v in enumerate(node))
+    return None

@@ -25,7 +25,7 @@ from .load import SourceDoc
 from .metaschema import meta_diagnostics
 from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .overlays import overlay_checks
-from .pointer import join_pointer
+from .pointer import depth_exceeded, join_pointer
 from .refs import Resolver, Target, iter_refs
 from .skills import load_skills
 
@@ -44,20 +44,6 @@ _NON_OBJECT_SHAPE = frozenset({"$ref", "enum", "const", "items", "prefixItems", 
 #: Deepest JSON nesting accepted inside one schema (the model generator and validators
 #: recurse; real schemas stay far below this).
 MAX_DEPTH = 64
-
-
-def _depth_exceeded(value: Any, limit: int) -> str | None:
-    """Pointer of the first value nested deeper than ``limit`` levels, else None."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        node, ptr, depth = stack.pop()
-        if depth > limit:
-            return ptr
-        if isinstance(node, dict):
-            stack.extend((v, join_pointer(ptr, k), depth + 1) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, join_pointer(ptr, i), depth + 1) for i, v in enumerate(node))
-    return None
 
 
 def object_root(schema: Any) -> str:
@@ -278,7 +264,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
     for ptr, schema, scope in _schema_sites(doc.data):
-        deep = _depth_exceeded(schema, MAX_DEPTH)
+        deep = depth_exceeded(schema, MAX_DEPTH)
         if deep is not None:
             diags.append(doc.diag("E028", f"schema nested more than {MAX_DEPTH} levels deep", ptr + deep,
                                   hint="flatten the schema with $defs and $ref"))

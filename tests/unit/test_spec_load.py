@@ -94,3 +94,14 @@ def test_a_json_spec_error_names_its_line(tmp_path: Path) -> None:
     assert doc is not None
     _, _, diags = validate(doc)
     assert [(d.code, d.line) for d in diags if d.is_error] == [("E023", 7)]
+
+
+def test_json_nesting_limit_is_the_scans_on_both_sides_of_it(tmp_path: Path) -> None:
+    from codegen.spec.load import MAX_DOCUMENT_DEPTH
+
+    spec = tmp_path / "s.json"
+    for nesting, refused in ((MAX_DOCUMENT_DEPTH - 1, False), (MAX_DOCUMENT_DEPTH, False), (MAX_DOCUMENT_DEPTH + 1, True)):
+        spec.write_text("[" * nesting + "]" * nesting)
+        doc, diags = load_spec_file(spec, "s.json")
+        assert [d.code for d in diags] == (["E028"] if refused else []), nesting
+        assert (doc is None) is refused
