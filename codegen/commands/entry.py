@@ -18,10 +18,17 @@ Then, for a plain ``pull --stdio CMD``, the server process is started at once
 (``pull_spawn.py``: its start-up overlaps ours) and a command line with the ``pull`` command
 alone runs (``cli_app.pull_main``: the same command, options and output, without importing the
 build API first).
+
+Whatever runs, the process's heap is frozen at exit (``gc.freeze`` from :mod:`atexit`, after
+the commands' own exit handlers): the interpreter then tears its modules down without a full
+garbage collection over everything the command imported, which took 0.1-0.15 s of every exit
+(a third of a pull of a fast server).
 """
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import sys
 from pathlib import Path
@@ -134,6 +141,7 @@ def _print_unchanged(quiet: bool, paths: list[Path], out: Path, stamp: dict[str,
 
 def main() -> None:
     """Console-script entry point (``mcp-codegen``, ``python -m codegen``)."""
+    atexit.register(gc.freeze)  # registered first, so it runs last of the exit handlers
     code = quick_build(sys.argv[1:])
     if code is not None:
         raise SystemExit(code)
