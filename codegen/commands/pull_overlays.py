@@ -28,7 +28,7 @@ def read_overlays(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         if "overlays" not in text and "\\" not in text:
             return {}, {}  # no key can spell it (only a double-quoted escape could, and there is none)
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, OverflowError):  # ValueError: an impossible date
         return {}, {}
     if not isinstance(data, dict) or not isinstance(data.get("overlays"), dict):
         return {}, {}

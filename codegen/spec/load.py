@@ -158,7 +158,10 @@ class _Builder:
     def _scalar(self, node: yaml.Node) -> Any:
         if not isinstance(node, yaml.ScalarNode):
             return str(node.value)
-        value = self._constructor.construct_object(node, deep=True)
+        try:
+            value = self._constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError):  # `=` or `<<` as a value, an impossible date
+            return str(node.value)
         if value is None or isinstance(value, (str, bool, int, float)):
             if isinstance(value, float) and value != value:  # NaN is not JSON
                 return str(node.value)

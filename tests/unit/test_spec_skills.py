@@ -93,6 +93,7 @@ def test_too_many_files_and_too_many_bytes_are_refused(tmp_path: Path) -> None:
     ("---\nname: bad\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: y\n---\n", 5, "reserved prefix"),
     ("---\nname: bad\ndescription: d\nlicense:\n  a: b\n---\n", 4, "'license' must be a string"),
     ("---\nname: bad\ndescription: " + "d" * 1025 + "\n---\n", 3, "longer than 1024"),
+    ("---\nname: bad\ndescription: 2001-02-30\n---\n", 3, "not read as a string"),  # a date that does not exist
 ])
 def test_bad_frontmatter_is_refused_at_its_line(tmp_path: Path, text: str, line: int, needle: str) -> None:
     folder = _skill(tmp_path, "bad", text)
