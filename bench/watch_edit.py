@@ -2,7 +2,7 @@
 
 Runs the real :class:`codegen.commands.watch.Watcher` in this process (as ``mcp-codegen build
 --watch`` does): one initial build, then for each round one tool of the middle spec file is
-edited (a new description and one more property, as in ``bench_generator.py``) and
+edited (JSON specs, else YAML ones; a new description and one more property, as in ``bench_generator.py``) and
 ``Watcher.poll()`` is timed (after ``Watcher.freeze_heap()``, as ``Watcher.run()`` does): it sees the change and rebuilds the affected spec, output
 written.  Prints one JSON line: the initial build's and every edit's wall time, and every
 edit's CPU time (this process; a one-spec rebuild runs in it), in seconds.
@@ -23,16 +23,20 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 
 def edit_tool(specs: Path, k: int) -> None:
     """Change one tool of the middle spec file: a new description and one more property."""
-    files = sorted(specs.glob("*.json"))
+    files = sorted(specs.glob("*.json")) or sorted(specs.glob("*.yaml"))  # JSON specs, else YAML ones
     path = files[len(files) // 2]
-    doc = json.loads(path.read_text("utf-8"))
+    yaml_spec = path.suffix == ".yaml"
+    doc = yaml.safe_load(path.read_text("utf-8")) if yaml_spec else json.loads(path.read_text("utf-8"))
     tool = doc["tools"][k % len(doc["tools"])]
     tool["description"] += f" Edited {k}."
     tool["inputSchema"]["properties"][f"edited_{k}"] = {"type": "boolean", "description": "Added by the benchmark."}
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) if yaml_spec else json.dumps(doc, indent=1) + "\n"
+    path.write_text(text, encoding="utf-8")
     later = time.time_ns() + 10_000_000  # a distinct mtime even on coarse clocks
     os.utime(path, ns=(later, later))
 
