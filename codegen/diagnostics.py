@@ -24,7 +24,7 @@ CODES: dict[str, str] = {
     "E002": "YAML/JSON syntax error",
     "E003": "duplicate key in a mapping",
     "E004": "string is not valid Unicode (lone surrogate)",
-    "E005": "YAML tag or merge key (not plain data)",
+    "E005": "YAML tag, merge key or non-text key (not plain data)",
     "E006": "YAML alias cycle or alias bomb",
     "E010": "spec does not match the spec format",
     "E011": "unknown key",

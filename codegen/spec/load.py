@@ -31,14 +31,17 @@ MAX_EXPANDED_VALUES = 1_000_000
 PULL_MARKER = "# Pulled by `mcp-codegen pull`"
 _OPEN = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
 _CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+_FLOW_OPEN = (yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
+_FLOW_CLOSE = (yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 #: libyaml (PyYAML's C parser) is there: JSON texts are read for positions with it, and YAML
 #: texts for their values (:func:`_quick_yaml`)
 _LIBYAML = getattr(yaml, "CSafeLoader", None) is not None
 #: What libyaml and PyYAML's pure-Python parser read differently, each found by the differential
 #: corpus of ``tests/unit/test_spec_load_yaml.py``: byte order marks, the Unicode line and
 #: paragraph separators, NEL, tabs, carriage returns and other control characters, a comment
-#: right after a block scalar's header (``|#``), directives.  A text with any of them is read by
-#: the pure-Python parser alone.
+#: right after a block scalar's header (``|#``), directives.  A text with any of them (or a
+#: ``?`` in a plain scalar of a flow collection: :func:`_libyaml_may_differ`) is read by the
+#: pure-Python parser alone.
 _YAML_UNSURE = re.compile("[\ufeff\u2028\u2029\x85\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
                           "|[|>][-+0-9]*#|^%", re.MULTILINE)
 
@@ -67,7 +70,7 @@ class SourceDoc:
                 node = _compose(text, _LIBYAML and self.path.suffix == ".json")
                 if node is not None:
                     _Builder(self).build(node, "")
-            except (yaml.YAMLError, _Refused):  # JSON that YAML cannot read: no positions, as when loaded
+            except (yaml.YAMLError, _Refused, RecursionError):  # JSON that YAML cannot read: no positions, as when loaded
                 pass
         return self._positions
 
@@ -149,6 +152,9 @@ class _Builder:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise self._refuse(key_node, "E005", "YAML merge keys (<<) are not supported in a spec",
                                        "write the keys out, or share the schema through $defs and $ref")
+                if not isinstance(key_node, yaml.ScalarNode):  # its text could expand aliases without limit
+                    raise self._refuse(key_node, "E005", "a mapping or a list as a key is not supported in a spec",
+                                       "keys are strings: write the key as plain text")
                 key = self._scalar(key_node)
                 if not isinstance(key, str):
                     key = str(key).lower() if isinstance(key, bool) else str(key)
@@ -279,10 +285,7 @@ def _quick_yaml(path: Path, shown: str, raw: bytes, text: str) -> tuple[SourceDo
     than the pure-Python scan and compose; its positions from the pure-Python parser when a
     diagnostic first asks (:attr:`SourceDoc.positions`).  None: the full path decides and
     reports, as before."""
-    if not _LIBYAML or _YAML_UNSURE.search(text):
-        return None
-    deep, tag = _scan(text, yaml.CSafeLoader)
-    if deep is not None or tag is not None:
+    if not _LIBYAML or _libyaml_may_differ(text):
         return None
     try:
         node = yaml.compose(text, Loader=yaml.CSafeLoader)
@@ -300,6 +303,33 @@ def _quick_yaml(path: Path, shown: str, raw: bytes, text: str) -> tuple[SourceDo
     doc = SourceDoc(path=path, display=shown, data=data, sha=hashlib.sha256(raw).hexdigest(),
                     pulled=text.startswith(PULL_MARKER), _unread=text)
     return doc, _unicode_problems(doc)
+
+
+def _libyaml_may_differ(text: str) -> bool:
+    """Whether libyaml's reading of ``text`` is not to be taken: it holds what the two parsers
+    read differently (``_YAML_UNSURE``; in a flow collection, a plain scalar with a ``?``, which
+    the pure-Python parser ends there and libyaml does not: ``[why?]``), or something the full
+    path reports (nesting beyond ``MAX_DOCUMENT_DEPTH``, a tag, a scanner error)."""
+    if _YAML_UNSURE.search(text):
+        return True
+    depth = flow = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
+            if isinstance(token, _OPEN):
+                depth += 1
+                flow += isinstance(token, _FLOW_OPEN)
+                if depth > MAX_DOCUMENT_DEPTH:
+                    return True
+            elif isinstance(token, _CLOSE):
+                depth -= 1
+                flow -= isinstance(token, _FLOW_CLOSE)
+            elif isinstance(token, yaml.TagToken):
+                return True
+            elif flow and isinstance(token, yaml.ScalarToken) and token.plain and "?" in token.value:
+                return True
+    except yaml.YAMLError:
+        return True
+    return False
 
 
 def _compose(text: str, fast: bool) -> yaml.Node | None:

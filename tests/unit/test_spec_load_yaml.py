@@ -23,7 +23,7 @@ TOKENS = [" ", "  ", "\n", ":", ": ", "-", "- ", "?", "? ", "[", "]", "{", "}", 
           '"\\U0001F600"', '"\\x41"', '"\\N\\_\\L\\P"', '"\\e\\0\\a"', "\\", "a", "b: c", "key", "1", "0x1F", "1e5",
           ".inf", "~", "null", "yes", "No", "2001-12-14", "é", "😀", "中", "---", "...", "--- ", "... ", "%", "@", "`",
           "=", "<<: *a", "\n  ", "\n    ", "\n- ", "\n  - ", "x\n  y", '"a\n  b"', "'a\n\n b'", "\t", "\r\n", "\ufeff",
-          "\u2028", "\x85", "\x07"]
+          "\u2028", "\x85", "\x07", "a?b", "why?", "x ?", "[a?b]", "{q: why?}"]
 JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
                            lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
                            max_leaves=25)
@@ -40,7 +40,7 @@ def _read(text: str, loader: Any) -> tuple[str, Any]:
 
 def _libyaml_agrees(text: str) -> None:
     """Where the quick path would take libyaml's reading, it is the pure-Python parser's."""
-    if load._YAML_UNSURE.search(text):
+    if load._libyaml_may_differ(text):
         return
     fast = _read(text, yaml.CSafeLoader)
     if fast[0] != "ok":
@@ -68,10 +68,20 @@ def test_libyaml_reads_dumped_values_as_the_pure_parser_does(value: Any, style: 
     ">-#x\n",
     "\ufeff\ufeff1",  # a second byte order mark: libyaml drops it, the pure parser keeps it
     "\u2028\ufeff*a }c",
+    "[a?b]\n",  # a `?` in a plain scalar of a flow collection: the pure parser ends the scalar there
+    "{q: why?}\n",
+    "a: [is it?, yes]\n",
+    "[a?\n b]\n",
 ])
 def test_each_kind_of_text_the_parsers_read_differently_is_left_to_the_pure_parser(text: str) -> None:
     assert _read(text, yaml.CSafeLoader) != _read(text, yaml.SafeLoader)  # why the guard exists
-    assert load._YAML_UNSURE.search(text)
+    assert load._libyaml_may_differ(text)
+
+
+@pytest.mark.parametrize("text", ["a: why?\n", "[? x]\n", 'd: "why?"\n', "a: [x, 'y?']\n", "t: {type: string}\n"])
+def test_a_question_mark_elsewhere_is_read_by_libyaml(text: str) -> None:
+    assert _read(text, yaml.CSafeLoader) == _read(text, yaml.SafeLoader)
+    assert not load._libyaml_may_differ(text)
 
 
 def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
@@ -160,3 +170,17 @@ def test_a_value_yaml_resolves_but_cannot_construct_is_its_source_text(tmp_path:
     doc, diags = load_spec_file(path)
     assert doc is not None and not diags
     assert doc.data["server"]["description"] == value
+
+
+@pytest.mark.parametrize("key", ["? [a, b]\n: v\n", "? {a: b}\n: v\n",
+                                 "x0: &x0 [x, x, x, x, x, x, x, x]\nx1: &x1 [*x0, *x0, *x0, *x0, *x0, *x0, *x0, *x0]\n"
+                                 "x2: &x2 [*x1, *x1, *x1, *x1, *x1, *x1, *x1, *x1]\n? *x2\n: v\n"])
+def test_a_mapping_or_list_as_a_key_is_refused(tmp_path: Path, key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key's text once came from the node itself, aliases expanded without limit (an alias bomb
+    through a key: 285 bytes made a 5.7-million-character key); a spec's keys are strings."""
+    path = tmp_path / "s.yaml"
+    path.write_text(key)
+    quick, full = _both(path, monkeypatch)
+    assert quick == full
+    doc, diags = load_spec_file(path)
+    assert doc is None and [d.code for d in diags] == ["E005"] and "as a key" in diags[0].message
