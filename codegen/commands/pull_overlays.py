@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from ..spec.load import CONSTRUCT_ERRORS
 from .pull_notes import INFO, Note
 
 _DEFS = "#/$defs/"
@@ -28,7 +29,7 @@ def read_overlays(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         if "overlays" not in text and "\\" not in text:
             return {}, {}  # no key can spell it (only a double-quoted escape could, and there is none)
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, OverflowError):  # ValueError: an impossible date
+    except (OSError, UnicodeDecodeError, *CONSTRUCT_ERRORS):
         return {}, {}
     if not isinstance(data, dict) or not isinstance(data.get("overlays"), dict):
         return {}, {}

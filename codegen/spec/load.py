@@ -36,6 +36,9 @@ _FLOW_CLOSE = (yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 #: libyaml (PyYAML's C parser) is there: JSON texts are read for positions with it, and YAML
 #: texts for their values (:func:`_quick_yaml`)
 _LIBYAML = getattr(yaml, "CSafeLoader", None) is not None
+#: What PyYAML's constructor raises for a value it resolves but cannot build (``=``, ``<<`` as a
+#: value, a date that does not exist: ValueError): readers of YAML data catch all of them
+CONSTRUCT_ERRORS = (yaml.YAMLError, ValueError, OverflowError)
 #: What libyaml and PyYAML's pure-Python parser read differently, each found by the differential
 #: corpus of ``tests/unit/test_spec_load_yaml.py``: byte order marks, the Unicode line and
 #: paragraph separators, NEL, tabs, carriage returns and other control characters, a comment
@@ -176,7 +179,7 @@ class _Builder:
             return str(node.value)
         try:
             value = self._constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError):  # `=` or `<<` as a value, an impossible date
+        except CONSTRUCT_ERRORS:  # `=` or `<<` as a value, an impossible date
             return str(node.value)
         if value is None or isinstance(value, (str, bool, int, float)):
             if isinstance(value, float) and value != value:  # NaN is not JSON
@@ -209,7 +212,7 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
     # JSON (already checked by json.loads) is read for positions by libyaml when present: the
     # same nodes and marks, about four times faster; anything libyaml refuses goes the usual way
     fast = path.suffix == ".json" and _LIBYAML
-    deep, tag = _scan(text, yaml.CSafeLoader if fast else yaml.SafeLoader)
+    deep, tag, _ = _scan(text, yaml.CSafeLoader if fast else yaml.SafeLoader)
     too_deep = [Diagnostic(shown, *(deep or (1, 1)), "E028", f"nested more than {MAX_DOCUMENT_DEPTH} levels deep",
                            hint="flatten the schema with $defs and $ref")]
     if deep is not None:
@@ -312,24 +315,8 @@ def _libyaml_may_differ(text: str) -> bool:
     path reports (nesting beyond ``MAX_DOCUMENT_DEPTH``, a tag, a scanner error)."""
     if _YAML_UNSURE.search(text):
         return True
-    depth = flow = 0
-    try:
-        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
-            if isinstance(token, _OPEN):
-                depth += 1
-                flow += isinstance(token, _FLOW_OPEN)
-                if depth > MAX_DOCUMENT_DEPTH:
-                    return True
-            elif isinstance(token, _CLOSE):
-                depth -= 1
-                flow -= isinstance(token, _FLOW_CLOSE)
-            elif isinstance(token, yaml.TagToken):
-                return True
-            elif flow and isinstance(token, yaml.ScalarToken) and token.plain and "?" in token.value:
-                return True
-    except yaml.YAMLError:
-        return True
-    return False
+    deep, tag, unsure = _scan(text, yaml.CSafeLoader)
+    return deep is not None or tag is not None or unsure
 
 
 def _compose(text: str, fast: bool) -> yaml.Node | None:
@@ -343,25 +330,32 @@ def _compose(text: str, fast: bool) -> yaml.Node | None:
     return yaml.compose(text, Loader=yaml.SafeLoader)
 
 
-def _scan(text: str, loader: Any = yaml.SafeLoader) -> tuple[tuple[int, int] | None, tuple[int, int, str] | None]:
+def _scan(text: str, loader: Any = yaml.SafeLoader) -> tuple[tuple[int, int] | None, tuple[int, int, str] | None, bool]:
     """One pass of the YAML scanner (which does not recurse): (line, col) where nesting first
-    exceeds ``MAX_DOCUMENT_DEPTH``, and (line, col, tag) of the first explicit tag."""
-    depth = 0
+    exceeds ``MAX_DOCUMENT_DEPTH``; (line, col, tag) of the first explicit tag; and whether the
+    scan failed or met a plain scalar with a ``?`` in a flow collection (what
+    :func:`_libyaml_may_differ` must know)."""
+    depth = flow = 0
     tag: tuple[int, int, str] | None = None
+    unsure = False
     try:
         for token in yaml.scan(text, Loader=loader):
             if isinstance(token, _OPEN):
                 depth += 1
+                flow += isinstance(token, _FLOW_OPEN)
                 if depth > MAX_DOCUMENT_DEPTH:
-                    return (token.start_mark.line + 1, token.start_mark.column + 1), tag
+                    return (token.start_mark.line + 1, token.start_mark.column + 1), tag, unsure
             elif isinstance(token, _CLOSE):
                 depth -= 1
+                flow -= isinstance(token, _FLOW_CLOSE)
             elif isinstance(token, yaml.TagToken) and tag is None:
                 handle, suffix = token.value
                 tag = (token.start_mark.line + 1, token.start_mark.column + 1, f"{handle or ''}{suffix}")
+            elif flow and isinstance(token, yaml.ScalarToken) and token.plain and "?" in token.value:
+                unsure = True
     except yaml.YAMLError:
-        pass  # the parser reports it with its position
-    return None, tag
+        unsure = True  # the parser reports it with its position
+    return None, tag, unsure
 
 
 def _fix_surrogates(text: str) -> str:

@@ -40,7 +40,7 @@ from ..runtime.wire.skills import (
     frontmatter_block,
     parse_frontmatter,
 )
-from .load import SourceDoc
+from .load import CONSTRUCT_ERRORS, SourceDoc
 from .pointer import join_pointer
 from .sources import read_bytes
 
@@ -192,7 +192,7 @@ class _Loader:
             if yaml.safe_load(block[0]) != data:
                 self.file_err(path, 2, "E123", "SKILL.md frontmatter: YAML reads it differently from the runtime",
                               hint="quote the values (\"...\") so every reader sees the same strings")
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:  # ValueError: a date that does not exist
+        except CONSTRUCT_ERRORS as exc:
             self.file_err(path, 2, "E123", f"SKILL.md frontmatter is not valid YAML: {exc}")
         for key, value in data.items():
             line = _line_of(text, key)
