@@ -17,8 +17,11 @@ LAYOUTS = ("package", "agent")
 #: ``--skill``: one Agent Skills folder per server, or one for the whole servers/ tree.
 SKILLS = ("server", "tree")
 
-#: The top-level package ``build --shared-runtime`` writes once per output folder.
-SHARED_RUNTIME = "mcp_codegen_runtime"
+#: Where a generated package's runtime comes from: the installed ``mcp-codegen-runtime``
+#: distribution (``library``, the default) or a copy inside the package (``private``).
+RUNTIMES = ("library", "private")
+#: The runtime distribution's import name (what library-mode packages import; reserved, E033).
+RUNTIME_PACKAGE = "mcp_codegen_runtime"
 
 #: Worker processes a build may use (spec workers, formatting workers, the second DCG half).
 JOBS_ENV = "MCP_CODEGEN_JOBS"
@@ -42,19 +45,22 @@ def may_fork() -> bool:
 
 @dataclass(frozen=True)
 class Options:
-    """``target`` overrides each spec's ``server.target`` (None keeps it); ``shared_runtime``
-    makes every package import one ``mcp_codegen_runtime`` package at the output folder's top;
+    """``target`` overrides each spec's ``server.target`` (None keeps it); ``runtime``
+    overrides each spec's ``server.runtime`` (``library``: import the installed
+    ``mcp_codegen_runtime``; ``private``: copy the runtime modules the package imports into it);
     ``layout`` overrides each spec's ``server.layout`` (None keeps it); ``skill`` (agent layout)
     also writes Agent Skills folders, one per server or one for the tree."""
 
     target: str | None = None
-    shared_runtime: bool = False
+    runtime: str | None = None
     layout: str | None = None
     skill: str | None = None
 
     def __post_init__(self) -> None:
         if self.target is not None and self.target not in TARGETS:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+        if self.runtime is not None and self.runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, not {self.runtime!r}")
         if self.layout is not None and self.layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {self.layout!r}")
         if self.skill is not None and self.skill not in SKILLS:
@@ -62,7 +68,7 @@ class Options:
 
     def apply(self, ir: ProjectIR) -> ProjectIR:
         """``ir`` with these options in its server part."""
-        server = replace(ir.server, target=self.target or ir.server.target, shared_runtime=self.shared_runtime,
+        server = replace(ir.server, target=self.target or ir.server.target, runtime=self.runtime or ir.server.runtime,
                          layout=self.layout or ir.server.layout, skill=self.skill)
         return replace(ir, server=server)
 
@@ -71,12 +77,13 @@ class Options:
         target = f"target {self.target}" if self.target else "each spec's target"
         layout = f", layout {self.layout}" if self.layout else ""
         skill = f", skill {self.skill}" if self.skill else ""
-        return f"{target}, {'shared' if self.shared_runtime else 'private'} runtime{layout}{skill}"
+        runtime = f"{self.runtime} runtime" if self.runtime else "each spec's runtime"
+        return f"{target}, {runtime}{layout}{skill}"
 
     def key(self) -> str:
         """What distinguishes results built with these options (cache and stamp keys)."""
         extra = (f";layout={self.layout}" if self.layout else "") + (f";skill={self.skill}" if self.skill else "")
-        return f"target={self.target or ''};shared={int(self.shared_runtime)}{extra}"
+        return f"target={self.target or ''};runtime={self.runtime or ''}{extra}"
 
 
 DEFAULT = Options()

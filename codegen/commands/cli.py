@@ -55,7 +55,7 @@ class Skill(str, Enum):
 SpecsArg = Annotated[Optional[list[Path]], typer.Argument(help="Spec files or folders (default: the specs setting of [tool.mcp-codegen] in pyproject.toml).", show_default=False)]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also list every file written and what the build decided: cache hits, up-to-date checks, timings, the options in effect.")]
 TargetOpt = Annotated[Optional[Target], typer.Option("--target", help="Generate the server side, the client side or both (default: each spec's server.target, else both). The runtime copy holds only what the target needs.", show_default=False)]
-SharedOpt = Annotated[Optional[bool], typer.Option("--shared-runtime/--private-runtime", help="Write the runtime once as OUT/mcp_codegen_runtime (shared by every package there: one exception hierarchy), or a private _runtime copy per package (default: shared-runtime of [tool.mcp-codegen], else private).", show_default=False)]
+PrivateOpt = Annotated[Optional[bool], typer.Option("--private-runtime/--library-runtime", help="Copy the runtime modules each package imports into it as _runtime (no dependency on mcp-codegen-runtime), or import the installed mcp-codegen-runtime library (default: runtime of [tool.mcp-codegen], else each spec's server.runtime, else library).", show_default=False)]
 LayoutOpt = Annotated[Optional[Layout], typer.Option("--layout", help="package: the typed packages only; agent: also OUT/servers/<server>/<tool>.py, one typed function per tool, with an index and search_tools (extends an existing servers/ tree; see docs/agents.md). Default: each spec's server.layout, else package.", show_default=False)]
 SkillOpt = Annotated[Optional[Skill], typer.Option("--skill", help="Agent layout: also write an Agent Skills folder (OUT/skills/<name>/SKILL.md): one per server (server) or one for the whole servers/ tree (tree).", show_default=False)]
 OutOpt = Annotated[Optional[Path], typer.Option("-o", "--output", help="Output folder (default: the output setting of [tool.mcp-codegen] in pyproject.toml).")]
@@ -68,10 +68,11 @@ def _print_diagnostics(result: Result, paths: list[Path] | None = None) -> None:
 
 
 def _config(specs: list[Path] | None, output: Path | None, need_output: bool = True, target: Target | None = None,
-            shared_runtime: bool | None = None, layout: Layout | None = None,
+            private_runtime: bool | None = None, layout: Layout | None = None,
             skill: Skill | None = None) -> tuple[list[Path], Path, Options]:
     cfg, error = resolve(specs, output if need_output else output or Path("."), Path.cwd(),
-                         target=target.value if target else None, shared_runtime=shared_runtime,
+                         target=target.value if target else None,
+                         runtime=None if private_runtime is None else ('private' if private_runtime else 'library'),
                          layout=layout.value if layout else None, skill=skill.value if skill else None)
     if cfg is None:
         err_console.print(f"error: {error}", style="red", markup=False)
@@ -120,12 +121,12 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
               watch: Annotated[bool, typer.Option("--watch", help="Keep running; rebuild the specs that change (Ctrl-C stops).")] = False,
               interval: Annotated[float, typer.Option("--interval", help="--watch: seconds between polls.", min=0.05)] = 0.5,
               scaffold: Annotated[bool, typer.Option("--scaffold", help="Also write OUT/<package>_impl.py, a handler class with one typed stub per tool, resource, resource template, prompt and completion handler, if it does not exist (it is yours from then on).")] = False,
-              target: TargetOpt = None, shared_runtime: SharedOpt = None, layout: LayoutOpt = None,
+              target: TargetOpt = None, private_runtime: PrivateOpt = None, layout: LayoutOpt = None,
               skill: SkillOpt = None,
               verify_format: Annotated[bool, typer.Option("--verify-format", help="Then run black on every generated module and fail, naming the files, if it would change any (the writer's own style is checked, not trusted).")] = False) -> None:
     """Generate the packages of SPECS into the output folder (atomic; hand-written files untouched)."""
     _verbose(verbose)
-    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime, layout=layout, skill=skill)
+    paths, out, options = _config(specs, output, target=target, private_runtime=private_runtime, layout=layout, skill=skill)
     if watch:
         raise typer.Exit(run_watch(paths, out, interval, quiet, out_console, err_console, options))
     result, report = build(paths, out, None if quiet else _progress(verbose), load_files=verify_format,
@@ -174,11 +175,11 @@ def _verify_format(result: Result, out: Path) -> None:
 
 @app.command("check")
 def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
-              shared_runtime: SharedOpt = None, verbose: VerboseOpt = False, layout: LayoutOpt = None,
+              private_runtime: PrivateOpt = None, verbose: VerboseOpt = False, layout: LayoutOpt = None,
               skill: SkillOpt = None) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
     _verbose(verbose)
-    paths, out, options = _config(specs, output, target=target, shared_runtime=shared_runtime, layout=layout, skill=skill)
+    paths, out, options = _config(specs, output, target=target, private_runtime=private_runtime, layout=layout, skill=skill)
     result, diffs = check(paths, out, options)
     _print_diagnostics(result, paths)
     if not result.ok:

@@ -22,7 +22,7 @@ class ConfigFile:
     specs: list[str] | str | None = None
     output: str | None = None
     target: Literal["server", "client", "both"] | None = None
-    shared_runtime: bool | None = None
+    runtime: Literal["library", "private"] | None = None
     docs: str | None = None  # output folder of `mcp-codegen docs`
 
 
@@ -30,8 +30,7 @@ _PLAIN: dict[str, tuple[str, Callable[[object], bool]]] = {
     "specs": ("specs", lambda v: type(v) is str or (type(v) is list and all(type(s) is str for s in v))),
     "output": ("output", lambda v: type(v) is str),
     "target": ("target", lambda v: v in ("server", "client", "both") and type(v) is str),
-    "shared-runtime": ("shared_runtime", lambda v: type(v) is bool),
-    "shared_runtime": ("shared_runtime", lambda v: type(v) is bool),
+    "runtime": ("runtime", lambda v: v in ("library", "private") and type(v) is str),
     "docs": ("docs", lambda v: type(v) is str),
 }
 
@@ -64,18 +63,21 @@ def _validated(table: object) -> ConfigFile:
 
 def _validated_by_pydantic(table: object) -> ConfigFile:
     """The table checked by a pydantic model (lax: ``"yes"`` is true, as it always was)."""
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, ConfigDict
 
     class Table(BaseModel):
         model_config = ConfigDict(extra="forbid", populate_by_name=True)
         specs: list[str] | str | None = None
         output: str | None = None
         target: Literal["server", "client", "both"] | None = None
-        shared_runtime: bool | None = Field(default=None, alias="shared-runtime")
+        runtime: Literal["library", "private"] | None = None
         docs: str | None = None
 
+    if isinstance(table, dict) and ("shared-runtime" in table or "shared_runtime" in table):
+        raise ValueError("shared-runtime is gone: generated packages import the installed mcp-codegen-runtime by default;"
+                         ' write runtime = "private" for a copy of the runtime inside each package instead')
     t = Table.model_validate(table)
-    return ConfigFile(t.specs, t.output, t.target, t.shared_runtime, t.docs)
+    return ConfigFile(t.specs, t.output, t.target, t.runtime, t.docs)
 
 
 DEFAULT_DOCS = "docs/reference"
@@ -127,7 +129,7 @@ def load_config_file(start: Path) -> tuple[ConfigFile, Path | None, str | None]:
 
 
 def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target: str | None = None,
-            shared_runtime: bool | None = None, layout: str | None = None,
+            runtime: str | None = None, layout: str | None = None,
             skill: str | None = None) -> tuple[Config | None, str | None]:
     """Merge flags over the pyproject defaults (paths in pyproject are relative to it)."""
     cfg, root, error = load_config_file(cwd)
@@ -143,7 +145,6 @@ def resolve(specs: list[Path] | None, output: Path | None, cwd: Path, *, target:
         return None, "no spec paths given and no [tool.mcp-codegen] specs default in pyproject.toml"
     if output is None:
         return None, "no output folder given (-o OUT) and no [tool.mcp-codegen] output default in pyproject.toml"
-    options = Options(target or cfg.target, bool(cfg.shared_runtime if shared_runtime is None else shared_runtime),
-                      layout, skill)
+    options = Options(target or cfg.target, runtime or cfg.runtime, layout, skill)
     source = str(root / "pyproject.toml") if root else "flags"
     return Config(specs=tuple(specs), output=output, source=source, options=options), None

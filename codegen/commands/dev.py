@@ -147,7 +147,7 @@ class DevLoop:
         target = options.target or (low.ir.server.target if low.ir is not None else None)
         if target == "client":
             self.say("the spec's target is client; dev builds the server side too (--target both)")
-            return Options("both", options.shared_runtime)
+            return Options("both", options.runtime)
         return options
 
     # -- building ------------------------------------------------------------------------

@@ -6,7 +6,7 @@ its answer ("nothing to do") takes a few milliseconds once the build stamp is re
 the command line (typer, click, rich, the generator's API) took three times as long as the whole
 rest.  So :func:`main` first tries :func:`quick_build`: for a ``build`` command line made only
 of spec paths, ``-o/--output``, ``-q/--quiet``, ``--target``, ``--layout``, ``--skill`` and
-``--shared-runtime/--private-runtime``, it resolves the configuration, discovers the specs and
+``--private-runtime/--library-runtime``, it resolves the configuration, discovers the specs and
 checks the build stamp exactly as :func:`codegen.api.build` does, with the standard library
 and the generator's small modules only.  When the stamp matches it prints what ``build``
 prints (through :mod:`codegen.commands.report`, the same code) and exits 0.  Anything else —
@@ -37,7 +37,7 @@ from typing import Any
 FAST_PATH_ENV = "MCP_CODEGEN_FAST_PATH"
 
 _FLAGS = {"-q": ("quiet", True), "--quiet": ("quiet", True),
-          "--shared-runtime": ("shared_runtime", True), "--private-runtime": ("shared_runtime", False)}
+          "--private-runtime": ("runtime", "private"), "--library-runtime": ("runtime", "library")}
 _VALUES = {"-o": "output", "--output": "output", "--target": "target", "--layout": "layout", "--skill": "skill"}
 _CHOICES = {"target": ("server", "client", "both"), "layout": ("package", "agent"), "skill": ("server", "tree")}
 
@@ -107,7 +107,7 @@ def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any
     from .config import resolve
 
     cfg, _ = resolve(parsed["specs"] or None, parsed.get("output"), Path.cwd(), target=parsed.get("target"),
-                     shared_runtime=parsed.get("shared_runtime"), layout=parsed.get("layout"),
+                     runtime=parsed.get("runtime"), layout=parsed.get("layout"),
                      skill=parsed.get("skill"))
     if cfg is None:
         return None

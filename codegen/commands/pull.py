@@ -2,7 +2,7 @@
 
 Three steps, each usable on its own:
 
-1. :func:`read_server` connects with the runtime client (``codegen.runtime``; both eras,
+1. :func:`read_server` connects with the runtime client (``mcp_codegen_runtime``; both eras,
    every ``tools/list`` page) and returns a :class:`ServerSnapshot`: ``serverInfo``,
    instructions and the wire ``Tool`` objects.
 2. :func:`spec_from_snapshot` turns a snapshot into spec text (pure): tool entries copied
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.client.transports import StdioTransport
+from mcp_codegen_runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
+
 from ..diagnostics import Diagnostic, Level
-from ..runtime.client import ClientBase
-from ..runtime.client.transports import StdioTransport
-from ..runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 from .pull_notes import INFO, Note
 from .pull_read import PullError, ServerSnapshot, fetch, fetch_then, read_server
 
@@ -83,7 +84,7 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
 def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str] | None = None,
                 timeout: float = 30.0, auth: Any = None) -> ClientBase:
     """An untyped client of a Streamable HTTP endpoint (needs ``httpx``; ``auth``: an
-    :class:`~codegen.runtime.client.OAuthSettings`, which needs authlib too)."""
+    :class:`~mcp_codegen_runtime.client.OAuthSettings`, which needs authlib too)."""
     return ClientBase.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
                            timeout=timeout, max_timeout=max(timeout, 1.0), audit=None, auth=auth)
 
@@ -92,7 +93,7 @@ def oauth_settings(*, client_id: str | None = None, client_secret: str | None = 
                    token_file: str | os.PathLike[str] | None = None, open_browser: bool = True) -> Any:
     """OAuth for ``pull --http --oauth``: the loopback browser flow (``127.0.0.1``, a free
     port), tokens in ``token_file`` (mode 0600) or in memory."""
-    from ..runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthSettings
+    from mcp_codegen_runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthSettings
 
     storage = FileTokenStorage(token_file) if token_file is not None else MemoryTokenStorage()
     return OAuthSettings(client_id=client_id, client_secret=client_secret, client_name="mcp-codegen pull",

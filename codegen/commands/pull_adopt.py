@@ -1,7 +1,7 @@
 """``pull --stdio``: the runtime's stdio transport, speaking to a server process that was
 started before the event loop (:mod:`.pull_spawn`) instead of spawning its own.
 
-Everything else is :class:`~codegen.runtime.client.transports.StdioTransport`'s own code:
+Everything else is :class:`~mcp_codegen_runtime.client.transports.StdioTransport`'s own code:
 reading lines (the same size limit), capturing stderr, sending, and the shutdown sequence
 (stdin closed, wait, SIGTERM, wait, SIGKILL, by PID).  The process is wrapped in the
 handful of members of :class:`asyncio.subprocess.Process` that transport uses.
@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from ..runtime.client.transports import ClientTransport, MessageSink, StdioTransport
+from mcp_codegen_runtime.client.transports import ClientTransport, MessageSink, StdioTransport
 
 if TYPE_CHECKING:
     import os

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen_runtime.client import ClientBase
+
 from ..diagnostics import Diagnostic
 from ..ir.naming_agent import AGENT_TREE, env_reference, server_folder
 from ..options import Options
-from ..runtime.client import ClientBase
 from .pull import PullError, PullResult, _pull_hint, fetch, spec_from_snapshot, write_spec
 from .pull_overlays import read_overlays
 

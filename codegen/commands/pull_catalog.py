@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mcp_codegen_runtime.wire.uritemplate import TemplateError
+from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
+
 from ..ir.naming import handler_stem, tool_method
-from ..runtime.wire.uritemplate import TemplateError
-from ..runtime.wire.uritemplate import parse as parse_template
 from .pull_notes import Note
 
 _RESOURCE_KEYS = ("uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta")

@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
+from mcp_codegen_runtime.wire.sanitize import strip_controls
+
 from ..ir.naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
@@ -44,7 +46,6 @@ from ..ir.naming import (
     tool_method,
     tool_stem,
 )
-from ..runtime.wire.sanitize import strip_controls
 from ..spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
 from ..spec.pointer import join_pointer
 from ..spec.refs import iter_refs
@@ -201,8 +202,8 @@ def runtime_member_names() -> frozenset[str]:
     lower = sys.modules.get("codegen.ir.lower")
     if lower is not None:
         return frozenset(lower.runtime_member_names())
-    from ..runtime.client.gencode import ClientBase, SyncClientBase
-    from ..runtime.server.gencode import ServerBase
+    from mcp_codegen_runtime.client.gencode import ClientBase, SyncClientBase
+    from mcp_codegen_runtime.server.gencode import ServerBase
 
     names: set[str] = {"self", "ctx", "args"}
     for cls in (ServerBase, ClientBase, SyncClientBase):

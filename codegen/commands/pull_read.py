@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..runtime.client import ClientBase
+from mcp_codegen_runtime.client import ClientBase
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 """Many specs at once: each spec's result from the cache when it is there, the others generated
 in parallel (forked worker processes) and stored; then merged into one :class:`Result` with the
-cross-spec checks (one package per name, one copy of a shared runtime)."""
+cross-spec checks (one package per name)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, Level, sort_key
-from ..options import DEFAULT, SHARED_RUNTIME, Options
+from ..options import DEFAULT, Options
 from ..output import cache
 from ..output.fmtpool import available_jobs
 from ..render.files import owner_folder
@@ -124,10 +124,9 @@ def _generate_all(specs: list[tuple[Path, str]], progress: Callable[[str], None]
 
 
 def merge(specs: list[tuple[Path, str]], results: list[Result], diags: list[Diagnostic]) -> Result:
-    """One result of many specs: E032 when two specs make the same package; the shared runtime once."""
+    """One result of many specs: E032 when two specs make the same package."""
     merged = Result(diagnostics=list(diags))
     packages: dict[str, str] = {}
-    shared: set[str] = set()
     for (_, display), one in zip(specs, results, strict=True):
         merged.specs += one.specs
         merged.diagnostics += one.diagnostics
@@ -135,15 +134,12 @@ def merge(specs: list[tuple[Path, str]], results: list[Result], diags: list[Diag
         merged.input_hashes.update(one.input_hashes)
         for f in one.files:
             pkg = owner_folder(f.path)
-            if pkg == SHARED_RUNTIME:
-                continue
             if packages.setdefault(pkg, display) != display:
                 merged.diagnostics.append(Diagnostic(display, 1, 1, "E032",
                     f"package {pkg!r} is also generated from {packages[pkg]}",
                     hint="give one of the servers another name, or set server.package"))
                 break
-        merged.files += [f for f in one.files if f.path not in shared]  # one copy of the shared runtime
-        shared.update(f.path for f in one.files if f.path.startswith(SHARED_RUNTIME + "/"))
+        merged.files += one.files
     merged.diagnostics.sort(key=sort_key)
     if not merged.ok:
         merged.files = []

@@ -13,12 +13,13 @@ import dis
 from functools import cache
 from typing import Any
 
+from mcp_codegen_runtime.schema.patterns import PatternError, compile_pattern
+from mcp_codegen_runtime.schema.residual import pattern_checks
+from mcp_codegen_runtime.wire.tools import tool_fingerprint
+from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
+
 from ..diagnostics import Diagnostic, Level
-from ..options import SHARED_RUNTIME
-from ..runtime.schema.patterns import PatternError, compile_pattern
-from ..runtime.schema.residual import pattern_checks
-from ..runtime.wire.tools import tool_fingerprint
-from ..runtime.wire.uritemplate import parse as parse_template
+from ..options import RUNTIME_PACKAGE
 from ..schemas.document import ModelSchemaBuilder, bundle_wire
 from ..schemas.exactness import inexact_keywords, schema_patterns
 from ..spec.keywords import SIDE_CHECK, keyword_note, keywords_of
@@ -64,8 +65,8 @@ def runtime_member_names() -> frozenset[str]:
 
     Computed once per process (importing the runtime client and server costs about 0.2 s
     of CPU); :mod:`codegen.driver.batch` computes it before forking its workers."""
-    from ..runtime.client.gencode import ClientBase, SyncClientBase
-    from ..runtime.server.gencode import ServerBase
+    from mcp_codegen_runtime.client.gencode import ClientBase, SyncClientBase
+    from mcp_codegen_runtime.server.gencode import ServerBase
 
     names: set[str] = {"self", "ctx", "args"}
     for cls in (ServerBase, ClientBase, SyncClientBase):
@@ -134,9 +135,9 @@ class _Lowering:
             self.diags.append(self.doc.diag(
                 "W101", f"package name {wanted!r} shadows a standard-library module; using {package}",
                 "/server/name", hint="set server.package to choose another name", level=Level.WARNING))
-        if package == SHARED_RUNTIME:
+        if package == RUNTIME_PACKAGE:
             self.diags.append(self.doc.diag(
-                "E033", f"package name {package!r} is the shared runtime's", "/server/package" if s.package else "/server/name",
+                "E033", f"package name {package!r} is the runtime's (mcp-codegen-runtime)", "/server/package" if s.package else "/server/name",
                 hint="set server.package to another name"))
         self.package = package
         self.stem = class_stem(s.name, s.class_name)
@@ -180,7 +181,7 @@ class _Lowering:
         return ServerIR(
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
             implementation=s.implementation, package=package, spec_display=spec_display,
-            project=s.project, target=s.target, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
+            project=s.project, target=s.target, runtime=s.runtime, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
             auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
                         s.auth.resource_name) if s.auth is not None else None,
         )

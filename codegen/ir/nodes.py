@@ -157,7 +157,7 @@ class ServerIR:
     script: str = ""  # the console script's name, when ``project``
     subscribe: bool = False  # resources may be subscribed to (legacy resources/subscribe)
     target: str = "both"  # server | client | both: which side's modules and runtime are generated
-    shared_runtime: bool = False  # import the runtime from the output folder's shared package
+    runtime: str = "library"  # library: import mcp_codegen_runtime | private: a ``_runtime`` copy in the package
     auth: AuthIR | None = None  # OAuth resource server (spec ``server.auth``)
     layout: str = "package"  # package | agent: also the servers/ tree (:mod:`codegen.render.agent`)
     skill: str | None = None  # agent layout: None, "server" or "tree" (``--skill``, Agent Skills folders)

@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_codegen_runtime.schema.nulls import allows_null
+
 from ..diagnostics import Diagnostic
 from ..ir.naming import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
-from ..runtime.schema.nulls import allows_null
 from .argdoc import argument_doc
 from .titles import drop_field_titles
 from .told import decided_fields, told_names

@@ -23,9 +23,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mcp_codegen_runtime.schema.nulls import allows_null
+
 from ..ir.nodes import ParamIR, ProjectIR
 from ..ir.typeddicts import class_schemas
-from ..runtime.schema.nulls import allows_null
 from ..schemas.exactness import OPEN
 from .titles import ast_lines
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
-from ..options import SHARED_RUNTIME
 from ..render.files import GeneratedFile, owner_folder
 from .atomic import replace_file
 from .format import format_files
@@ -40,7 +39,7 @@ def finalize(files: Iterable[GeneratedFile], spec_display: str) -> tuple[list[Ge
     packages = sorted({owner_folder(f.path) for f in out})
     for pkg in packages:
         owned = {f.path[len(pkg) + 1:]: _digest(f.content) for f in out if owner_folder(f.path) == pkg}
-        spec = "(shared by the packages of this folder)" if pkg in (SHARED_RUNTIME, "servers") else spec_display
+        spec = "(shared by the packages of this folder)" if pkg == "servers" else spec_display
         body = {"generator": "mcp-codegen", "spec": spec, "files": dict(sorted(owned.items()))}
         out.append(GeneratedFile(f"{pkg}/{MANIFEST}", json.dumps(body, indent=2, ensure_ascii=False) + "\n"))
     return sorted(out, key=lambda f: f.path), diags

@@ -34,10 +34,10 @@ from ..ir.naming_agent import (
 )
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..models.generate import ModelsModule
-from ..options import SHARED_RUNTIME
 from .blackstyle import double_quotes
 from .files import GeneratedFile
 from .markdown import md_code, md_line
+from .runtime_copy import PACKAGE, PRIVATE
 
 #: The index file of each server folder (read by ``servers/_search.py`` and ``diff``).
 INDEX = "_index.json"
@@ -169,7 +169,7 @@ def _tool_context(ir: ProjectIR, tool: ToolIR, names: AgentTool, models: ModelsM
     return {
         "server": ir.server, "tool": tool, "names": names, "folder": server_folder(ir.server.package),
         "typing_names": typing, "import_lines": lines, "package_names": package, "model_names": classes,
-        "rt": SHARED_RUNTIME if ir.server.shared_runtime else f"{ir.server.package}._runtime",
+        "rt": PACKAGE if ir.server.runtime == "library" else f"{ir.server.package}.{PRIVATE}",
         "params": params, "returns": returns(tool), "doc": tool_doc(ir, tool),
         "call_args": ", ".join(f"{p.name}={p.name}" for p in tool.params),
     }

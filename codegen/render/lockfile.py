@@ -6,7 +6,7 @@ from and with:
 * the spec format version and the spec's display path;
 * the generator and the pinned formatter / model generator versions (a different black or
   datamodel-code-generator produces different bytes, so ``check`` explains a drift by them);
-* per tool: the canonical schema fingerprint (:func:`codegen.runtime.wire.tools.tool_fingerprint`,
+* per tool: the canonical schema fingerprint (:func:`mcp_codegen_runtime.wire.tools.tool_fingerprint`,
   the same hash the generated client compares with a live ``tools/list``), a hash of the whole
   wire ``Tool`` (description, annotations ...), and the Python names the generator chose;
 * per resource, resource template and prompt (when declared): a hash of its wire object and
@@ -24,8 +24,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen_runtime.wire.tools import canonical_json, tool_fingerprint
+
 from ..ir.nodes import ProjectIR, ToolIR
-from ..runtime.wire.tools import canonical_json, tool_fingerprint
 from ..spec.model import FORMAT_VERSION
 from .files import GeneratedFile
 

@@ -4,7 +4,7 @@ as E023 diagnostics worded by jsonschema, with a native shortcut for the common 
 jsonschema takes milliseconds a tool schema (the 2020-12 meta-schema applies its seven
 vocabularies to every subschema), and most schemas are valid.  jsonschema-rs says "valid" in
 microseconds: when the ``fast`` accelerator is on (jsonschema-rs and orjson installed, and
-``MCP_CODEGEN_ACCELERATOR`` not ``off``: :mod:`codegen.runtime.wire.accelerator`),
+``MCP_CODEGEN_ACCELERATOR`` not ``off``: :mod:`mcp_codegen_runtime.wire.accelerator`),
 :func:`meta_valid_natively` answers first.  Only a native "valid" is trusted; anything else,
 and every dialect the two libraries might read differently, is decided by jsonschema.  That a
 native "valid" means jsonschema finds no error is checked by
@@ -21,9 +21,9 @@ from typing import Any
 
 import jsonschema
 from jsonschema.validators import validator_for
+from mcp_codegen_runtime.wire import accelerator
 
 from ..diagnostics import Diagnostic
-from ..runtime.wire import accelerator
 from .load import SourceDoc
 from .pointer import join_pointer
 

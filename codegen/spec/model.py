@@ -83,6 +83,7 @@ class ServerSpec:
     subscribe: bool = False
     auth: AuthSpec | None = None
     layout: str = "package"  # package | agent (the servers/ tree, docs/agents.md)
+    runtime: str = "library"  # library (import mcp-codegen-runtime) | private (a copy in the package)
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         subscribe=bool(s.get("subscribe", False)),
         auth=_auth(s.get("auth")),
         layout=str(s.get("layout", "package")),
+        runtime=str(s.get("runtime", "library")),
     )
     overlays = data.get("overlays") or {}
     tools = []

@@ -27,9 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..ir.nodes import SkillFileIR, SkillIR
-from ..runtime.wire.skills import (
+from mcp_codegen_runtime.wire.skills import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
     SKILL_FILE,
@@ -40,6 +38,9 @@ from ..runtime.wire.skills import (
     frontmatter_block,
     parse_frontmatter,
 )
+
+from ..diagnostics import Diagnostic
+from ..ir.nodes import SkillFileIR, SkillIR
 from .load import CONSTRUCT_ERRORS, SourceDoc
 from .pointer import join_pointer
 from .sources import read_bytes

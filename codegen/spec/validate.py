@@ -15,10 +15,10 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+from mcp_codegen_runtime.wire.uritemplate import TemplateError
+from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
 from ..diagnostics import Diagnostic, Level
-from ..runtime.wire.uritemplate import TemplateError
-from ..runtime.wire.uritemplate import parse as parse_template
 from .auth import auth_checks
 from .keywords import near_miss, schema_typos
 from .load import SourceDoc

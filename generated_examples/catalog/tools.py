@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.gencode import ServerInfo, ToolDef
+from mcp_codegen_runtime.gencode import ServerInfo, ToolDef
 from .errors import UnknownSkuError
 from .models import (
     Category,

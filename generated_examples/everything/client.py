@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from ._runtime.client.gencode import (
+from mcp_codegen_runtime.client.gencode import (
     UNSET,
     ClientBase,
     SyncClientBase,
@@ -15,7 +15,7 @@ from ._runtime.client.gencode import (
     Unset,
     wire_arguments,
 )
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     PromptDef,
     PromptResult,
     ResourceContents,

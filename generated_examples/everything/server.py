@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     PromptDef,
     PromptMessage,
     PromptResult,
@@ -18,7 +18,7 @@ from ._runtime.gencode import (
     ToolDef,
     ToolResult,
 )
-from ._runtime.server.gencode import Context, Elicited, ServerBase
+from mcp_codegen_runtime.server.gencode import Context, Elicited, ServerBase
 from .models import (
     ConfirmDeleteInput,
     FailingJobInput,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from ._runtime.gencode import SkillDef, SkillFileDef
+from mcp_codegen_runtime.gencode import SkillDef, SkillFileDef
 
 #: The folder the skill files were copied to (``<name>/<path>`` inside it).
 SKILL_FILES: Traversable = files(__name__.rpartition(".")[0]).joinpath("skill-files")

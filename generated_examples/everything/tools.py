@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     CompletionDef,
     InputDef,
     PromptDef,

@@ -6,11 +6,11 @@ Everything an implementation or a caller needs is importable from here; the runt
 
 from __future__ import annotations
 
-from ._runtime.gencode import require_api
+from mcp_codegen_runtime.gencode import require_api
 
 require_api(2, __name__)  # before any other runtime import: a clear error if too old
 
-from ._runtime.client.gencode import (
+from mcp_codegen_runtime.client.gencode import (
     UNSET,
     AuditRecord,
     CatalogChange,
@@ -46,7 +46,7 @@ from ._runtime.client.gencode import (
     ToolCallInfo,
     Unset,
 )
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     AudioContent,
     BlobResourceContents,
     EmbeddedResource,
@@ -58,7 +58,7 @@ from ._runtime.gencode import (
     TextResourceContents,
     ToolResult,
 )
-from ._runtime.server.gencode import (
+from mcp_codegen_runtime.server.gencode import (
     Context,
     Elicited,
     InputUnavailableError,

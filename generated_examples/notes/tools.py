@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.gencode import InputDef, ServerInfo, ToolDef
+from mcp_codegen_runtime.gencode import InputDef, ServerInfo, ToolDef
 from .errors import ConfirmationDeclinedError, NotFoundError
 from .models import (
     CreateNoteInput,

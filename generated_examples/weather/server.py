@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
-from ._runtime.server.gencode import Context, Elicited, ServerBase
+from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.server.gencode import Context, Elicited, ServerBase
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, GetWeatherUnitAnswer
 from .tools import GET_WEATHER_TOOL, SERVER_INFO, TOOLS
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from common_support import run_async
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire import errors as E
 
 from codegen import build, generate
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire import errors as E
 
 SPEC = """\
 mcp-codegen: 1

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 from common_support import free_port, stop_pid, wait_port
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire import errors as E
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire import errors as E
 
 SCRIPT = r'''
 import json, sys
@@ -149,7 +148,7 @@ def test_unreadable_http_response_fails_one_call(hostile_http: str, kind: str) -
 
 
 def test_salvage_finds_the_top_level_id_wherever_it_is() -> None:
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.wire import jsonrpc
 
     deep = '{"jsonrpc":"2.0","result":{"x":' + "[" * 50000 + "]" * 50000 + '},"id":7}'
     assert jsonrpc.salvage_response_id(deep) == 7

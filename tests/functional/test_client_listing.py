@@ -20,8 +20,7 @@ from client_fakes import GENERATED
 from common_support import run_async
 from everything import EverythingClient, EverythingSyncClient, Prompt, Resource, ResourceTemplate, Tool
 from everything_impl import EverythingService
-
-from codegen.runtime.client.listing import Tool as RuntimeTool
+from mcp_codegen_runtime.client.listing import Tool as RuntimeTool
 
 
 def stdio() -> EverythingClient:
@@ -63,7 +62,7 @@ def test_typed_listings_over_stdio_follow_every_page() -> None:
 
 def test_attribute_names_are_the_official_sdks() -> None:
     """Every field of the SDK's Tool / Resource / ResourceTemplate / Prompt exists here by the same name."""
-    from codegen.runtime.client import listing
+    from mcp_codegen_runtime.client import listing
 
     pairs = [(listing.Tool, mcp.types.Tool), (listing.Resource, mcp.types.Resource),
              (listing.ResourceTemplate, mcp.types.ResourceTemplate), (listing.Prompt, mcp.types.Prompt),
@@ -92,7 +91,7 @@ def test_model_dump_by_alias_and_raw_and_the_deprecated_dict_access() -> None:
 
 
 def test_a_malformed_field_keeps_the_rest_and_a_nameless_entry_is_left_out() -> None:
-    from codegen.runtime.client.listing import typed
+    from mcp_codegen_runtime.client.listing import typed
 
     sloppy = {"name": "s", "description": 5, "inputSchema": True, "annotations": {"readOnlyHint": "yes"}}
     [t] = typed(RuntimeTool, [sloppy, {"description": "no name"}])

@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from common_support import run_async
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire.content import TextContent, ToolResult
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire.content import TextContent, ToolResult
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "tests" / "support" / "optional_lists_server.py"

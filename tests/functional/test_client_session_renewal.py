@@ -22,11 +22,10 @@ from typing import Any
 import pytest
 from common_support import run_async
 from http_support import DemoHttpServer, serve_app
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.client.http import HttpTransport
-from codegen.runtime.server.http import HttpApp
-from codegen.runtime.wire.errors import InvalidRequestError
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.server.http import HttpApp
+from mcp_codegen_runtime.wire.errors import InvalidRequestError
 
 UNKNOWN = "unknown.session"
 

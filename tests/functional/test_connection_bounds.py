@@ -20,11 +20,10 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 from http_support import ServerProcess, modern_headers, modern_request
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import protocol as p
 from ops_support import start_ops
 from support_server import DemoServer, modern, req
-
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import protocol as p
 
 LEGACY = p.V2025_11_25
 

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from common_support import free_port, wait_port, wait_until
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire import errors as E
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire import errors as E
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_codegen_runtime.wire.tools import tool_fingerprint
 from typer.testing import CliRunner
 
 from codegen.commands.cli import app
 from codegen.commands.diff import KINDS, Severity, compare_views, diff, view_from_wire
 from codegen.commands.diff.report import render_json, render_junit, render_sarif
-from codegen.runtime.wire.tools import tool_fingerprint
 
 
 def obj(props: dict[str, Any], required: list[str] | None = None, **kw: Any) -> dict[str, Any]:

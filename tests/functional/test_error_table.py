@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 from common_support import run_async
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire import errors as E
-from codegen.runtime.wire import protocol as p
 
 ERAS = ["modern", "legacy"]
 
@@ -106,9 +105,8 @@ def test_output_the_client_itself_refuses_names_the_fields_too(era: str) -> None
     check of ``structuredContent`` against its output model fails the same way, no values."""
     from dataclasses import replace
 
+    from mcp_codegen_runtime.wire.content import ToolResult
     from support_server import DEMO_TOOLS, EchoOut
-
-    from codegen.runtime.wire.content import ToolResult
 
     class Unchecked(DemoServer):
         async def blocks(self, args: Any, ctx: Any) -> Any:

@@ -12,10 +12,9 @@ from typing import Any
 
 import httpx
 from http_support import DemoHttpServer, ServerProcess, modern_headers, modern_request, serve_app
-
-from codegen.runtime.server.http import HttpApp
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.server.http import HttpApp
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import protocol as p
 
 SSE = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -112,7 +111,7 @@ def test_one_client_cannot_take_every_listen_stream() -> None:
 
 
 def test_default_shares_are_a_tenth_but_never_starve_a_small_server() -> None:
-    from codegen.runtime.server.http import HttpSettings
+    from mcp_codegen_runtime.server.http import HttpSettings
 
     assert ServerSettings().listen_streams_per_client() == 100  # of 1000
     assert ServerSettings(max_listen_streams=50).listen_streams_per_client() == 10

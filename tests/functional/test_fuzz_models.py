@@ -29,12 +29,12 @@ from adversarial_support import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
+from mcp_codegen_runtime.schema import accel
+from mcp_codegen_runtime.schema.validation import ArgumentsInvalid, check_arguments
+from mcp_codegen_runtime.schema.validation import validate_arguments as _validate_arguments
+from mcp_codegen_runtime.wire import accelerator
 
 from codegen.api import build
-from codegen.runtime.schema import accel
-from codegen.runtime.schema.validation import ArgumentsInvalid, check_arguments
-from codegen.runtime.schema.validation import validate_arguments as _validate_arguments
-from codegen.runtime.wire import accelerator
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = [ROOT / "specs" / n for n in ("weather.yaml", "notes.yaml", "catalog.yaml")] + sorted(

@@ -25,11 +25,10 @@ import pytest
 from adversarial_support import LONG, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import accelerator
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer, RawServer, modern, modern_meta, req
-
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import accelerator
-from codegen.runtime.wire import protocol as p
 
 
 @pytest.fixture(scope="module", autouse=True, params=["off", "on"])

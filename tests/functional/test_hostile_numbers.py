@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 from http_support import ServerProcess, modern_headers, modern_request
-
-from codegen.runtime.wire import errors as E
-from codegen.runtime.wire import jsonrpc
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire import jsonrpc
+from mcp_codegen_runtime.wire import protocol as p
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "generated_examples"

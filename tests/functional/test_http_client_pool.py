@@ -31,10 +31,9 @@ from typing import Any
 import httpx
 import pytest
 from common_support import free_port, stop_pid, wait_port
-
-from codegen.runtime.client.http import HttpTransport
-from codegen.runtime.client.http_conn import PooledHttp
-from codegen.runtime.client.http_env import usable_for
+from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.client.http_conn import PooledHttp
+from mcp_codegen_runtime.client.http_env import usable_for
 
 PEER = r'''
 import asyncio, json, sys
@@ -330,7 +329,7 @@ def test_an_abandoned_response_closes_its_connection(peer: str) -> None:
 def test_a_stream_left_open_after_its_response(peer: str) -> None:
     """The response is delivered at once; the client reads on for ``SSE_DRAIN_SECONDS`` (the
     server SHOULD end the stream), then closes that connection instead of reusing it."""
-    from codegen.runtime.client.http import SSE_DRAIN_SECONDS
+    from mcp_codegen_runtime.client.http import SSE_DRAIN_SECONDS
 
     async def main() -> None:
         transport = HttpTransport(f"{peer}/sse-open")
@@ -387,8 +386,7 @@ def test_sequential_calls_reuse_their_connections(server: str, era: str, monkeyp
     response is delivered before the stream's last bytes are read, so the next call may find
     that connection still busy and open a second one; after that both are reused."""
     from http_support import ROOT, ServerProcess
-
-    from codegen.runtime.client import ClientBase
+    from mcp_codegen_runtime.client import ClientBase
 
     connects: list[Any] = []
     original = PooledHttp._connect

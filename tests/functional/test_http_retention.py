@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from codegen.runtime.server.http.legacy import Session
+from mcp_codegen_runtime.server.http.legacy import Session
 
 
 def _finished(session: Session, size: int, *, json_only: bool = False, age: float = 0.0) -> int:

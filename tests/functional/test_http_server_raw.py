@@ -18,10 +18,9 @@ from typing import Any
 import httpx
 import pytest
 from http_support import DemoHttpServer, ServerProcess, modern_headers, modern_request, post, serve_app
-
-from codegen.runtime.server.http import HttpApp
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.server.http import HttpApp
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import protocol as p
 
 LEGACY_INIT = {
     "jsonrpc": "2.0",

@@ -21,8 +21,8 @@ from typing import Any
 import json_schema_suite as suite
 import pytest
 import yaml
+from mcp_codegen_runtime.schema.patterns import PatternError, compile_pattern, search
 
-from codegen.runtime.schema.patterns import PatternError, compile_pattern, search
 from codegen.schemas.exactness import inexact_keywords, model_view
 
 REPO = Path(__file__).resolve().parents[2]

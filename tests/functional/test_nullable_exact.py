@@ -16,8 +16,8 @@ from typing import Any
 
 import json_schema_suite as suite
 import pytest
+from mcp_codegen_runtime.schema.residual import pattern_checks
 
-from codegen.runtime.schema.residual import pattern_checks
 from codegen.schemas.exactness import inexact_keywords, model_view
 
 POINT = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": False}

@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 from common_support import run_async
 from http_support import serve_app
+from mcp_codegen_runtime.client import ClientBase, FileTokenStorage, OAuthSettings
+from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.wire.errors import McpError
 from oauth_support import ProtectedDemo
-
-from codegen.runtime.client import ClientBase, FileTokenStorage, OAuthSettings
-from codegen.runtime.client.http import HttpTransport
-from codegen.runtime.wire.errors import McpError
 
 SLOW = {"seconds": 0}
 

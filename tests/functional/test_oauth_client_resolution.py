@@ -19,10 +19,9 @@ from typing import Any
 
 import httpx
 import pytest
-
-from codegen.runtime.client.oauth import OAuthFlow, OAuthSettings
-from codegen.runtime.client.oauth_metadata import OAuthError, discover_issuer
-from codegen.runtime.client.oauth_net import MAX_ANSWER_BYTES, make_checked_transport
+from mcp_codegen_runtime.client.oauth import OAuthFlow, OAuthSettings
+from mcp_codegen_runtime.client.oauth_metadata import OAuthError, discover_issuer
+from mcp_codegen_runtime.client.oauth_net import MAX_ANSWER_BYTES, make_checked_transport
 
 PUBLIC_SERVER = "https://mcp.public.test/mcp"  # never contacted: only its address kind matters
 
@@ -226,7 +225,7 @@ def test_a_huge_token_answer_is_cut(site: Listener) -> None:
 
 
 def test_a_trickling_token_answer_is_cut_at_the_deadline(site: Listener, monkeypatch: pytest.MonkeyPatch) -> None:
-    from codegen.runtime.client import oauth_net
+    from mcp_codegen_runtime.client import oauth_net
 
     monkeypatch.setattr(oauth_net, "ANSWER_DEADLINE", 1.0)
     site.routes["/token"] = _trickle
@@ -273,7 +272,7 @@ def test_a_normal_token_answer_still_works(site: Listener) -> None:
 def test_the_http_transport_gives_the_flow_the_checked_client(site: Listener, dns: dict[str, list[str]]) -> None:
     """``Client.http(url, auth=...)``: discovery and registration go through the checked client
     (the MCP requests themselves do not)."""
-    from codegen.runtime.client.http import HttpTransport
+    from mcp_codegen_runtime.client.http import HttpTransport
 
     dns["issuer.test"] = ["169.254.169.254"]
     dns["good.test"] = ["127.0.0.1"]

@@ -23,6 +23,8 @@ import httpx
 import pytest
 from common_support import free_port, state_key_hex
 from http_support import DemoHttpServer, modern_headers, modern_request, serve_app
+from mcp_codegen_runtime.server.http import HttpSettings, InvalidToken, OAuthSettings
+from mcp_codegen_runtime.server.principal import Principal
 from oauth_as_support import (
     AuthServer,
     VaultProcess,
@@ -34,9 +36,6 @@ from oauth_as_support import (
     public_pem,
     unsigned,
 )
-
-from codegen.runtime.server.http import HttpSettings, InvalidToken, OAuthSettings
-from codegen.runtime.server.principal import Principal
 
 LEGACY = "2025-11-25"
 

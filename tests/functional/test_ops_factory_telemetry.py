@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 from common_support import free_port, stop_pid, wait_port
 from http_support import modern_meta
+from mcp_codegen_runtime.server import telemetry
+from mcp_codegen_runtime.server.http.factory import check_shared_key, worker_count
 from ops_support import OpsServer, ops_env
-
-from codegen.runtime.server import telemetry
-from codegen.runtime.server.http.factory import check_shared_key, worker_count
 
 
 @pytest.mark.parametrize(("env", "argv", "count"), [
@@ -48,7 +47,7 @@ def test_shared_key_check() -> None:
 
 
 def _uvicorn(port: int, *extra: str, **env: str) -> subprocess.Popen[str]:
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "codegen.runtime.server.http:app_from_env",
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "mcp_codegen_runtime.server.http:app_from_env",
            "--host", "127.0.0.1", "--port", str(port), "--workers", "2", *extra]
     return subprocess.Popen(cmd, env=ops_env(MCP_CODEGEN_IMPL="ops_support:OpsServer", **env),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -81,7 +80,7 @@ def test_uvicorn_workers_start_with_a_shared_key() -> None:
 def _gunicorn(port: int, **env: str) -> subprocess.Popen[str]:
     """The command docs/deploy.md gives for gunicorn with the uvicorn worker class."""
     cmd = [sys.executable, "-m", "gunicorn", "-k", "uvicorn_worker.UvicornWorker", "-w", "2",
-           "-b", f"127.0.0.1:{port}", "codegen.runtime.server.http:app_from_env()"]
+           "-b", f"127.0.0.1:{port}", "mcp_codegen_runtime.server.http:app_from_env()"]
     return subprocess.Popen(cmd, env=ops_env(MCP_CODEGEN_IMPL="ops_support:OpsServer", **env),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from common_support import free_port, run_async
 from http_support import EXAMPLES, ROOT, ServerProcess
-
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import protocol as p
 
 SECRET = "sk-live-51Hq8ZtR2xT9vQ"  # looks like a credential: must never reach the client
 

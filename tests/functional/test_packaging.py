@@ -46,8 +46,9 @@ def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_pa
     import shutil
     import tomllib
 
+    from mcp_codegen_runtime.client import ClientBase
+
     from codegen import build
-    from codegen.runtime.client import ClientBase
 
     spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace("  version: 1.2.0\n", "  version: 1.2.0\n  project: true\n", 1)
     assert "project: true" in spec

@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 from common_support import flip_char as _flip
 from common_support import state_key
+from mcp_codegen_runtime.server.security import Signer
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer, modern, req
-
-from codegen.runtime.server.security import Signer
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import protocol as p
 
 ELICIT = {"elicitation": {}}
 
@@ -175,7 +174,7 @@ _NEAR_LIMITS: list[dict[str, Any]] = [
 def test_size_limits_near_the_edges_in_process(copy: bool) -> None:
     """Each call near a limit is refused exactly when the walk of its params says so, with the
     JSON copy (whose text may prove the limits) and without (the walk alone)."""
-    from codegen.runtime.server.security import exceeds_limits
+    from mcp_codegen_runtime.server.security import exceeds_limits
 
     async def main() -> None:
         settings = ServerSettings(max_string_length=64, max_depth=6)
@@ -196,8 +195,8 @@ def test_size_limits_near_the_edges_over_stdio() -> None:
     the limits: the refusals are the walk's, line by line."""
     import io
 
-    from codegen.runtime.server.security import exceeds_limits
-    from codegen.runtime.server.stdio import serve_stdio
+    from mcp_codegen_runtime.server.security import exceeds_limits
+    from mcp_codegen_runtime.server.stdio import serve_stdio
 
     settings = ServerSettings(max_string_length=1 << 20, max_depth=6)
     server = DemoServer(settings)

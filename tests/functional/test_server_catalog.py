@@ -10,17 +10,15 @@ from typing import Any
 
 import pytest
 from common_support import run_async
-from pydantic import BaseModel, Field
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.client.subscriptions import Change
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.context import Context
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import errors as E
-from codegen.runtime.wire import protocol as p
-from codegen.runtime.wire.content import ImageContent, TextContent
-from codegen.runtime.wire.resources import (
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.client.subscriptions import Change
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.context import Context
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire import protocol as p
+from mcp_codegen_runtime.wire.content import ImageContent, TextContent
+from mcp_codegen_runtime.wire.resources import (
     CompletionDef,
     PromptDef,
     PromptMessage,
@@ -28,7 +26,8 @@ from codegen.runtime.wire.resources import (
     ResourceDef,
     ResourceTemplateDef,
 )
-from codegen.runtime.wire.tools import ServerInfo
+from mcp_codegen_runtime.wire.tools import ServerInfo
+from pydantic import BaseModel, Field
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 

@@ -1,4 +1,4 @@
-"""Server core tests, in process (codegen.runtime, no subprocess, no generator)."""
+"""Server core tests, in process (mcp_codegen_runtime, no subprocess, no generator)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 from common_support import state_key
+from mcp_codegen_runtime.server.security import Signer
+from mcp_codegen_runtime.server.session import InProcessPeer
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import jsonrpc
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer, assert_wire, modern, req
-
-from codegen.runtime.server.security import Signer
-from codegen.runtime.server.session import InProcessPeer
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import jsonrpc
-from codegen.runtime.wire import protocol as p
 
 Responder = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 

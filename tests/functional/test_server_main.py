@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.main import load_implementation
 from support_server import EXAMPLES, DemoServer, modern_meta, server_env
-
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.main import load_implementation
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -111,7 +110,7 @@ def test_printed_host_config_starts_the_server_from_any_folder(host: str) -> Non
     """The printed entry (absolute interpreter, args, PYTHONPATH) starts the server from /."""
     import asyncio
 
-    from codegen.runtime.client import ClientBase
+    from mcp_codegen_runtime.client import ClientBase
 
     proc = _run("--print-config", host)
     assert proc.returncode == 0, proc.stderr

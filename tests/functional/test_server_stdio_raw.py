@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from common_support import stop_pid, wait_until
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import EXAMPLES, RawServer, assert_wire, modern, req, server_env
-
-from codegen.runtime.wire import protocol as p
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ from common_support import free_port, run_async
 from everything import EverythingClient
 from everything_impl import EverythingService
 from http_support import ServerProcess, serve_app
+from mcp_codegen_runtime.server.settings import ServerSettings
 from redis_support import redis_server
-
-from codegen.runtime.server.settings import ServerSettings
 
 IMPL = ["--impl", "everything_impl:EverythingService"]
 

@@ -114,10 +114,9 @@ def test_a_real_server_process_and_the_typed_clients(built: tuple[Path, Path, An
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_the_wire_in_both_eras(built: tuple[Path, Path, Any], era: str) -> None:
+    from mcp_codegen_runtime.client import ClientBase
+    from mcp_codegen_runtime.wire import errors as E
     from skillful import ServerSettings
-
-    from codegen.runtime.client import ClientBase
-    from codegen.runtime.wire import errors as E
 
     _, _, impl = built
 
@@ -164,8 +163,7 @@ def test_the_wire_in_both_eras(built: tuple[Path, Path, Any], era: str) -> None:
                                              ("frontmatter", "SkillFrontmatterMismatchError")])
 def test_a_tampered_server_is_refused(built: tuple[Path, Path, Any], mode: str, error: str) -> None:
     import skillful
-
-    from codegen.runtime.wire.skills import digest
+    from mcp_codegen_runtime.wire.skills import digest
 
     _, _, impl = built
     original = (SOURCES / "csv-report" / "SKILL.md").read_bytes()

@@ -30,8 +30,7 @@ from common_support import state_key, state_key_hex
 from everything_impl import EverythingService
 from http_stress_support import INVALID_PARAMS, messages_of, modern, modern_headers
 from http_support import EXAMPLES, ServerProcess, serve_app
-
-from codegen.runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.server.settings import ServerSettings
 
 KEY, OLD = state_key("shared"), state_key("previous")
 NO_KEY: dict[str, str | None] = {"MCP_CODEGEN_STATE_KEY": None, "MCP_CODEGEN_STATE_KEY_FILE": None,

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from codegen.runtime.wire import accelerator
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import accelerator
+from mcp_codegen_runtime.wire import protocol as p
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
 

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import protocol as p
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
 
@@ -54,8 +53,8 @@ def _id(item: tuple[str, object]) -> object:
 def test_line_pipe_queues_everything_behind_an_inline_message() -> None:
     import asyncio
 
-    from codegen.runtime.server.stdio_pipe import LinePipe
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.server.stdio_pipe import LinePipe
+    from mcp_codegen_runtime.wire import jsonrpc
 
     started: list[object] = []
 

@@ -19,9 +19,8 @@ from common_support import free_port, run_async
 from everything import EverythingClient, EverythingSyncClient
 from everything.models import SlowComputeOutput
 from http_support import EXAMPLES, ServerProcess
+from mcp_codegen_runtime.wire import protocol as p
 from redis_support import redis_server
-
-from codegen.runtime.wire import protocol as p
 
 IMPL = ["--impl", "everything_impl:EverythingService"]
 ALICE, BOB = "alice-" + "a" * 32, "bob-" + "b" * 32

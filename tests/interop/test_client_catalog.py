@@ -12,11 +12,10 @@ import pytest
 from common_support import run_async
 from everything import EverythingSyncClient
 from everything_impl import EverythingService
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire.content import BlobResourceContents, ImageContent, TextContent, TextResourceContents
 from pull_support import npm_servers
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.wire import errors as E
-from codegen.runtime.wire.content import BlobResourceContents, ImageContent, TextContent, TextResourceContents
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])

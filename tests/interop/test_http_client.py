@@ -20,15 +20,14 @@ import pytest
 from common_support import free_port
 from common_support import run_async as _run
 from http_support import ROOT, DemoHttpServer, Recorder, ServerProcess, serve_app
+from mcp_codegen_runtime.client import ClientBase
+from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.server.http import HttpApp
+from mcp_codegen_runtime.wire import protocol as p
 from weather._runtime.wire.errors import McpError, UnknownToolError
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import Unit
-
-from codegen.runtime.client import ClientBase
-from codegen.runtime.client.http import HttpTransport
-from codegen.runtime.server.http import HttpApp
-from codegen.runtime.wire import protocol as p
 
 ERAS: list[str | None] = ["legacy", "modern", None]
 

@@ -16,8 +16,7 @@ from common_support import list_tool_pages, run_sdk_client
 from http_support import ServerProcess
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import protocol as p
 
 MODES = ["legacy", "2026-07-28"]
 

@@ -15,10 +15,9 @@ import pytest
 from common_support import run_sdk_client
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_codegen_runtime.wire import protocol as p
+from mcp_codegen_runtime.wire.versions import legacy_output_schema, tool_for_version
 from support_server import EXAMPLES, server_env
-
-from codegen.runtime.wire import protocol as p
-from codegen.runtime.wire.versions import legacy_output_schema, tool_for_version
 
 NOTE = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
 

@@ -98,7 +98,7 @@ def test_the_server_starts_before_the_heavy_imports_and_is_adopted(tmp_path: Pat
     probe = ("import json, sys\nfrom codegen.commands import pull_spawn\n"
              "pull_spawn.start_early(sys.argv[1:])\n"
              "print(json.dumps({'started': pull_spawn._early is not None,\n"
-             "                  'heavy': [m for m in ('typer', 'pydantic', 'codegen.runtime.client') if m in sys.modules]}))\n"
+             "                  'heavy': [m for m in ('typer', 'pydantic', 'mcp_codegen_runtime.client') if m in sys.modules]}))\n"
              "pull_spawn.discard()\n")
     seen = subprocess.run([sys.executable, "-c", probe, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert seen.returncode == 0, seen.stderr

@@ -16,9 +16,8 @@ from common_support import free_port, run_sdk_client, stop_pid, wait_port
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_codegen_runtime.wire import protocol as p
 from support_server import EXAMPLES, server_env
-
-from codegen.runtime.wire import protocol as p
 
 IMPL = ["--impl", "everything_impl:EverythingService"]
 

@@ -11,8 +11,7 @@ from common_support import free_port, run_sdk_client
 from http_support import ServerProcess
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import protocol as p
 
 TASKS = "io.modelcontextprotocol/tasks"
 

@@ -4,7 +4,7 @@
   as a subprocess on 127.0.0.1 (``env`` values of None unset a variable), waited for and
   stopped by its PID;
 * :func:`serve_app`: an ASGI app under uvicorn in a background thread (127.0.0.1);
-* :class:`DemoHttpServer`: a small server on ``codegen.runtime`` with an ``x-mcp-header``
+* :class:`DemoHttpServer`: a small server on ``mcp_codegen_runtime`` with an ``x-mcp-header``
   tool, a slow tool reporting progress (records cancellations), a legacy polling tool
   that closes its SSE stream (SEP-1699) and ``whoami`` (the principal);
 * :class:`Recorder`: ASGI middleware keeping the method and headers of every request;
@@ -26,14 +26,13 @@ from typing import Any
 
 import httpx
 from common_support import free_port, stop_pid, wait_port
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.context import Context
+from mcp_codegen_runtime.server.http import close_sse_stream
+from mcp_codegen_runtime.wire import protocol as p
+from mcp_codegen_runtime.wire.content import TextContent, ToolResult
+from mcp_codegen_runtime.wire.tools import ServerInfo, ToolDef
 from pydantic import BaseModel, Field
-
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.context import Context
-from codegen.runtime.server.http import close_sse_stream
-from codegen.runtime.wire import protocol as p
-from codegen.runtime.wire.content import TextContent, ToolResult
-from codegen.runtime.wire.tools import ServerInfo, ToolDef
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "generated_examples"

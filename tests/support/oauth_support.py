@@ -29,8 +29,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from http_support import DemoHttpServer
-
-from codegen.runtime.server.http import HttpApp
+from mcp_codegen_runtime.server.http import HttpApp
 
 
 def _s256(verifier: str) -> str:

@@ -20,12 +20,11 @@ from typing import Any
 import httpx
 from common_support import free_port
 from http_support import ROOT, ServerProcess, modern_headers, modern_request
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.context import Context
+from mcp_codegen_runtime.wire.content import TextContent, ToolResult
+from mcp_codegen_runtime.wire.tools import ServerInfo, ToolDef
 from pydantic import BaseModel, Field
-
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.context import Context
-from codegen.runtime.wire.content import TextContent, ToolResult
-from codegen.runtime.wire.tools import ServerInfo, ToolDef
 
 SUPPORT = ROOT / "tests" / "support"
 
@@ -62,7 +61,7 @@ class OpsServer(ServerBase):
         return ToolResult(content=[TextContent(text="slept")])
 
 
-OPS_MAIN = "from codegen.runtime.server.main import main; from ops_support import OpsServer; main(OpsServer, prog='ops')"
+OPS_MAIN = "from mcp_codegen_runtime.server.main import main; from ops_support import OpsServer; main(OpsServer, prog='ops')"
 
 
 def ops_env(**extra: str) -> dict[str, str]:

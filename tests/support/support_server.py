@@ -4,7 +4,7 @@
 * :class:`RawServer`: ``python -m weather --stdio`` driven line by line;
 * :func:`modern_meta` / :func:`modern`: 2026-07-28 request ``_meta``;
 * :func:`assert_wire`: validate a result against the official JSON schema of a version;
-* ``DemoServer``: a small server built directly on ``codegen.runtime`` (no generator),
+* ``DemoServer``: a small server built directly on ``mcp_codegen_runtime`` (no generator),
   exercising every kind of handler, for in-process core tests.
 """
 
@@ -22,15 +22,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.context import Context
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.wire import protocol as p
+from mcp_codegen_runtime.wire.content import TextContent, ToolResult
+from mcp_codegen_runtime.wire.errors import DeclaredToolError
+from mcp_codegen_runtime.wire.tools import InputDef, ServerInfo, ToolDef
 from pydantic import BaseModel, Field
-
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.context import Context
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.wire import protocol as p
-from codegen.runtime.wire.content import TextContent, ToolResult
-from codegen.runtime.wire.errors import DeclaredToolError
-from codegen.runtime.wire.tools import InputDef, ServerInfo, ToolDef
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "generated_examples"

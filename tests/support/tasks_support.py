@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from codegen.runtime.server.tasks_store import TaskStore
+from mcp_codegen_runtime.server.tasks_store import TaskStore
 
 
 def _record(task_id: str, owner: str, ttl_ms: int = 60_000) -> dict[str, Any]:

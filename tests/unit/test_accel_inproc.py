@@ -25,14 +25,13 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp_codegen_runtime.client.results import wire_arguments
+from mcp_codegen_runtime.schema import jsonints, validation
+from mcp_codegen_runtime.server import jsoncopy
+from mcp_codegen_runtime.wire import accelerator, fastjson, jsonrpc
+from mcp_codegen_runtime.wire.errors import InvalidArgumentsError
+from mcp_codegen_runtime.wire.tools import ToolDef
 from pydantic import BaseModel, ConfigDict, field_serializer
-
-from codegen.runtime.client.results import wire_arguments
-from codegen.runtime.schema import jsonints, validation
-from codegen.runtime.server import jsoncopy
-from codegen.runtime.wire import accelerator, fastjson, jsonrpc
-from codegen.runtime.wire.errors import InvalidArgumentsError
-from codegen.runtime.wire.tools import ToolDef
 
 _TRICKY = st.text(alphabet=st.sampled_from(list('ab"\\[]{}\n/u0') + ["\u00e9", "\u2028", "\U0001f600"]), max_size=8)
 _json = st.recursive(
@@ -356,8 +355,8 @@ def test_random_decoded_arguments_give_the_pure_model_or_answer(extra: Any, quan
 
 
 def test_only_the_copying_in_process_peer_promises_decoded_messages() -> None:
-    from codegen.runtime.server.connection import Connection
-    from codegen.runtime.server.session import InProcessPeer
+    from mcp_codegen_runtime.server.connection import Connection
+    from mcp_codegen_runtime.server.session import InProcessPeer
 
     assert Connection().decoded is True  # stdio, HTTP: a JSON decoder read every message
     server: Any = object()

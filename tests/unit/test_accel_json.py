@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codegen.runtime.wire import accelerator, fastjson, jsonrpc
-from codegen.runtime.wire.errors import ParseError
+from mcp_codegen_runtime.wire import accelerator, fastjson, jsonrpc
+from mcp_codegen_runtime.wire.errors import ParseError
 
 HOSTILE = [
     b"1e999", b"1e999999999", b"-1.5e400", b"1.7976931348623157e308", b"1.8e308", b"[1e-400]", b"0e999999",
@@ -104,8 +103,8 @@ def test_random_number_soup_parses_as_on_the_pure_path(text: str) -> None:
 
 
 def test_plain_patterns_stay_native_and_others_go_through_the_ecma_translation() -> None:
-    from codegen.runtime.schema import accel
-    from codegen.runtime.wire.tools import ToolDef
+    from mcp_codegen_runtime.schema import accel
+    from mcp_codegen_runtime.wire.tools import ToolDef
 
     assert accelerator.set_enabled(True)
 

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codegen.runtime.server import fastlimits
-from codegen.runtime.server.security import exceeds_limits as pure
-from codegen.runtime.wire import accelerator
+from mcp_codegen_runtime.server import fastlimits
+from mcp_codegen_runtime.server.security import exceeds_limits as pure
+from mcp_codegen_runtime.wire import accelerator
 
 _values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats() | st.text(max_size=6),
@@ -104,7 +103,7 @@ def _texts(value: Any) -> list[bytes]:
 @settings(max_examples=500, deadline=None)
 @given(value=_json_values, max_string=st.integers(min_value=0, max_value=40), max_depth=st.integers(min_value=-1, max_value=6))
 def test_a_text_proves_the_limits_only_when_the_walk_agrees(value: Any, max_string: int, max_depth: int) -> None:
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.wire import jsonrpc
     accelerator.set_enabled(True)
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": value}}
     for text in _texts(value):
@@ -123,7 +122,7 @@ def test_a_text_proves_the_limits_only_when_the_walk_agrees(value: Any, max_stri
 @settings(max_examples=500, deadline=None)
 @given(value=_json_values)
 def test_the_text_depth_is_the_bracket_nesting_outside_strings(value: Any) -> None:
-    from codegen.runtime.wire import fastjson
+    from mcp_codegen_runtime.wire import fastjson
     for text in _texts(value):
         deepest = _text_depth(text.decode())
         for limit in range(0, deepest + 2):
@@ -136,7 +135,7 @@ def _deep(depth: int, leaf: str = "1") -> str:
 
 @pytest.mark.parametrize("depth", [0, 1, 7, 8, 9, 10, 16, 63, 64, 65, 66, 200])
 def test_deep_texts_near_the_limit(depth: int) -> None:
-    from codegen.runtime.wire import fastjson
+    from mcp_codegen_runtime.wire import fastjson
     for text in (_deep(depth), _deep(depth, "[]"), '{"a":' + _deep(depth) + ',"b":"[[[[[[[[[[[[[[[[[[[[[[[[[["}',
                  '[' * depth + ']' * depth + '[' * 3 + ']' * 3):
         deepest = _text_depth(text)
@@ -184,7 +183,7 @@ _HOSTILE = [
 @pytest.mark.parametrize("depth_shift", [-1, 0, 1])
 def test_hostile_texts_are_proven_only_within_the_limits(text: str, max_string: int, max_depth: int,
                                                           max_string_shift: int, depth_shift: int) -> None:
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.wire import jsonrpc
     ms, md = max(0, max_string + max_string_shift), max_depth + depth_shift
     for data in (text.encode(), ('{"jsonrpc":"2.0","id":1,"method":"m","params":{"p":' + text + '}}').encode()):
         value, measured = jsonrpc.decode_measured(data)
@@ -206,7 +205,7 @@ def test_what_a_text_cannot_prove_is_left_to_the_walk() -> None:
     assert not fastlimits.measured_within(b"[]", 1 << 20, -1)
     assert not fastlimits.measured_within(b"[[1]]", 1 << 20, 1)  # a value at depth 2
     assert fastlimits.measured_within(b"[[]]", 1 << 20, 2)
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.wire import jsonrpc
     assert jsonrpc.decode_measured('{"a":1}') == ({"a": 1}, None)  # a str line: no measure
 
 
@@ -219,7 +218,7 @@ def test_the_bench_message_is_proven() -> None:
         from bench_stdio import payload
     finally:
         sys.path.pop(0)
-    from codegen.runtime.wire import jsonrpc
+    from mcp_codegen_runtime.wire import jsonrpc
     line = jsonrpc.encode(jsonrpc.request(1, "tools/call", {"name": "ingest", "arguments": payload()}))
     assert fastlimits.measured_within(jsonrpc.decode_measured(line)[1], 1 << 20, 64, member=True)
 
@@ -230,7 +229,7 @@ def test_the_bench_message_is_proven() -> None:
 def test_the_in_process_copy_hands_back_the_text_it_read(value: Any, max_string: int, max_depth: int, native: bool) -> None:
     """``jsoncopy.json_copy_measured``: the copy of ``json_copy``, and a text that proves the
     limits only where the walk of the copy agrees (both with orjson and without)."""
-    from codegen.runtime.server import jsoncopy
+    from mcp_codegen_runtime.server import jsoncopy
     accelerator.set_enabled(native)
     try:
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": value}}

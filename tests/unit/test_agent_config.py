@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from codegen.runtime.client import agent_options as O
-from codegen.runtime.client.agent import ServerDriftError, drift_summary, judge_drift
-from codegen.runtime.client.agent_config import (
+from mcp_codegen_runtime.client import agent_options as O
+from mcp_codegen_runtime.client.agent import ServerDriftError, drift_summary, judge_drift
+from mcp_codegen_runtime.client.agent_config import (
     ServerConfigError,
     config_files,
     find_server,
@@ -23,9 +22,9 @@ from codegen.runtime.client.agent_config import (
     read_servers,
     strip_jsonc,
 )
-from codegen.runtime.client.hooks import default_audit_hook
-from codegen.runtime.client.types import CompatReport, ToolCallInfo, ToolChange
-from codegen.runtime.wire.errors import ConfirmationDeniedError, ProtocolError
+from mcp_codegen_runtime.client.hooks import default_audit_hook
+from mcp_codegen_runtime.client.types import CompatReport, ToolCallInfo, ToolChange
+from mcp_codegen_runtime.wire.errors import ConfirmationDeniedError, ProtocolError
 
 
 @pytest.fixture

@@ -15,10 +15,9 @@ from typing import Any, Literal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp_codegen_runtime.client import dumps
+from mcp_codegen_runtime.client.dumps import jsonable, plain_dump
 from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, RootModel, computed_field, field_serializer
-
-from codegen.runtime.client import dumps
-from codegen.runtime.client.dumps import jsonable, plain_dump
 
 
 def _old(value: Any, odd: list[Any]) -> Any:

@@ -10,9 +10,8 @@ from typing import Any
 
 import json_schema_suite as suite
 import pytest
-
-from codegen.runtime.schema.compiled import compile_check
-from codegen.runtime.schema.validation import _schema_validator
+from mcp_codegen_runtime.schema.compiled import compile_check
+from mcp_codegen_runtime.schema.validation import _schema_validator
 
 DRAFT = suite.SUITE / "draft2020-12"
 FILES = sorted(p for p in DRAFT.rglob("*.json") if "format" not in p.relative_to(DRAFT).parts)

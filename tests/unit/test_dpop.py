@@ -12,9 +12,8 @@ import hashlib
 import jwt
 import pytest
 from joserfc.jwk import ECKey, OKPKey, RSAKey
-
-from codegen.runtime.client.oauth_dpop import DPoPKey, NonceCache, claim
-from codegen.runtime.server.http.dpop import DPoPChecker, DPoPError, NonceSource, Proof, comparable_htu, thumbprint
+from mcp_codegen_runtime.client.oauth_dpop import DPoPKey, NonceCache, claim
+from mcp_codegen_runtime.server.http.dpop import DPoPChecker, DPoPError, NonceSource, Proof, comparable_htu, thumbprint
 
 #: RFC 7638 §3.1's example RSA key and its thumbprint.
 RFC7638_KEY = {

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codegen.runtime.wire import jsonrpc
-from codegen.runtime.wire.jsontext import encoder_of
+from mcp_codegen_runtime.wire import jsonrpc
+from mcp_codegen_runtime.wire.jsontext import encoder_of
 
 ENCODERS = [
     json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False),

@@ -7,8 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codegen.runtime.wire.jsonrpc import OVERSIZE, LineBuffer
+from mcp_codegen_runtime.wire.jsonrpc import OVERSIZE, LineBuffer
 
 
 def reference(stream: bytes, limit: int) -> list[Any]:

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_codegen_runtime.wire.tools import tool_fingerprint
 from typer.testing import CliRunner
 
 from codegen import __version__, generate
 from codegen.commands.cli import app
 from codegen.output.emit import MANIFEST
 from codegen.render.lockfile import LOCKFILE, generator_versions, read_lock, version_drift
-from codegen.runtime.wire.tools import tool_fingerprint
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "specs" / "weather.yaml"

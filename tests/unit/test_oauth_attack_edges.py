@@ -10,9 +10,8 @@ import base64
 import json
 
 import pytest
-
-from codegen.runtime.server.http.jwks import JwtVerifier
-from codegen.runtime.server.http.verifiers import InvalidToken, check_times
+from mcp_codegen_runtime.server.http.jwks import JwtVerifier
+from mcp_codegen_runtime.server.http.verifiers import InvalidToken, check_times
 
 NOW = 1_800_000_000.0
 SKEW = 30.0

@@ -12,9 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 from common_support import run_async
-
-from codegen.runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthError, TokenStorage
-from codegen.runtime.client.oauth_metadata import (
+from mcp_codegen_runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthError, TokenStorage
+from mcp_codegen_runtime.client.oauth_metadata import (
     canonical_resource,
     check_resource,
     issuer_metadata_urls,

@@ -18,16 +18,16 @@ from urllib.parse import parse_qs
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from mcp_codegen_runtime.server.http.jwks import JwksCache, JwtVerifier
+from mcp_codegen_runtime.server.http.oauth import ResourceServer, metadata_url
+from mcp_codegen_runtime.server.http.settings import OAuthSettings
+from mcp_codegen_runtime.server.http.verifiers import AuthServerUnavailable, IntrospectionVerifier, InvalidToken
+from mcp_codegen_runtime.server.input_required import RequestStateCodec
+from mcp_codegen_runtime.server.principal import Principal, identity, principal_from_claims
+from mcp_codegen_runtime.server.security import Signer
+from mcp_codegen_runtime.wire.errors import InvalidParamsError
 
 from codegen import generate
-from codegen.runtime.server.http.jwks import JwksCache, JwtVerifier
-from codegen.runtime.server.http.oauth import ResourceServer, metadata_url
-from codegen.runtime.server.http.settings import OAuthSettings
-from codegen.runtime.server.http.verifiers import AuthServerUnavailable, IntrospectionVerifier, InvalidToken
-from codegen.runtime.server.input_required import RequestStateCodec
-from codegen.runtime.server.principal import Principal, identity, principal_from_claims
-from codegen.runtime.server.security import Signer
-from codegen.runtime.wire.errors import InvalidParamsError
 
 
 class FakeAS:
@@ -331,8 +331,8 @@ def test_auth_warnings_and_the_generated_tables(tmp_path: Path) -> None:
 def test_flags_and_the_worker_round_trip() -> None:
     import argparse
 
-    from codegen.runtime.server.http.cli import add_arguments, settings_from_args
-    from codegen.runtime.server.http.oauth import oauth_from_json, oauth_to_json
+    from mcp_codegen_runtime.server.http.cli import add_arguments, settings_from_args
+    from mcp_codegen_runtime.server.http.oauth import oauth_from_json, oauth_to_json
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")

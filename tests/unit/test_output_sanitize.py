@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_codegen_runtime.wire.sanitize import strip_controls
 from pull_support import imported
 
 from codegen import build
-from codegen.runtime.wire.sanitize import strip_controls
 
 HOSTILE = "ok \x1b[31mred\x1b[0m \x1b]0;retitled\x07 \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ bell\x07 nul\x00 c1\x9b2J\n\tend"
 CLEAN = "ok red  link bell nul c1\n\tend"
@@ -83,7 +83,7 @@ def test_server_strips_text_and_errors_and_client_display_strips_too(tmp_path: P
 def test_lone_surrogates_in_output_become_replacement_characters() -> None:
     """A handler's text with a lone surrogate cannot be UTF-8: it is sent with U+FFFD in its
     place (stdio/HTTP JSON through jsonrpc.encode, SSE through encode_event), pairs stay."""
-    from codegen.runtime.wire import jsonrpc, sse
+    from mcp_codegen_runtime.wire import jsonrpc, sse
 
     assert jsonrpc.encode({"t": "a\ud800b\ud83d\ude00"}) == '{"t":"a\ufffdb\U0001F600"}\n'.encode()
     assert sse.encode_event("x\udc00") == "data: x\ufffd\n\n".encode()

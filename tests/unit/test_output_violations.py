@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from mcp_codegen_runtime.schema.validation import OutputInvalid, dump_output
+from mcp_codegen_runtime.schema.violations import MAX_TEXT, MAX_VIOLATIONS, redacted, scrub
+from mcp_codegen_runtime.wire.errors import OutputValidationError, SchemaViolation
+from mcp_codegen_runtime.wire.tools import ToolDef
 from pydantic import BaseModel, RootModel
-
-from codegen.runtime.schema.validation import OutputInvalid, dump_output
-from codegen.runtime.schema.violations import MAX_TEXT, MAX_VIOLATIONS, redacted, scrub
-from codegen.runtime.wire.errors import OutputValidationError, SchemaViolation
-from codegen.runtime.wire.tools import ToolDef
 
 SECRET = "sk-live-51Hq8ZtR2xT9vQ"
 

@@ -26,11 +26,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema.validators import validator_for
+from mcp_codegen_runtime.wire import accelerator
 from test_pull_normalize import CASES
 
 from codegen.commands import pull_schemas
 from codegen.commands.pull_notes import Note
-from codegen.runtime.wire import accelerator
 from codegen.spec import metaschema
 
 REPO = Path(__file__).resolve().parents[2]

@@ -214,8 +214,9 @@ def test_live_snapshot_from_in_process_server() -> None:
     """read_server on the generated weather server in process (no subprocess): the API path."""
     import sys
 
+    from mcp_codegen_runtime.client import ClientBase
+
     from codegen.commands.pull import read_server
-    from codegen.runtime.client import ClientBase
 
     examples = str(Path(__file__).resolve().parents[2] / "generated_examples")
     sys.path.insert(0, examples)
@@ -240,8 +241,9 @@ def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
 
 
 def test_pull_hints_name_the_real_cause() -> None:
+    from mcp_codegen_runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
+
     from codegen.commands.pull import PullError, _pull_hint
-    from codegen.runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
     def failing(cause: Exception, text: str) -> PullError:
         try:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from codegen.runtime.schema.patterns import compile_pattern, to_python
-from codegen.runtime.schema.residual import pattern_checks, pattern_errors
+from mcp_codegen_runtime.schema.patterns import compile_pattern, to_python
+from mcp_codegen_runtime.schema.residual import pattern_checks, pattern_errors
 
 SKU = {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}
 

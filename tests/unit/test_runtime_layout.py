@@ -16,12 +16,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from mcp_codegen_runtime import RUNTIME_VERSION
 
 import codegen
 from codegen import generate
 from codegen.options import Options
 from codegen.render.package import runtime_files
-from codegen.runtime import RUNTIME_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "codegen" / "runtime"
@@ -262,7 +262,7 @@ def test_modules_stay_small() -> None:
 
 def test_every_runtime_module_imports_alone() -> None:
     for path in sorted(RUNTIME.rglob("*.py")):
-        name = "codegen.runtime" + ("." + _module_name(path) if _module_name(path) else "")
+        name = "mcp_codegen_runtime" + ("." + _module_name(path) if _module_name(path) else "")
         importlib.import_module(name)
 
 
@@ -292,7 +292,7 @@ def test_shared_runtime_gives_one_exception_hierarchy(tmp_path: Path, monkeypatc
 
 # ---------------------------------------------------------------------------------- the facade
 def _facade(name: str) -> ModuleType:
-    return importlib.import_module(f"codegen.runtime.{name}")
+    return importlib.import_module(f"mcp_codegen_runtime.{name}")
 
 
 def _generated_sources() -> Iterator[tuple[str, str]]:
@@ -399,8 +399,9 @@ def test_a_shared_runtime_without_the_packages_api_fails_at_import(tmp_path: Pat
     """A package against a separately installed ``mcp_codegen_runtime`` whose API is older (or
     which dropped the package's API): a real import in a new process fails with an ImportError
     naming both versions, before any other runtime import."""
+    from mcp_codegen_runtime.gencode import RUNTIME_API
+
     from codegen import build
-    from codegen.runtime.gencode import RUNTIME_API
 
     result, report = build([CASES / "minimal" / "spec.yaml"], tmp_path, options=Options(shared_runtime=True))
     assert report is not None, [d.render() for d in result.diagnostics]

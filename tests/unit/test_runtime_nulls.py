@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from codegen.runtime.schema.nulls import allows_null, drop_invalid_nulls, null_violations
+from mcp_codegen_runtime.schema.nulls import allows_null, drop_invalid_nulls, null_violations
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

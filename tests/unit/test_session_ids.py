@@ -4,10 +4,9 @@ else ``MCP_CODEGEN_REPLICA_ID``), ``<random>`` without; visible ASCII, 192 rando
 from __future__ import annotations
 
 import pytest
-
-from codegen.runtime.server.base import ServerBase
-from codegen.runtime.server.http import HttpApp, HttpSettings
-from codegen.runtime.server.http.legacy import REPLICA_ENV, new_session_id, replica_id
+from mcp_codegen_runtime.server.base import ServerBase
+from mcp_codegen_runtime.server.http import HttpApp, HttpSettings
+from mcp_codegen_runtime.server.http.legacy import REPLICA_ENV, new_session_id, replica_id
 
 VISIBLE = {chr(c) for c in range(0x21, 0x7F)}
 

@@ -9,10 +9,9 @@ import random
 from typing import Any
 
 import pytest
-
-from codegen.runtime.server.limits import Limits
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.server.slots import Slots
+from mcp_codegen_runtime.server.limits import Limits
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.server.slots import Slots
 
 
 async def _schedule(make: Any, limit: int, seed: int) -> list[tuple[Any, ...]]:

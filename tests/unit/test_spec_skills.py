@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mcp_codegen_runtime.wire.skills import FrontmatterError, parse_frontmatter, skill_body, stored_path
 
 from codegen import generate
 from codegen.diagnostics import Diagnostic
-from codegen.runtime.wire.skills import FrontmatterError, parse_frontmatter, skill_body, stored_path
 
 GOOD = "---\nname: {name}\ndescription: Does one thing well\n---\n\nBody.\n"
 

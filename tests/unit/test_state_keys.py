@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 from common_support import state_key
-
-from codegen.runtime.server.security import (
+from mcp_codegen_runtime.server.security import (
     MIN_KEY_BYTES,
     STATE_AUDIENCE_ENV,
     STATE_KEY_ENV,
@@ -31,7 +30,7 @@ from codegen.runtime.server.security import (
     read_key_file,
     resolve_audience,
 )
-from codegen.runtime.wire.errors import InvalidParamsError
+from mcp_codegen_runtime.wire.errors import InvalidParamsError
 
 K1, K2, K3 = state_key("k1"), state_key("k2"), state_key("k3")
 MAKE = "secrets.token_hex(32)"

@@ -9,11 +9,10 @@ from enum import StrEnum
 from typing import Any
 
 import pytest
+from mcp_codegen_runtime.schema import strictpy
+from mcp_codegen_runtime.schema.strictpy import check_strict, validate_strict, validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
-
-from codegen.runtime.schema import strictpy
-from codegen.runtime.schema.strictpy import check_strict, validate_strict, validator_for
 
 
 class Priority(StrEnum):  # as datamodel-code-generator writes string enums

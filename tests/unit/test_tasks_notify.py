@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from codegen.runtime.client.tasks_notify import MAX_QUEUED, MAX_TASKS, TaskNotices, newer, quiet_period
-from codegen.runtime.server.tasks_notify import TaskNotifier
-from codegen.runtime.server.tasks_store import MemoryTaskStore
-from codegen.runtime.wire import protocol as p
+from mcp_codegen_runtime.client.tasks_notify import MAX_QUEUED, MAX_TASKS, TaskNotices, newer, quiet_period
+from mcp_codegen_runtime.server.tasks_notify import TaskNotifier
+from mcp_codegen_runtime.server.tasks_store import MemoryTaskStore
+from mcp_codegen_runtime.wire import protocol as p
 
 
 def _record(task_id: str) -> dict[str, Any]:

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 import yaml
+from mcp_codegen_runtime.client.tasks import TaskHandle, status_of
+from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.server.tasks import declares_tasks
+from mcp_codegen_runtime.server.tasks_store import MemoryTaskStore
+from mcp_codegen_runtime.wire.errors import InvalidParamsError, ProtocolError
 from tasks_support import exercise_store
 
 from codegen import generate
 from codegen.api import build
-from codegen.runtime.client.tasks import TaskHandle, status_of
-from codegen.runtime.server.settings import ServerSettings
-from codegen.runtime.server.tasks import declares_tasks
-from codegen.runtime.server.tasks_store import MemoryTaskStore
-from codegen.runtime.wire.errors import InvalidParamsError, ProtocolError
 
 
 def _spec(tmp_path: Path, **tool_keys: Any) -> Path:

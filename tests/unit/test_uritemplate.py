@@ -4,8 +4,7 @@ matching (the inverse of expansion), with expected values written from the RFC's
 from __future__ import annotations
 
 import pytest
-
-from codegen.runtime.wire.uritemplate import TemplateError, parse
+from mcp_codegen_runtime.wire.uritemplate import TemplateError, parse
 
 VALUES = {"var": "value", "hello": "Hello World!", "path": "/foo/bar", "x": "1024", "y": "768"}
 

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcp_codegen_runtime.wire.tools import tool_fingerprint
+
 from ...diagnostics import Diagnostic
-from ...runtime.wire.tools import tool_fingerprint
 from .changes import KINDS, Change, Severity, apply_allow, parse_allow
 from .classify import diff_views
 from .sources import Side, load_side, register_side_loader

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...runtime.wire.tools import canonical_json, tool_fingerprint
+from mcp_codegen_runtime.wire.tools import canonical_json, tool_fingerprint
+
 from .changes import Change, sort_changes
 from .schema_compare import Delta, Effect, compare_schemas
 from .views import CatalogTyped, ServerView, ToolView

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     PromptDef,
     PromptMessage,
     PromptResult,
@@ -17,7 +17,7 @@ from ._runtime.gencode import (
     ToolDef,
     ToolResult,
 )
-from ._runtime.server.gencode import Context, ServerBase
+from mcp_codegen_runtime.server.gencode import Context, ServerBase
 from .models import GreetArguments, ItemVariables, PingToolInput
 from .tools import PROMPTS, RESOURCE_TEMPLATES, RESOURCES, SERVER_INFO, TOOLS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.gencode import AuthDef, InputDef, ServerInfo, ToolDef
+from mcp_codegen_runtime.gencode import AuthDef, InputDef, ServerInfo, ToolDef
 from .errors import LockedError, TooManyError
 from .models import (
     ListItemsInput,

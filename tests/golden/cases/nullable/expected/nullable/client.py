@@ -6,8 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from ._runtime.client.gencode import UNSET, ClientBase, SyncClientBase, Unset, wire_arguments
-from ._runtime.gencode import ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.client.gencode import (
+    UNSET,
+    ClientBase,
+    SyncClientBase,
+    Unset,
+    wire_arguments,
+)
+from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
 from .models import LevelOption1, PlaceInputLevel, PlaceInputMode, PlaceOutput, Point, PointDict
 from .tools import PLACE_TOOL, SERVER_INFO, TOOLS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._runtime.gencode import ServerInfo, ToolDef
+from mcp_codegen_runtime.gencode import ServerInfo, ToolDef
 from .models import PlaceInput, PlaceOutput
 
 SERVER_INFO = ServerInfo(

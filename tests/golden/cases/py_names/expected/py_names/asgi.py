@@ -12,6 +12,12 @@ to end its request's SSE stream early (legacy era; the client resumes with ``Las
 
 from __future__ import annotations
 
-from ._runtime.server.gencode import HttpApp, HttpSettings, app_from_env, asgi_app, close_sse_stream
+from mcp_codegen_runtime.server.gencode import (
+    HttpApp,
+    HttpSettings,
+    app_from_env,
+    asgi_app,
+    close_sse_stream,
+)
 
 __all__ = ["HttpApp", "HttpSettings", "app_from_env", "asgi_app", "close_sse_stream"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._runtime.gencode import (
+from mcp_codegen_runtime.gencode import (
     ConfirmationDeniedError,
     DeclaredToolError,
     HeaderMismatchError,

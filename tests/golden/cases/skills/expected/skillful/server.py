@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from ._runtime.gencode import ServerInfo, SkillDef, ToolDef, ToolResult
-from ._runtime.server.gencode import Context, ServerBase
+from mcp_codegen_runtime.gencode import ServerInfo, SkillDef, ToolDef, ToolResult
+from mcp_codegen_runtime.server.gencode import Context, ServerBase
 from .models import CountRowsInput, CountRowsOutput
 from .skills import SKILL_FILES, SKILLS
 from .tools import SERVER_INFO, TOOLS

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._runtime.server.gencode import main
+from mcp_codegen_runtime.server.gencode import main
 from .server import ShapesServerBase
 
 

@@ -1,0 +1,144 @@
+"""The private runtime copy of ``build --private-runtime``: just the runtime modules a package imports.
+
+By default a generated package imports the installed ``mcp-codegen-runtime`` distribution and
+carries no runtime code.  With ``server.runtime: private`` (or ``build --private-runtime``) it
+carries ``<package>/_runtime/``: the modules of :mod:`mcp_codegen_runtime` that its own files
+import, and everything those import in turn (:func:`closure`), copied verbatim.
+
+Every import of the runtime inside itself is relative, so a copy works under any package name.
+The closure follows every relative import of a module, wherever it stands (module level, under
+``TYPE_CHECKING``, or inside a function, as optional features are imported when first used): a
+copy never misses a module that some path of it may import, and ``mypy --strict`` finds every
+module an annotation names.  Each copied file's header names the runtime version and the module
+it was copied from, nothing of the whole runtime, so a change to one runtime module changes only
+that module's copies.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from mcp_codegen_runtime import RUNTIME_VERSION
+
+from .files import GeneratedFile
+
+#: The import name of the runtime distribution (what library-mode packages import).
+PACKAGE = "mcp_codegen_runtime"
+#: The folder of a package's private copy (imported as ``<package>._runtime``).
+PRIVATE = "_runtime"
+
+
+@cache
+def runtime_sources() -> dict[str, str]:
+    """Module name inside the runtime (``""`` for the top, ``"client.core"``) -> its source text."""
+    out: dict[str, str] = {}
+
+    def walk(folder: Any, prefix: tuple[str, ...]) -> None:
+        for entry in folder.iterdir():
+            if entry.is_dir() and entry.name != "__pycache__":
+                walk(entry, (*prefix, entry.name))
+            elif entry.name.endswith(".py"):
+                parts = prefix if entry.name == "__init__.py" else (*prefix, entry.name[:-3])
+                out[".".join(parts)] = entry.read_text("utf-8")
+
+    walk(resources.files(PACKAGE), ())
+    return dict(sorted(out.items()))  # read once per process (the runtime does not change under it)
+
+
+def module_path(module: str) -> str:
+    """The file of a runtime module, relative to the runtime's folder."""
+    folder = module.replace(".", "/")
+    return f"{folder}/__init__.py".lstrip("/") if _is_package(module) else f"{folder}.py"
+
+
+def _is_package(module: str) -> bool:
+    return module == "" or any(name.startswith(module + ".") for name in runtime_sources())
+
+
+def _with_parents(module: str) -> list[str]:
+    parts = module.split(".") if module else []
+    return [".".join(parts[:i]) for i in range(len(parts) + 1)]
+
+
+def _relative_targets(module: str, node: ast.ImportFrom) -> list[str]:
+    """The runtime modules one relative ``from`` import of ``module`` loads (with their packages)."""
+    base = module.split(".") if module else []
+    if not _is_package(module):
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    target = ".".join([*base, *([node.module] if node.module else [])])
+    sources = runtime_sources()
+    found = [target] if target in sources else []
+    found += [sub for alias in node.names if (sub := f"{target}.{alias.name}".strip(".")) in sources]
+    return found
+
+
+@cache
+def imports_of(module: str) -> frozenset[str]:
+    """Every runtime module that ``module`` imports anywhere in its text, with their packages."""
+    tree = ast.parse(runtime_sources()[module])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            for target in _relative_targets(module, node):
+                found.update(_with_parents(target))
+    found.discard(module)
+    return frozenset(found)
+
+
+def imported_runtime_modules(files: list[GeneratedFile], root: str) -> set[str]:
+    """The runtime modules the package's own files import from ``root`` (``<pkg>._runtime``)."""
+    prefix = root + "."
+    wanted: set[str] = set()
+    for f in files:
+        if not f.path.endswith(".py") or f.verbatim:
+            continue
+        for node in ast.walk(ast.parse(f.content)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module == root or node.module.startswith(prefix):
+                    wanted.update(_with_parents(node.module[len(root):].lstrip(".")))
+            elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                if node.module == PRIVATE or node.module.startswith(PRIVATE + "."):
+                    wanted.update(_with_parents(node.module[len(PRIVATE):].lstrip(".")))
+    return wanted
+
+
+def closure(modules: set[str]) -> list[str]:
+    """``modules`` and every runtime module they import, directly or not (sorted)."""
+    seen: set[str] = set()
+    todo = [m for start in modules for m in _with_parents(start)]
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        if module not in runtime_sources():
+            raise KeyError(f"generated code imports {PACKAGE}.{module}, which the runtime does not have")
+        seen.add(module)
+        todo.extend(imports_of(module) - seen)
+    return sorted(seen)
+
+
+def header(module: str) -> str:
+    """The first line of one copied module: the runtime version and where it comes from."""
+    return (f"# generated by mcp-codegen: copied verbatim from {PACKAGE} {RUNTIME_VERSION}"
+            f" ({PACKAGE}/{module_path(module)}) — do not edit\n")
+
+
+def private_modules(package: str, files: list[GeneratedFile]) -> list[str]:
+    """The runtime modules of ``package``'s private copy: what ``files`` (its own modules) need."""
+    return closure(imported_runtime_modules(files, f"{package}.{PRIVATE}"))
+
+
+def render_private_runtime(package: str, modules: list[str]) -> list[GeneratedFile]:
+    """The ``<package>/_runtime`` copy of ``modules`` (:func:`private_modules`)."""
+    sources = runtime_sources()
+    return [GeneratedFile(f"{package}/{PRIVATE}/{module_path(m)}", header(m) + sources[m], verbatim=True)
+            for m in modules]
+
+
+def private_packages(package: str, modules: list[str]) -> list[str]:
+    """The Python packages of a private copy, as dotted names (for the package's pyproject)."""
+    return [f"{package}.{PRIVATE}" + (f".{m}" if m else "") for m in modules if _is_package(m)]
