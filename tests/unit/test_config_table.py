@@ -11,9 +11,12 @@ from codegen.commands.config import ConfigFile, load_config_file
 
 
 def test_table_is_validated(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = ["a"]\noutput = "o"\nshared-runtime = true\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = ["a"]\noutput = "o"\nruntime = "private"\n')
     cfg, root, error = load_config_file(tmp_path)
-    assert (cfg, root, error) == (ConfigFile(specs=["a"], output="o", shared_runtime=True), tmp_path, None)
+    assert (cfg, root, error) == (ConfigFile(specs=["a"], output="o", runtime="private"), tmp_path, None)
+    (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = ["a"]\nshared-runtime = true\n')
+    cfg, _, error = load_config_file(tmp_path)
+    assert error is not None and "shared-runtime is gone" in error and 'runtime = "private"' in error
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspec = "a"\ntarget = "all"\n')
     cfg, _, error = load_config_file(tmp_path)
     assert cfg == ConfigFile() and error is not None and "is invalid" in error and "spec" in error and "target" in error

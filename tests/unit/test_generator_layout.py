@@ -1,4 +1,4 @@
-"""The generator's shape (codegen/ outside codegen/runtime/): folders in pipeline order, each
+"""The generator's shape (codegen/; the runtime is its own distribution in runtime/): folders in pipeline order, each
 importing only the folders before it plus the shared leaves; no import cycle, package
 ``__init__`` modules included; no module over 400 lines.
 
@@ -42,8 +42,6 @@ def _modules() -> dict[str, Path]:
     found = {}
     for path in sorted(CODEGEN.rglob("*.py")):
         rel = path.relative_to(ROOT).with_suffix("")
-        if rel.parts[:2] == ("codegen", "runtime"):
-            continue
         parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
         found[".".join(parts)] = path
     return found
@@ -95,7 +93,7 @@ def test_every_stage_is_a_folder_with_its_concern_in_one_line() -> None:
         assert ast.parse(init.read_text("utf-8")).body[1:] == [], f"{stage}/__init__.py imports nothing"
     top = sorted(p.name for p in CODEGEN.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "_version.py", "api.py", "diagnostics.py", "options.py"]
-    assert sorted(p.name for p in CODEGEN.iterdir() if p.is_dir() and (p / "__init__.py").exists()) == sorted([*STAGES, "runtime"])
+    assert sorted(p.name for p in CODEGEN.iterdir() if p.is_dir() and (p / "__init__.py").exists()) == sorted(STAGES)
 
 
 def test_no_module_over_400_lines() -> None:

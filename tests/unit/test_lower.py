@@ -61,7 +61,7 @@ def test_server_names(tmp_path: Path) -> None:
     assert (s.package, s.base_class, s.client_class, s.sync_client_class) == (
         "acme_inventory", "AcmeInventoryServerBase", "AcmeInventoryClient", "AcmeInventorySyncClient")
     assert (s.impl_module, s.impl_class, s.script) == ("acme_inventory_impl", "AcmeInventoryService", "acme-inventory-server")
-    assert s.spec_display == "specs/acme.yaml" and s.target == "client" and not s.shared_runtime
+    assert s.spec_display == "specs/acme.yaml" and s.target == "client" and s.runtime == "library"
 
 
 def test_tool_names_and_flags(tmp_path: Path) -> None:
@@ -89,8 +89,9 @@ def test_wire_schema_is_self_contained_and_verbatim(tmp_path: Path) -> None:
 def test_lowering_leaves_params_to_the_models_and_options_apply(tmp_path: Path) -> None:
     ir = _lower(tmp_path)
     assert all(t.params == () for t in ir.tools)  # filled by models.with_params before rendering
-    both = Options(target="both", shared_runtime=True).apply(ir)
-    assert both.server.target == "both" and both.server.shared_runtime and both.tools == ir.tools
+    both = Options(target="both", runtime="private").apply(ir)
+    assert both.server.target == "both" and both.server.runtime == "private" and both.tools == ir.tools
+    assert Options().apply(both).server.runtime == "private"  # no flag keeps the spec's choice
     assert Options().apply(ir).server.target == "client"  # no flag: the spec decides
 
 
@@ -107,7 +108,7 @@ def test_two_tools_with_one_method_name_are_an_error(tmp_path: Path) -> None:
     assert ir is None and errors == [("E030", 21, "/tools/1"), ("E030", 23, "/tools/1/inputSchema")], errors
 
 
-def test_the_shared_runtime_name_is_reserved(tmp_path: Path) -> None:
+def test_the_runtime_package_name_is_reserved(tmp_path: Path) -> None:
     path = tmp_path / "x.yaml"
     path.write_text('mcp-codegen: 1\nserver: {name: x, version: "1", package: mcp_codegen_runtime}\ntools: []\n', "utf-8")
     doc, _ = load_spec_file(path, "x.yaml")

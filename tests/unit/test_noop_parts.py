@@ -23,10 +23,10 @@ REPO = Path(__file__).resolve().parents[2]
     (["build", "-q", "--output=out", "a.yaml", "b.yaml"],
      {"specs": [Path("a.yaml"), Path("b.yaml")], "quiet": True, "output": Path("out")}),
     (["build", "--quiet", "--quiet"], {"specs": [], "quiet": True}),
-    (["build", "s", "--target", "client", "--layout=agent", "--skill", "tree", "--shared-runtime"],
+    (["build", "s", "--target", "client", "--layout=agent", "--skill", "tree", "--library-runtime"],
      {"specs": [Path("s")], "quiet": False, "target": "client", "layout": "agent", "skill": "tree",
-      "shared_runtime": True}),
-    (["build", "s", "--private-runtime"], {"specs": [Path("s")], "quiet": False, "shared_runtime": False}),
+      "runtime": "library"}),
+    (["build", "s", "--private-runtime"], {"specs": [Path("s")], "quiet": False, "runtime": "private"}),
 ])
 def test_plain_build_command_lines_are_read(argv: list[str], expected: dict[str, object]) -> None:
     assert parse_build(argv) == expected
@@ -39,7 +39,7 @@ def test_plain_build_command_lines_are_read(argv: list[str], expected: dict[str,
     ["build", "s", "-o", "out", "-o", "other"], ["build", "s", "--output="], ["build", "s", "-o", "-x"],
     ["build", "--", "s"], ["build", ""], ["build", "-"], ["build", "s", "--target", "neither"],
     ["build", "s", "--target=Server"], ["build", "s", "--layout", "tree"], ["build", "s", "--skill", "agent"],
-    ["build", "s", "--shared-runtime", "--private-runtime"], ["build", "s", "--interval", "1"], ["build", "s", "--out", "x"],
+    ["build", "s", "--library-runtime", "--private-runtime"], ["build", "s", "--shared-runtime"], ["build", "s", "--interval", "1"], ["build", "s", "--out", "x"],
     ["buil", "s"], ["build", "s", "--target", "both", "--target", "both"],
 ])
 def test_anything_else_goes_to_the_full_command_line(argv: list[str]) -> None:
@@ -48,11 +48,11 @@ def test_anything_else_goes_to_the_full_command_line(argv: list[str]) -> None:
 
 @pytest.mark.parametrize(("table", "plain"), [
     ({"specs": ["specs"], "output": "gen"}, True), ({"specs": "one.yaml"}, True), ({"target": "client"}, True),
-    ({"shared-runtime": True}, True), ({"shared_runtime": False, "docs": "d"}, True), ({"specs": []}, True),
+    ({"runtime": "private"}, True), ({"runtime": "library", "docs": "d"}, True), ({"specs": []}, True),
     # not plainly typed: pydantic decides (coerces or rejects), as before
-    ({"shared-runtime": "yes"}, False), ({"shared-runtime": 1}, False), ({"target": "Client"}, False),
+    ({"runtime": "shared"}, False), ({"runtime": 1}, False), ({"target": "Client"}, False),
     ({"specs": [1]}, False), ({"output": 3}, False), ({"unknown": 1}, False),
-    ({"shared-runtime": True, "shared_runtime": False}, False), ({"specs": ("a",)}, False), (["specs"], False),
+    ({"shared-runtime": True}, False), ({"shared_runtime": False}, False), ({"specs": ("a",)}, False), (["specs"], False),
 ])
 def test_the_plain_reader_agrees_with_pydantic(table: object, plain: bool) -> None:
     try:
