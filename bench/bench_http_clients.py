@@ -47,7 +47,7 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 
 def clients() -> dict[str, Callable[[], Any]]:
     import httpx
-    from benchsrv._runtime.client.http_conn import PooledHttp
+    from mcp_codegen_runtime.client.http_conn import PooledHttp
 
     out: dict[str, Callable[[], Any]] = {
         "httpx": lambda: httpx.AsyncClient(limits=httpx.Limits(max_connections=100, max_keepalive_connections=100)),

@@ -138,6 +138,10 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
+    from ..output.emit import runtime_layout_notes
+
+    for note in runtime_layout_notes(out, result.files, report.deleted):
+        err_console.print(f"note: {note}", style="yellow", markup=False)
     if verify_format:
         _verify_format(result, out)
     if scaffold:
@@ -184,14 +188,21 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
     _print_diagnostics(result, paths)
     if not result.ok:
         raise typer.Exit(1)
-    if diffs:
+    from ..output.emit import runtime_layout_notes
+
+    notes = runtime_layout_notes(out, result.files)
+    if diffs or notes:
         for d in diffs:
             out_console.print(d, markup=False, end="")
-        err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red", markup=False)
+        if diffs:
+            err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red",
+                              markup=False)
         from ..render.lockfile import version_drift
 
         for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
             err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
+        for note in notes:
+            err_console.print(f"note: {note}", style="yellow", markup=False)
         raise typer.Exit(1)
     out_console.print(f"{out} is up to date ({len(result.files)} files from {len(result.specs)} spec(s))", markup=False)
 

@@ -140,7 +140,27 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
             if path.is_file() and not path.is_symlink():
                 path.unlink()
                 report.deleted.append(rel)
+        _prune_emptied(out, report.deleted)
     return report
+
+
+def _prune_emptied(out: Path, deleted: list[str]) -> None:
+    """Remove the folders below a package folder that deleting ``deleted`` left empty (a folder
+    holding only a ``__pycache__`` of compiled modules counts as empty); a folder with anything
+    else in it, a hand-written file say, stays."""
+    folders = {Path(rel).parent for rel in deleted if len(Path(rel).parts) > 2}
+    for folder in sorted({p for f in folders for p in (f, *f.parents) if len(p.parts) > 1}, key=lambda p: -len(p.parts)):
+        path = out / folder
+        if not path.is_dir() or path.is_symlink():
+            continue
+        cache = path / "__pycache__"
+        if cache.is_dir() and not cache.is_symlink() and all(c.suffix == ".pyc" and c.is_file() for c in cache.iterdir()):
+            if not [c for c in path.iterdir() if c.name != "__pycache__"]:
+                shutil.rmtree(cache)
+        try:
+            path.rmdir()  # only if empty
+        except OSError:
+            continue
 
 
 @contextmanager
@@ -308,3 +328,38 @@ def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:
         if (out / rel).exists():
             diffs.append(f"stale (generated earlier, no longer produced): {rel}\n")
     return diffs
+
+
+#: The folder ``build --shared-runtime`` of earlier versions wrote at the output folder's top.
+_OLD_SHARED_RUNTIME = "mcp_codegen_runtime"
+_INSTALL_RUNTIME = ("install the runtime library beside the packages (`pip install mcp-codegen-runtime`, or from a"
+                    " clone: `pip install <clone>/runtime`)")
+
+
+def runtime_layout_notes(out: Path, files: Iterable[GeneratedFile], removed: Iterable[str] = ()) -> list[str]:
+    """What to do about runtime copies of the old vendored layout in ``out``.
+
+    Packages import the installed ``mcp-codegen-runtime`` unless built with a private runtime,
+    so a ``<package>/_runtime/`` that this build does not write (still there for ``check``, or
+    just ``removed`` by ``build``) means the package now needs the library installed; and the
+    old shared copy ``OUT/mcp_codegen_runtime/``, which no build owns any more, would shadow the
+    installed library for code run from ``out``.
+
+    Args:
+        out: the output folder.
+        files: what this build writes.
+        removed: paths (relative to ``out``) a build has just deleted.
+    """
+    files = list(files)
+    private = {owner_folder(f.path) for f in files if f.path.split("/")[1:2] == ["_runtime"]}
+    packages = sorted({owner_folder(f.path) for f in files} - private)
+    gone = {p.split("/", 1)[0] for p in removed if p.split("/")[1:2] == ["_runtime"]}
+    notes = [f"{out / pkg}: the runtime copy in _runtime/ (the vendored layout of mcp-codegen before 0.2) "
+             f"{'was removed' if pkg in gone else 'is no longer generated'}: the package imports the installed "
+             f"mcp-codegen-runtime now; {_INSTALL_RUNTIME}, or keep a copy with --private-runtime (server.runtime: private)"
+             for pkg in packages if pkg in gone or (out / pkg / "_runtime").is_dir()]
+    if (out / _OLD_SHARED_RUNTIME / MANIFEST).is_file():
+        notes.append(f"{out / _OLD_SHARED_RUNTIME} is the shared runtime copy of an earlier `build --shared-runtime`; no build"
+                     f" owns it now and it shadows the installed runtime for code run from {out}: delete the folder and "
+                     f"{_INSTALL_RUNTIME}")
+    return notes

@@ -78,6 +78,7 @@ def lock_data(ir: ProjectIR, versions: dict[str, str] | None = None) -> dict[str
         "lockfile_version": LOCKFILE_VERSION,
         "spec": {"path": s.spec_display, "format_version": FORMAT_VERSION},
         "generator": versions if versions is not None else generator_versions(),
+        "runtime": _runtime_entry(ir),
         "server": {
             "name": s.name, "version": s.version, "package": s.package,
             "classes": {"server_base": s.base_class, "client": s.client_class, "sync_client": s.sync_client_class},
@@ -85,6 +86,18 @@ def lock_data(ir: ProjectIR, versions: dict[str, str] | None = None) -> dict[str
         "tools": {t.name: _tool_entry(t) for t in sorted(ir.tools, key=lambda t: t.name)},
         **_catalog_entries(ir),
     }
+
+
+def _runtime_entry(ir: ProjectIR) -> dict[str, Any]:
+    """Which runtime the package runs on: the library (the range and extras it depends on) or a
+    private copy (the runtime version copied, and its modules)."""
+    from mcp_codegen_runtime import RUNTIME_VERSION
+
+    from .runtime_copy import runtime_requirement
+
+    if ir.server.runtime == "private":
+        return {"mode": "private", "version": RUNTIME_VERSION}
+    return {"mode": "library", "requires": f"mcp-codegen-runtime{runtime_requirement()}", "built_with": RUNTIME_VERSION}
 
 
 def _catalog_entries(ir: ProjectIR) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ..models.generate import ModelsModule
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string, width
-from .runtime_copy import PACKAGE, private_modules, private_packages, render_private_runtime
+from .runtime_copy import PACKAGE, private_modules, private_packages, render_private_runtime, runtime_requirement
 
 #: Output file -> template (one template per generated file kind).
 TEMPLATES = {
@@ -200,12 +200,6 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     if ir.server.project:
         files.append(GeneratedFile(f"{pkg}/pyproject.toml", env.get_template("pyproject.toml.jinja").render(ctx)))
     return files
-
-
-def runtime_requirement() -> str:
-    """The compatible-release range of the runtime a library-mode package depends on."""
-    major, minor = RUNTIME_VERSION.split(".")[:2]
-    return f"~={major}.{minor}"
 
 
 def runtime_extras(ir: ProjectIR, needs_jsonschema: bool) -> list[str]:

@@ -39,7 +39,7 @@ from everything import (  # noqa: E402
     SamplingResponse,
     SkillVerificationError,
 )
-from everything._runtime.client import (  # noqa: E402  (a script: after its sys.path line)
+from mcp_codegen_runtime.client import (  # noqa: E402  (a script: after its sys.path line)
     ClientBase,
     ClientCredentials,
     EnterpriseManaged,

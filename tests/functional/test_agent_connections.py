@@ -18,18 +18,17 @@ from typing import Any
 
 import pytest
 from common_support import free_port, stop_pid, wait_port, wait_until
-from everything._runtime.client import agent as everything_agent
-from everything._runtime.client.gencode import agent_client, agent_client_async
 from everything.client import EverythingClient, EverythingSyncClient
-from notes._runtime.client import agent as notes_agent
-from notes._runtime.wire.errors import ConfirmationDeniedError
+from mcp_codegen_runtime.client import agent as everything_agent
+from mcp_codegen_runtime.client import agent as notes_agent
+from mcp_codegen_runtime.client import agent as weather_agent
+from mcp_codegen_runtime.client.agent_config import ServerConfigError
+from mcp_codegen_runtime.client.gencode import agent_client, agent_client_async
+from mcp_codegen_runtime.client.gencode import agent_client as weather_agent_client
+from mcp_codegen_runtime.client.gencode import agent_client_async as weather_agent_client_async
+from mcp_codegen_runtime.wire.errors import ConfirmationDeniedError, McpTimeoutError, TransportClosedError
 from notes.client import NotesSyncClient
 from notes.errors import NotFoundError
-from weather._runtime.client import agent as weather_agent
-from weather._runtime.client.agent_config import ServerConfigError
-from weather._runtime.client.gencode import agent_client as weather_agent_client
-from weather._runtime.client.gencode import agent_client_async as weather_agent_client_async
-from weather._runtime.wire.errors import McpTimeoutError, TransportClosedError
 from weather.client import WeatherClient, WeatherSyncClient
 from weather.models import GetWeatherOutput, Unit
 
@@ -118,7 +117,7 @@ def test_the_wrong_client_class_for_a_connected_server_is_refused(root: Path) ->
 CLOSE_AT_EXIT = """
 import atexit, json, sys
 from pathlib import Path
-from everything._runtime.client.gencode import agent_client
+from mcp_codegen_runtime.client.gencode import agent_client
 from everything.client import EverythingSyncClient
 
 state = {}
@@ -149,7 +148,7 @@ def test_connections_are_closed_at_interpreter_exit(root: Path, tmp_path: Path) 
 FORK_SCRIPT = """
 import json, os, sys
 from pathlib import Path
-from weather._runtime.client.gencode import agent_client
+from mcp_codegen_runtime.client.gencode import agent_client
 from weather.client import WeatherSyncClient
 
 root = Path(sys.argv[1])
@@ -306,7 +305,7 @@ def test_drift_warn_logs_one_line_per_server(tmp_path: Path, caplog: pytest.LogC
 DRIFT_SCRIPT = """
 import sys
 from pathlib import Path
-from weather._runtime.client.gencode import agent_client
+from mcp_codegen_runtime.client.gencode import agent_client
 from weather.client import WeatherSyncClient
 
 for _ in range(3):
@@ -416,7 +415,7 @@ import json, os
 CALLS = []
 
 def fahrenheit(request):
-    from weather._runtime.client.types import ElicitationResponse
+    from mcp_codegen_runtime.client.types import ElicitationResponse
     CALLS.append(("elicitation", request.message))
     return ElicitationResponse(action="accept", content={"unit": "fahrenheit"})
 
@@ -532,8 +531,8 @@ asyncio.create_subprocess_exec = boom
 threading.Thread.start = boom
 os.fork = boom
 builtins.open = boom
-import everything._runtime.client.gencode, everything._runtime.client.agent, everything.client
-import weather._runtime.client.gencode, weather.client
+import mcp_codegen_runtime.client.gencode, mcp_codegen_runtime.client.agent, everything.client
+import mcp_codegen_runtime.client.gencode, weather.client
 builtins.open = real_open
 assert atexit._ncallbacks() == before, "an atexit hook was registered at import"
 assert threading.active_count() == 1
@@ -552,9 +551,9 @@ def test_importing_does_no_io_and_starts_nothing(tmp_path: Path) -> None:
 TYPED_USE = """
 from pathlib import Path
 
-from everything._runtime.client.gencode import agent_client, agent_client_async
+from mcp_codegen_runtime.client.gencode import agent_client, agent_client_async
 from everything.client import EverythingClient, EverythingSyncClient
-from weather._runtime.client.gencode import agent_client as weather_client
+from mcp_codegen_runtime.client.gencode import agent_client as weather_client
 from weather.client import WeatherSyncClient
 
 ROOT = Path(__file__).parent / "servers"

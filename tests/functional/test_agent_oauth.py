@@ -27,7 +27,7 @@ REDIRECT_URI = "http://127.0.0.1:8765/callback"  # never listened on: the headle
 SECOND_PROCESS = """
 import json, sys
 from pathlib import Path
-from vault._runtime.client.gencode import agent_client
+from mcp_codegen_runtime.client.gencode import agent_client
 from vault.client import VaultSyncClient
 
 me = agent_client("vault", VaultSyncClient, root=Path(sys.argv[1])).whoami()
@@ -51,7 +51,7 @@ def vault(issuer: AuthServer, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield folder, proc
     finally:
         sys.path.remove(str(folder))
-        agent = sys.modules.get("vault._runtime.client.agent")
+        agent = sys.modules.get("mcp_codegen_runtime.client.agent")
         if agent is not None:
             agent.close_agent_clients()
         for name in [n for n in sys.modules if n.split(".")[0] in ("vault", "vault_impl")]:
@@ -74,7 +74,7 @@ def test_login_once_and_reuse_the_token_file(vault: tuple[Path, VaultProcess], i
     monkeypatch.setenv("MCP_CODEGEN_TOKEN_FILE", str(tokens))
     monkeypatch.setenv("AGENT_TEST_CLIENT_ID", CLIENT_ID)
     caplog.set_level(logging.DEBUG, logger="mcp_codegen")
-    agent = importlib.import_module("vault._runtime.client.gencode")
+    agent = importlib.import_module("mcp_codegen_runtime.client.gencode")
     client_cls = importlib.import_module("vault.client").VaultSyncClient
     start = len(issuer.requests())
 

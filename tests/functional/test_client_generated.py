@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 from client_fakes import GENERATED, run
-from weather._runtime.client.types import AuditRecord, ElicitationRequest, ElicitationResponse
-from weather._runtime.wire import errors as E
+from mcp_codegen_runtime.client.types import AuditRecord, ElicitationRequest, ElicitationResponse
+from mcp_codegen_runtime.wire import errors as E
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import Unit
 
 weather_impl = pytest.importorskip("weather_impl")
-settings_mod = pytest.importorskip("weather._runtime.server.settings")
+settings_mod = pytest.importorskip("mcp_codegen_runtime.server.settings")
 
 
 def stdio_client(**options: Any) -> WeatherClient:

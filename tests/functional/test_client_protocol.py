@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 from client_fakes import MODERN_KEYS, Ctx, FakeServer, NoAnswer, RpcError, run
-from pydantic import BaseModel, ConfigDict, RootModel
-from weather._runtime.client.types import (
+from mcp_codegen_runtime.client.types import (
     AuditRecord,
     ElicitationRequest,
     ElicitationResponse,
@@ -19,9 +18,10 @@ from weather._runtime.client.types import (
     Root,
     ToolCallInfo,
 )
-from weather._runtime.wire import errors as E
-from weather._runtime.wire import protocol as p
-from weather._runtime.wire.tools import ToolDef, tool_fingerprint
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire import protocol as p
+from mcp_codegen_runtime.wire.tools import ToolDef, tool_fingerprint
+from pydantic import BaseModel, ConfigDict, RootModel
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import GetWeatherOutput

@@ -32,7 +32,7 @@ import pytest
 from common_support import free_port, run_async
 from flaky_front import FlakyFront
 from http_stress_support import HttpServer
-from weather._runtime.client.retry import (
+from mcp_codegen_runtime.client.retry import (
     CallMayHaveRunError,
     RetriesExhaustedError,
     RetryPolicy,
@@ -40,7 +40,7 @@ from weather._runtime.client.retry import (
     is_repeatable,
     resolve_policy,
 )
-from weather._runtime.wire.errors import InternalError, McpTimeoutError, ProtocolError, TransportClosedError
+from mcp_codegen_runtime.wire.errors import InternalError, McpTimeoutError, ProtocolError, TransportClosedError
 from weather.client import WeatherClient
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 from client_fakes import GENERATED, SDK_SERVER
-from weather._runtime.client.types import ElicitationRequest, ElicitationResponse
-from weather._runtime.wire import errors as E
+from mcp_codegen_runtime.client.types import ElicitationRequest, ElicitationResponse
+from mcp_codegen_runtime.wire import errors as E
 from weather.client import WeatherClient, WeatherSyncClient
 from weather.errors import UnknownLocationError
 from weather.models import GetWeatherOutput, Unit

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from client_fakes import run
-from weather._runtime.client.inprocess import InProcessTransport
-from weather._runtime.client.transports import StdioTransport
-from weather._runtime.wire.errors import TransportClosedError
+from mcp_codegen_runtime.client.inprocess import InProcessTransport
+from mcp_codegen_runtime.client.transports import StdioTransport
+from mcp_codegen_runtime.wire.errors import TransportClosedError
 
 # A tiny line-echo "server": answers every request with {"echo": params}, after writing
 # noise (a non-JSON line) and a large message; reports env and cwd; logs to stderr.

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from mcp_codegen_runtime.client.inprocess import InProcessTransport
+from mcp_codegen_runtime.wire.errors import TransportClosedError
 from notes import NotesClient, NotesSyncClient
 from notes.errors import InvalidArgumentsError
 from notes.tools import GET_NOTE_TOOL
 from notes_impl import NotesService
 from weather import WeatherClient
-from weather._runtime.client.inprocess import InProcessTransport
-from weather._runtime.wire.errors import TransportClosedError
 from weather_impl import WeatherService
 
 ERAS = ["modern", "legacy"]

@@ -196,7 +196,7 @@ sys.modules["jsonschema"] = None  # not installed
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 from real_tools_nojs.server import RealToolsServerBase
 from real_tools_nojs.client import RealToolsClient
-from real_tools_nojs._runtime.wire.content import ToolResult
+from mcp_codegen_runtime.wire.content import ToolResult
 class Impl(RealToolsServerBase):
     def semantics(self, args, ctx):
         raise AssertionError("ran on unchecked input")

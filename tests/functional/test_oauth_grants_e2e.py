@@ -69,7 +69,7 @@ def _client() -> Any:
 
 
 def _runtime() -> Any:
-    return importlib.import_module(f"{PACKAGE}._runtime.client")
+    return importlib.import_module("mcp_codegen_runtime.client")
 
 
 def _token(client: Any) -> dict[str, Any]:

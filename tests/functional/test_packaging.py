@@ -1,4 +1,6 @@
-"""The wheel ships the templates, the runtime and the spec-format schema, and works installed."""
+"""The generator's wheel ships the templates and the spec-format schema and works installed; the
+runtime is its own distribution (``runtime/``); a generated package installs into a fresh venv
+beside the runtime with the README's steps, or alone with a private runtime copy."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_wheel_contains_templates_runtime_and_schema(tmp_path: Path) -> None:
+def test_wheel_contains_templates_and_schema_but_not_the_runtime(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(REPO)],
                           capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:  # hatchling not in the venv: build with isolation (downloads it from PyPI)
@@ -21,9 +23,7 @@ def test_wheel_contains_templates_runtime_and_schema(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     templates = {p.relative_to(REPO / "templates").as_posix() for p in (REPO / "templates").rglob("*") if p.is_file()}
     assert templates and {f"codegen/templates/{t}" for t in templates} <= names
-    runtime = {f"codegen/runtime/{p.relative_to(REPO / 'codegen/runtime').as_posix()}"
-               for p in (REPO / "codegen/runtime").rglob("*.py")}
-    assert len(runtime) > 40 and runtime <= names  # every subpackage (wire, schema, server, client)
+    assert not any(n.startswith(("codegen/runtime/", "mcp_codegen_runtime/")) for n in names)  # a dependency now
     assert "codegen/spec/spec-format.schema.json" in names
     # installed into a scratch target, the package finds its templates without the repo
     target = tmp_path / "site"
@@ -37,47 +37,97 @@ def test_wheel_contains_templates_runtime_and_schema(tmp_path: Path) -> None:
     assert out.stdout.strip() == "__init__.py.jinja"
 
 
-def test_generated_package_with_project_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
-    """``server.project: true``: ``pip install OUT/weather`` gives an importable package and a
-    ``weather-server`` console script that serves from any folder (the implementation module
-    on its own path)."""
-    import asyncio
-    import os
-    import shutil
-    import tomllib
+def _fresh_venv(path: Path) -> Path:
+    """A new virtual environment without the suite's packages; its Python."""
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True, timeout=300)
+    return path / "bin" / "python"
 
-    from mcp_codegen_runtime.client import ClientBase
 
-    from codegen import build
+def _pip(python: Path, *args: str) -> None:
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *args],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
 
-    spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace("  version: 1.2.0\n", "  version: 1.2.0\n  project: true\n", 1)
+
+def _project_spec(tmp_path: Path, extra: str = "") -> Path:
+    spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace(
+        "  version: 1.2.0\n", f"  version: 1.2.0\n  project: true\n{extra}", 1)
     assert "project: true" in spec
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "weather.yaml").write_text(spec, "utf-8")
-    result, written = build([tmp_path / "specs" / "weather.yaml"], tmp_path / "out")
-    assert written is not None, [d.render() for d in result.diagnostics]
-    meta = tomllib.loads((tmp_path / "out" / "weather" / "pyproject.toml").read_text("utf-8"))
-    assert meta["project"]["name"] == "weather" and meta["project"]["version"] == "1.2.0"
-    assert meta["project"]["scripts"] == {"weather-server": "weather.__main__:cli"}
-    assert meta["project"]["optional-dependencies"]["http"]
-    assert "authlib>=1.7" in meta["project"]["optional-dependencies"]["oauth"]  # the OAuth client flow
-    prefix = tmp_path / "prefix"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--prefix", str(prefix),
-                           str(tmp_path / "out" / "weather")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    site = next(prefix.glob("lib/python3*/site-packages"))
-    assert (site / "weather" / "_runtime" / "server" / "core.py").is_file() and (site / "weather" / "py.typed").is_file()
+    return tmp_path / "specs" / "weather.yaml"
+
+
+def _serves(script: Path, tmp_path: Path) -> None:
+    """The console script serves the tools over stdio, its implementation on its own path."""
+    import asyncio
+    import os
+    import shutil
+
+    from mcp_codegen_runtime.client import ClientBase
+
     impl = tmp_path / "impl"
     impl.mkdir()
     shutil.copy(REPO / "generated_examples" / "weather_impl.py", impl / "weather_impl.py")
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": f"{site}{os.pathsep}{impl}"}
-    script = str(prefix / "bin" / "weather-server")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(impl)}
 
     async def main() -> None:
-        async with ClientBase.stdio(script, ["--impl", "weather_impl:WeatherService"], env=env, cwd="/", audit=None) as c:
+        async with ClientBase.stdio(str(script), ["--impl", "weather_impl:WeatherService"], env=env, cwd="/", audit=None) as c:
             assert [t.name for t in await c.list_tools()] == ["get_weather", "get_forecast"]
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_generated_package_installs_beside_the_runtime_into_a_fresh_venv(tmp_path: Path) -> None:
+    """The README's steps: ``pip install <clone>/runtime OUT/weather`` in a new venv gives the
+    runtime at a version the package's compatible-release range admits, with the package's
+    extras, and a ``weather-server`` console script that serves from any folder."""
+    import tomllib
+
+    from mcp_codegen_runtime import RUNTIME_VERSION
+
+    from codegen import build
+
+    result, written = build([_project_spec(tmp_path)], tmp_path / "out")
+    assert written is not None, [d.render() for d in result.diagnostics]
+    package = tmp_path / "out" / "weather"
+    assert not (package / "_runtime").exists()
+    meta = tomllib.loads((package / "pyproject.toml").read_text("utf-8"))["project"]
+    major, minor = RUNTIME_VERSION.split(".")[:2]
+    assert meta["name"] == "weather" and meta["version"] == "1.2.0"
+    assert meta["dependencies"] == [f"mcp-codegen-runtime~={major}.{minor}"]  # no extra this spec needs
+    assert meta["optional-dependencies"]["http"] == [f"mcp-codegen-runtime[http]~={major}.{minor}"]
+    assert meta["scripts"] == {"weather-server": "weather.__main__:cli"}
+    python = _fresh_venv(tmp_path / "venv")
+    _pip(python, str(REPO / "runtime"), f"{package}[http]")
+    code = ("import importlib.metadata as m, weather, weather.client, uvicorn, httpx\n"
+            "print(m.version('mcp-codegen-runtime'), weather.__file__)\n")
+    out = subprocess.run([str(python), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    version, where = out.stdout.split()
+    assert version == RUNTIME_VERSION and "site-packages" in where
+    _serves(tmp_path / "venv" / "bin" / "weather-server", tmp_path)
+
+
+def test_a_private_runtime_package_installs_alone(tmp_path: Path) -> None:
+    """``server.runtime: private``: the package carries the runtime modules it imports and needs
+    no ``mcp-codegen-runtime`` (pydantic only) in a fresh venv."""
+    import tomllib
+
+    from codegen import build
+
+    result, written = build([_project_spec(tmp_path, "  runtime: private\n")], tmp_path / "out")
+    assert written is not None, [d.render() for d in result.diagnostics]
+    package = tmp_path / "out" / "weather"
+    meta = tomllib.loads((package / "pyproject.toml").read_text("utf-8"))["project"]
+    assert meta["dependencies"] == ["pydantic>=2.7"]
+    assert "authlib>=1.7" in meta["optional-dependencies"]["oauth"]  # the OAuth client flow, as packages
+    python = _fresh_venv(tmp_path / "venv")
+    _pip(python, str(package))
+    site = next((tmp_path / "venv").glob("lib/python3*/site-packages"))
+    assert (site / "weather" / "_runtime" / "server" / "gencode.py").is_file() and (site / "weather" / "py.typed").is_file()
+    assert not list(site.glob("mcp_codegen_runtime*"))
+    _serves(tmp_path / "venv" / "bin" / "weather-server", tmp_path)
 
 
 def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: Path) -> None:
@@ -100,8 +150,8 @@ def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: 
     assert check.returncode == 0, check.stdout + check.stderr
     with tarfile.open(sdist) as tar:
         members = {m.split("/", 1)[1] for m in tar.getnames() if "/" in m}
-    assert {"LICENSE", "README.md", "pyproject.toml", "codegen/runtime/server/core.py",
-            "codegen/spec/spec-format.schema.json", "templates/client.py.jinja"} <= members
+    assert {"LICENSE", "README.md", "pyproject.toml", "codegen/spec/spec-format.schema.json",
+            "templates/client.py.jinja"} <= members
     assert not any(m.startswith(("tests/", "generated_examples/", "bench/", ".ci/")) for m in members)
     with zipfile.ZipFile(wheel) as zf:
         meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
@@ -113,3 +163,30 @@ def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: 
     assert set(project["dependencies"]) <= requires
     assert "mcp-codegen = codegen.commands.entry:main" in entry_points  # a plain pull --stdio starts its server first
     assert meta.get_payload().startswith("# mcp-codegen")  # the README is the long description
+
+
+def test_the_runtime_distribution_builds_and_its_metadata_is_ready_to_publish(tmp_path: Path) -> None:
+    """``runtime/`` builds its own sdist and wheel (every module, its extras), ``twine check`` passes."""
+    import email
+
+    from mcp_codegen_runtime import RUNTIME_VERSION
+
+    dist = tmp_path / "dist"
+    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(REPO / "runtime")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    wheel = dist / f"mcp_codegen_runtime-{RUNTIME_VERSION}-py3-none-any.whl"
+    sdist = dist / f"mcp_codegen_runtime-{RUNTIME_VERSION}.tar.gz"
+    assert wheel.is_file() and sdist.is_file()
+    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(sdist), str(wheel)],
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        meta = email.message_from_bytes(zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))))
+    sources = {f"mcp_codegen_runtime/{p.relative_to(REPO / 'runtime' / 'mcp_codegen_runtime').as_posix()}"
+               for p in (REPO / "runtime" / "mcp_codegen_runtime").rglob("*.py")}
+    assert len(sources) > 100 and sources <= names and "mcp_codegen_runtime/py.typed" in names
+    assert meta["Name"] == "mcp-codegen-runtime" and meta["Version"] == RUNTIME_VERSION
+    assert {"http", "oauth", "redis", "jsonschema", "fast"} <= set(meta.get_all("Provides-Extra") or [])
+    assert "pydantic>=2.7" in (meta.get_all("Requires-Dist") or [])

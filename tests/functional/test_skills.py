@@ -71,8 +71,8 @@ def test_a_real_server_process_and_the_typed_clients(built: tuple[Path, Path, An
     server = ServerProcess(["-m", "skillful", "--http", "--port", str(port), "--impl", "skillful_impl:Skillful"],
                            port=port, cwd=out, env={"PYTHONPATH": os.pathsep.join([str(out), str(ROOT)])})
     try:
+        from mcp_codegen_runtime.wire.errors import InvalidParamsError
         from skillful import SkillEntry, SkillfulClient, SkillfulSyncClient, SkillVerificationError
-        from skillful._runtime.wire.errors import InvalidParamsError
 
         async def main() -> None:
             async with SkillfulClient.http(server.url, audit=None) as client:

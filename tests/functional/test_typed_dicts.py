@@ -123,7 +123,7 @@ def test_the_runtime_still_checks_exactly(package: Path) -> None:
     """A dict that type-checks but breaks a constraint (``minLength``) is refused before sending."""
     sys.path.insert(0, str(package))
     try:
-        from shop._runtime.client.gencode import wire_arguments  # type: ignore[import-not-found]
+        from mcp_codegen_runtime.client.gencode import wire_arguments  # type: ignore[import-not-found]
         from shop.tools import PLACE_ORDER_TOOL  # type: ignore[import-not-found]
         with pytest.raises(Exception, match="sku"):
             wire_arguments(PLACE_ORDER_TOOL, {"items": [{"sku": "", "qty": 1}], "customer": {"name": "A"}})

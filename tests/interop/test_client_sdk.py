@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from client_fakes import SDK_SERVER, run
+from mcp_codegen_runtime.client.types import AuditRecord, ElicitationRequest, ElicitationResponse, Progress
+from mcp_codegen_runtime.wire import errors as E
+from mcp_codegen_runtime.wire.tools import ToolDef
 from pydantic import BaseModel, ConfigDict, RootModel
-from weather._runtime.client.types import AuditRecord, ElicitationRequest, ElicitationResponse, Progress
-from weather._runtime.wire import errors as E
-from weather._runtime.wire.tools import ToolDef
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import GetWeatherOutput, Unit

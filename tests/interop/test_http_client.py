@@ -24,7 +24,7 @@ from mcp_codegen_runtime.client import ClientBase
 from mcp_codegen_runtime.client.http import HttpTransport
 from mcp_codegen_runtime.server.http import HttpApp
 from mcp_codegen_runtime.wire import protocol as p
-from weather._runtime.wire.errors import McpError, UnknownToolError
+from mcp_codegen_runtime.wire.errors import McpError, UnknownToolError
 from weather.client import WeatherClient
 from weather.errors import UnknownLocationError
 from weather.models import Unit

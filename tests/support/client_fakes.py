@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from common_support import run_async as run  # noqa: F401  (re-exported for the client tests)
-from weather._runtime.wire import protocol as p
+from mcp_codegen_runtime.wire import protocol as p
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated_examples"

@@ -177,7 +177,7 @@ class Report:
 
 def _clients(era: str, n: int, url: str) -> list[Any]:
     from everything import EverythingClient
-    from everything._runtime.client.retry import RetryPolicy
+    from mcp_codegen_runtime.client.retry import RetryPolicy
 
     class Unmarked(EverythingClient):  # type: ignore[misc, valid-type]
         tool_defs = tuple(replace(td, wire={**td.wire, "annotations": {}}) for td in EverythingClient.tool_defs)
@@ -189,7 +189,7 @@ def _clients(era: str, n: int, url: str) -> list[Any]:
 
 
 async def _load(client: Any, stop: asyncio.Event, out: Outcomes) -> None:
-    from everything._runtime.wire.errors import McpError
+    from mcp_codegen_runtime.wire.errors import McpError
 
     i = 0
     while not stop.is_set():
