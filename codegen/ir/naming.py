@@ -1,7 +1,7 @@
 """The naming service: every Python name of generated code is decided here, and only read elsewhere.
 
 The lowering step (:mod:`codegen.ir.lower`), the model-document builder
-(:mod:`codegen.schemas.document`) and ``mcp-codegen pull`` (:mod:`codegen.commands.pull_normalize`)
+(:mod:`codegen.schemas.document`) and ``mcp-codegen pull`` (:mod:`codegen.commands.pull.normalize`)
 call the functions below; none of them derives a name itself (``tests/unit/test_naming_authority.py``
 checks that no other module builds :class:`ClassName`/:class:`PyIdent`/:class:`MethodName` or calls
 :func:`snake`/:func:`pascal`).  The model generator (datamodel-code-generator) is *told* the

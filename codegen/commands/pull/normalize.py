@@ -35,7 +35,7 @@ from typing import Any
 
 from mcp_codegen_runtime.wire.sanitize import strip_controls
 
-from ..ir.naming import (
+from ...ir.naming import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
     def_class,
@@ -46,12 +46,12 @@ from ..ir.naming import (
     tool_method,
     tool_stem,
 )
-from ..spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
-from ..spec.pointer import join_pointer
-from ..spec.refs import iter_refs
-from ..spec.validate import USABLE_TOOL_NAME, spec_format_schema
-from .pull_notes import INFO, Note, short
-from .pull_schemas import SchemaFixer
+from ...spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
+from ...spec.pointer import join_pointer
+from ...spec.refs import iter_refs
+from ...spec.validate import USABLE_TOOL_NAME, spec_format_schema
+from .notes import INFO, Note, short
+from .schemas import SchemaFixer
 
 _ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
