@@ -11,7 +11,7 @@ import pytest
 from agent_support import check_skill
 
 from codegen import generate
-from codegen.ir.naming_agent import async_twin, env_reference, skill_name
+from codegen.ir.naming.agent import async_twin, env_reference, skill_name
 from codegen.options import Options
 
 SPEC = """\

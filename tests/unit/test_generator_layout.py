@@ -28,14 +28,14 @@ LEAVES = {
     "codegen.options",
     "codegen.spec.pointer",
     "codegen.ir.nodes",
-    "codegen.ir.naming",
-    "codegen.ir.naming_models",
+    "codegen.ir.naming.core",
+    "codegen.ir.naming.models",
     "codegen.render.files",
     "codegen.render.blackstyle",
 }
 #: A stage's package ``__init__`` holds only its docstring (checked below), so importing a leaf
 #: inside a stage folder runs nothing of that stage.
-SHARED = LEAVES | {f"codegen.{stage}" for stage in STAGES}
+SHARED = LEAVES | {f"codegen.{stage}" for stage in STAGES} | {"codegen.ir.naming"}
 
 
 def _modules() -> dict[str, Path]:

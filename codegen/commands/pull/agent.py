@@ -23,7 +23,7 @@ from typing import Any
 from mcp_codegen_runtime.client import ClientBase
 
 from ...diagnostics import Diagnostic
-from ...ir.naming_agent import AGENT_TREE, env_reference, server_folder
+from ...ir.naming.agent import AGENT_TREE, env_reference, server_folder
 from ...options import Options
 from .flow import PullError, PullResult, _pull_hint, fetch, spec_from_snapshot, write_spec
 from .overlays import read_overlays

@@ -10,7 +10,7 @@ from typing import Any
 from mcp_codegen_runtime.wire.uritemplate import TemplateError
 from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
-from ...ir.naming import handler_stem, tool_method
+from ...ir.naming.core import handler_stem, tool_method
 from .notes import Note
 
 _RESOURCE_KEYS = ("uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta")
