@@ -1,5 +1,5 @@
 """``python -m codegen`` = ``mcp-codegen``."""
 
-from .commands.entry import main
+from .commands.cli.entry import main
 
 main()

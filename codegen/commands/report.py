@@ -1,4 +1,4 @@
-"""What ``build`` prints, shared by the typer command (cli.py) and the no-op fast path (entry.py).
+"""What ``build`` prints, shared by the typer command (cli/main.py) and the no-op fast path (cli/entry.py).
 
 Both print through these functions and consoles made by :func:`consoles`, so an up-to-date build
 answered by the fast path prints byte for byte what the full command prints.  Imports rich only

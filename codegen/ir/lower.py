@@ -1,7 +1,7 @@
 """Lowering: a validated spec becomes the frozen IR.
 
-Every name comes from the naming service (:mod:`codegen.ir.naming`, and
-:mod:`codegen.ir.naming_models` for the names inside the models); lowering claims them in
+Every name comes from the naming service (:mod:`codegen.ir.naming.core`, and
+:mod:`codegen.ir.naming.models` for the names inside the models); lowering claims them in
 registries (module classes, client/server methods) in spec order, and a clash is a
 diagnostic (E030) naming both origins and the override key that fixes it (``python_name`` on
 a tool, ``class_name``/``package`` on the server, ``x-python-name`` on a nested schema).
@@ -28,7 +28,7 @@ from ..spec.model import PromptSpec, ResourceSpec, SpecFile, TemplateSpec, ToolS
 from ..spec.pointer import join_pointer
 from ..spec.refs import Resolver, Target
 from ..spec.validate import object_root
-from .naming import (
+from .naming.core import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
     SERVER_CLASSES,
@@ -51,7 +51,7 @@ from .naming import (
     tool_stem,
     unshadowed_package,
 )
-from .naming_models import typed_dict_class
+from .naming.models import typed_dict_class
 from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
 from .typeddicts import request_objects
 

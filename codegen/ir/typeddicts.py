@@ -2,7 +2,7 @@
 
 Every object class a tool's input model reaches (its nested objects, array items and
 referenced definitions, not the input class itself: its fields are the method's keyword
-arguments) gets one, named by :func:`codegen.ir.naming_models.typed_dict_class` and claimed
+arguments) gets one, named by :func:`codegen.ir.naming.models.typed_dict_class` and claimed
 by lowering in the module's class registry.  Whether its schema can be stated exactly is
 decided later, from the generated models (:mod:`codegen.models.typeddicts`).
 """

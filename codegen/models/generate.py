@@ -24,7 +24,7 @@ from typing import Any
 from mcp_codegen_runtime.schema.nulls import allows_null
 
 from ..diagnostics import Diagnostic
-from ..ir.naming import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
+from ..ir.naming.core import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from .argdoc import argument_doc
 from .titles import drop_field_titles

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.naming_models import FIELD_NAMES, field_decisions
+from ..ir.naming.models import FIELD_NAMES, field_decisions
 
 
 def told_names(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:

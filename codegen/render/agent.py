@@ -1,6 +1,6 @@
 """Rendering of one server's part of the agent layout (``--layout agent``, docs/agents.md).
 
-For the server of ``ir`` (names: :mod:`codegen.ir.naming_agent`)::
+For the server of ``ir`` (names: :mod:`codegen.ir.naming.agent`)::
 
     servers/<server>/<tool>.py      one typed function per tool (and its ``_async`` twin),
                                     calling the typed sync / async client through the runtime's
@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from ..diagnostics import Diagnostic
-from ..ir.naming_agent import (
+from ..ir.naming.agent import (
     AGENT_FOLDERS,
     AGENT_TREE,
     SKILLS_FOLDER,

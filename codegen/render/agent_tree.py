@@ -14,7 +14,7 @@ from typing import Any
 
 import jinja2
 
-from ..ir.naming_agent import AGENT_TREE, SKILLS_FOLDER, TREE_SKILL
+from ..ir.naming.agent import AGENT_TREE, SKILLS_FOLDER, TREE_SKILL
 from .agent import agent_environment, server_line, skill_context
 from .files import GeneratedFile
 

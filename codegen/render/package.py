@@ -19,7 +19,7 @@ from mcp_codegen_runtime import RUNTIME_VERSION
 from mcp_codegen_runtime.gencode import RUNTIME_API
 from mcp_codegen_runtime.wire.skills import stored_path
 
-from ..ir.naming import RUNTIME_ERROR_NAMES
+from ..ir.naming.core import RUNTIME_ERROR_NAMES
 from ..ir.nodes import ProjectIR
 from ..models.generate import ModelsModule
 from . import pylayout

@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from ..ir.naming import (
+from ..ir.naming.core import (
     ClassName,
     NameRegistry,
     Origin,
@@ -31,7 +31,7 @@ from ..ir.naming import (
     schema_class,
     scoped_class,
 )
-from ..ir.naming_models import FIELD_NAMES, enum_member_names, field_names
+from ..ir.naming.models import FIELD_NAMES, enum_member_names, field_names
 from ..spec.load import SourceDoc
 from ..spec.pointer import join_pointer
 from ..spec.refs import Resolver, Target

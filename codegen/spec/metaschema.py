@@ -10,7 +10,7 @@ and every dialect the two libraries might read differently, is decided by jsonsc
 native "valid" means jsonschema finds no error is checked by
 ``tests/unit/test_pull_meta_native.py`` on a corpus, on the official JSON-Schema-Test-Suite and
 on generated schemas, for every dialect in :data:`NATIVE_DIALECTS`.  ``pull``'s schema repairs
-(:mod:`codegen.commands.pull_schemas`) take the same shortcut.
+(:mod:`codegen.commands.pull.schemas`) take the same shortcut.
 """
 
 from __future__ import annotations

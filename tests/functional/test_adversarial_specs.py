@@ -21,7 +21,7 @@ import pytest
 from adversarial_support import NASTY, build_spec, run_python, snapshot, write_spec
 
 from codegen.api import build, generate
-from codegen.commands.cli import main as cli_main  # noqa: F401  (import check: the CLI module loads)
+from codegen.commands.cli.main import main as cli_main  # noqa: F401  (import check: the CLI module loads)
 
 MANY = 5000  # enum size for the "huge enum" case
 

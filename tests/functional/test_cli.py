@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from codegen.commands.cli import app
+from codegen.commands.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"

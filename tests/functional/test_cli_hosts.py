@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from codegen.commands.cli import app
+from codegen.commands.cli.main import app
 
 SPEC = """\
 mcp-codegen: 1

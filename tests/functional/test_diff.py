@@ -13,7 +13,7 @@ import pytest
 from mcp_codegen_runtime.wire.tools import tool_fingerprint
 from typer.testing import CliRunner
 
-from codegen.commands.cli import app
+from codegen.commands.cli.main import app
 from codegen.commands.diff import KINDS, Severity, compare_views, diff, view_from_wire
 from codegen.commands.diff.report import render_json, render_junit, render_sarif
 

@@ -120,7 +120,7 @@ def test_model_view_is_never_stricter() -> None:
     # (and the object is marked open: no exact request TypedDict for it, models/typeddicts.py)
     assert model_view({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}) == {
         "type": "object", "additionalProperties": True, "x-mcp-codegen-open": True}
-    # a string enum keeps its members; their Python names are the naming service's (naming_models)
+    # a string enum keeps its members; their Python names are the naming service's (naming/models)
     assert model_view({"type": "string", "enum": ["count", "a-b"]}) == {"type": "string", "enum": ["count", "a-b"]}
 
 

@@ -1,4 +1,4 @@
-"""The no-op fast path (codegen/commands/entry.py): an up-to-date ``build`` answered before typer loads.
+"""The no-op fast path (codegen/commands/cli/entry.py): an up-to-date ``build`` answered before typer loads.
 
 Every test runs real ``mcp-codegen`` processes with their own cache folder and key.  A probe
 records whether the process answered from the fast path (typer never imported) or went on to
@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 #: Runs the console entry point; writes "fast" or "full" to $PROBE_FILE as it exits.
 PROBE = ("import os, sys\n"
          "try:\n"
-         "    from codegen.commands.entry import main\n"
+         "    from codegen.commands.cli.entry import main\n"
          "    main()\n"
          "finally:\n"
          "    open(os.environ['PROBE_FILE'], 'w').write('full' if 'typer' in sys.modules else 'fast')\n")

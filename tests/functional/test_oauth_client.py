@@ -147,7 +147,7 @@ def test_resource_metadata_for_another_server_is_refused() -> None:
 
 
 def test_pull_logs_in_to_a_protected_server(tmp_path: Path) -> None:
-    from codegen.commands import pull
+    from codegen.commands.pull import flow as pull
 
     settings = pull.oauth_settings(token_file=tmp_path / "tokens.json", open_browser=False)
     assert isinstance(settings.storage, FileTokenStorage) and settings.redirect_uri is None

@@ -161,7 +161,7 @@ def test_sdist_and_wheel_build_and_their_metadata_is_ready_to_publish(tmp_path: 
     assert meta["License-Expression"] == "MIT" and meta["Requires-Python"] == ">=3.11"
     requires = set(meta.get_all("Requires-Dist") or [])
     assert set(project["dependencies"]) <= requires
-    assert "mcp-codegen = codegen.commands.entry:main" in entry_points  # a plain pull --stdio starts its server first
+    assert "mcp-codegen = codegen.commands.cli.entry:main" in entry_points  # a plain pull --stdio starts its server first
     assert meta.get_payload().startswith("# mcp-codegen")  # the README is the long description
 
 

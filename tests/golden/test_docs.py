@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from codegen.commands.cli import app
+from codegen.commands.cli.main import app
 from codegen.commands.docs import build_docs
 from codegen.render.docs import DOCS_MANIFEST
 from codegen.render.markdown import md_cell, md_code, md_text

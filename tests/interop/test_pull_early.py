@@ -1,9 +1,9 @@
 """``pull --stdio`` starts its server at CLI entry, before the heavy imports, and the stdio
-transport adopts that process (``codegen/commands/pull_spawn.py``, ``pull_adopt.py``).
+transport adopts that process (``codegen/commands/pull/spawn.py``, ``pull/adopt.py``).
 
 Real processes throughout: a small stdlib server that appends its PID to a file each time it
 starts (so a second spawn would show), the CLI run as ``python -m codegen`` (the entry point
-that starts early) and through ``codegen.commands.cli.main`` (which does not).
+that starts early) and through ``codegen.commands.cli.main.main`` (which does not).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pull_support import REPO
 
-from codegen.commands import pull_spawn
+from codegen.commands.pull import spawn as pull_spawn
 
 #: A stdio server of two tools; every start appends "PID\n" to the file named by argv[1].
 SERVER = r"""
@@ -47,7 +47,7 @@ for line in sys.stdin:
 """
 
 #: The CLI through ``cli.main`` (no early start), reporting whether a server was started early.
-PLAIN = ("import sys\nfrom codegen.commands import pull_spawn\nfrom codegen.commands.cli import main\n"
+PLAIN = ("import sys\nfrom codegen.commands.pull import spawn as pull_spawn\nfrom codegen.commands.cli.main import main\n"
          "sys.argv[0] = 'mcp-codegen'\nmain()\n")
 
 
@@ -95,7 +95,7 @@ def test_the_server_starts_before_the_heavy_imports_and_is_adopted(tmp_path: Pat
     script, log = _server(tmp_path)
     argv = ["pull", "--stdio", shlex.join([sys.executable, str(script), str(log)]), "--env", "EARLY_NOTE=from env",
             "-o", str(tmp_path / "early.yaml")]
-    probe = ("import json, sys\nfrom codegen.commands import pull_spawn\n"
+    probe = ("import json, sys\nfrom codegen.commands.pull import spawn as pull_spawn\n"
              "pull_spawn.start_early(sys.argv[1:])\n"
              "print(json.dumps({'started': pull_spawn._early is not None,\n"
              "                  'heavy': [m for m in ('typer', 'pydantic', 'mcp_codegen_runtime.client') if m in sys.modules]}))\n"

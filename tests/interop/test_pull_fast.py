@@ -18,7 +18,7 @@ from pull_support import REPO
 
 SERVER = [sys.executable, str(REPO / "bench" / "pull_server.py"), "--tools", "50"]
 #: Runs the CLI in this interpreter, then prints whether the model generator was imported.
-PROBE = ("import sys\nfrom codegen.commands.cli import main\n"
+PROBE = ("import sys\nfrom codegen.commands.cli.main import main\n"
          "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code or 0\nelse:\n    code = 0\n"
          "print(json.dumps({'code': code, 'built': 'datamodel_code_generator' in sys.modules}))\n")
 

@@ -11,7 +11,7 @@ import pytest
 from agent_support import check_skill
 
 from codegen import generate
-from codegen.ir.naming_agent import async_twin, env_reference, skill_name
+from codegen.ir.naming.agent import async_twin, env_reference, skill_name
 from codegen.options import Options
 
 SPEC = """\
@@ -200,7 +200,7 @@ def test_the_skill_check_can_fail(bad: str) -> None:
 
 
 def test_the_mcp_json_entry_holds_names_only_and_keeps_other_entries(tmp_path: Path) -> None:
-    from codegen.commands.pull_agent import http_entry, stdio_entry, write_entry
+    from codegen.commands.pull.agent import http_entry, stdio_entry, write_entry
 
     entry, names = stdio_entry(["npx", "-y", "pkg"], {"API_KEY": "sk-123", "A": "b"}, tmp_path)
     assert entry == {"command": "npx", "args": ["-y", "pkg"], "cwd": str(tmp_path.resolve()),

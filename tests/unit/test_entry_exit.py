@@ -1,4 +1,4 @@
-"""The entry point freezes the heap at exit (``codegen/commands/entry.py``): the interpreter's
+"""The entry point freezes the heap at exit (``codegen/commands/cli/entry.py``): the interpreter's
 teardown then skips a full collection over everything a command imported.  The probe's own
 exit handler is registered before ``main`` runs, so it runs after the entry point's and sees
 what teardown will see; the command's output and files are complete by then."""
@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PROBE = ("import atexit, gc, json, sys\n"
          "atexit.register(lambda: print(json.dumps({'frozen': gc.get_freeze_count()}), flush=True))\n"
-         "from codegen.commands.entry import main\nsys.argv[0] = 'mcp-codegen'\n"
+         "from codegen.commands.cli.entry import main\nsys.argv[0] = 'mcp-codegen'\n"
          "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n")
 
 

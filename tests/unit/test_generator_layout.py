@@ -1,6 +1,8 @@
-"""The generator's shape (codegen/; the runtime is its own distribution in runtime/): folders in pipeline order, each
-importing only the folders before it plus the shared leaves; no import cycle, package
-``__init__`` modules included; no module over 400 lines.
+"""The generator's shape (codegen/; the runtime is its own distribution, runtime/): folders in
+pipeline order, each importing only the folders before it plus the shared leaves; no import
+cycle, package ``__init__`` modules included; no module over 400 lines; a concern of several
+modules is a subpackage (``commands/pull/``, ``commands/cli/``, ``ir/naming/``), not a family of
+flat modules sharing a ``prefix_``.
 
 The import graph is read with :mod:`ast` from the sources (every import statement, at module
 level, inside functions and under ``TYPE_CHECKING`` alike), so a lazy back-edge counts too.
@@ -28,14 +30,21 @@ LEAVES = {
     "codegen.options",
     "codegen.spec.pointer",
     "codegen.ir.nodes",
-    "codegen.ir.naming",
-    "codegen.ir.naming_models",
+    "codegen.ir.naming.core",
+    "codegen.ir.naming.models",
     "codegen.render.files",
     "codegen.render.blackstyle",
 }
+#: Subpackages whose ``__init__`` holds only its docstring (checked below): importing a module
+#: inside runs nothing else.  ``cli``: the console script's fast path must not load typer;
+#: ``pull``: ``pull/spawn.py`` starts the server before the heavy imports; ``naming``: its
+#: ``core`` and ``models`` are leaves.
+BARE_PACKAGES = {"codegen.commands.cli", "codegen.commands.pull", "codegen.ir.naming"}
 #: A stage's package ``__init__`` holds only its docstring (checked below), so importing a leaf
 #: inside a stage folder runs nothing of that stage.
-SHARED = LEAVES | {f"codegen.{stage}" for stage in STAGES}
+SHARED = LEAVES | {f"codegen.{stage}" for stage in STAGES} | {"codegen.ir.naming"}
+#: A family: ``X.py`` and ``X_*.py`` side by side; from this many on, it must be a subpackage ``X/``.
+MAX_FAMILY = 3
 
 
 def _modules() -> dict[str, Path]:
@@ -94,6 +103,42 @@ def test_every_stage_is_a_folder_with_its_concern_in_one_line() -> None:
     top = sorted(p.name for p in CODEGEN.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "_version.py", "api.py", "diagnostics.py", "options.py"]
     assert sorted(p.name for p in CODEGEN.iterdir() if p.is_dir() and (p / "__init__.py").exists()) == sorted(STAGES)
+
+
+def test_every_subpackage_names_its_concern() -> None:
+    """Each folder inside a stage is a package whose docstring says what it holds; the bare ones
+    (:data:`BARE_PACKAGES`) import nothing."""
+    folders = [p for stage in STAGES for p in sorted((CODEGEN / stage).rglob("*"))
+               if p.is_dir() and p.name != "__pycache__" and any(p.glob("*.py"))]
+    assert folders, "no subpackage found"
+    for folder in folders:
+        init = folder / "__init__.py"
+        assert init.exists(), f"{folder.relative_to(ROOT)}: a package"
+        assert ast.get_docstring(ast.parse(init.read_text("utf-8"))), f"{init.relative_to(ROOT)}: a docstring"
+    for name in BARE_PACKAGES:
+        assert MODULES[name].name == "__init__.py", name
+        assert ast.parse(MODULES[name].read_text("utf-8")).body[1:] == [], f"{name}: imports nothing"
+
+
+def _families(stems: list[str]) -> dict[str, list[str]]:
+    """The families of :data:`MAX_FAMILY` or more modules among one folder's module ``stems``:
+    ``X`` with every ``X_*`` beside it (``pull``, ``pull_read``, ``pull_emit`` ...)."""
+    found: dict[str, list[str]] = {}
+    for prefix in sorted({stem.lstrip("_").split("_")[0] for stem in stems}):
+        members = [s for s in stems if s.lstrip("_") == prefix or s.lstrip("_").startswith(prefix + "_")]
+        if prefix and len(members) >= MAX_FAMILY:
+            found[prefix] = members
+    return found
+
+
+def test_no_folder_has_a_family_of_flat_modules() -> None:
+    """``pull.py`` + ``pull_read.py`` + ``pull_emit.py`` ...: one concern, so one subpackage ``pull/``."""
+    bad = {}
+    for folder in sorted({CODEGEN, *(p.parent for p in CODEGEN.rglob("*.py"))}):
+        stems = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "__main__"))
+        for prefix, members in _families(stems).items():
+            bad[f"{folder.relative_to(ROOT)}/{prefix}_*"] = members
+    assert not bad, f"make each family a subpackage: {bad}"
 
 
 def test_no_module_over_400_lines() -> None:
@@ -160,6 +205,12 @@ def test_the_checks_can_fail() -> None:
     assert "codegen.api" in GRAPH["codegen"]  # under TYPE_CHECKING
     assert "codegen.spec" not in GRAPH["codegen.spec.load"]  # a module inside its package: no edge to it
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    # the flat layout the commands folder had: pull + 10 pull_* modules, cli + 3 cli_* modules
+    flat = ["cli", "cli_app", "cli_pull", "cli_sync", "config", "pull", "pull_read", "pull_emit", "trust", "trust_dcg"]
+    assert _families(flat) == {"cli": ["cli", "cli_app", "cli_pull", "cli_sync"], "pull": ["pull", "pull_read", "pull_emit"]}
+    assert _families(["naming", "naming_agent", "naming_models"]) == {"naming": ["naming", "naming_agent", "naming_models"]}
+    assert _families(["schema_compare", "schema_facts", "report"]) == {}  # two are not a family
+    assert "codegen.commands.pull.spawn" in GRAPH["codegen.commands.cli.entry"]  # lazy, two levels up
     # the cycle this layout removed: the package __init__ (for the API, under TYPE_CHECKING) ->
     # api -> ... -> render.lockfile -> the package __init__ (for __version__)
     assert _cycle({**GRAPH, "codegen.render.lockfile": GRAPH["codegen.render.lockfile"] | {"codegen"}})

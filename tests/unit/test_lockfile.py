@@ -15,7 +15,7 @@ from mcp_codegen_runtime.wire.tools import tool_fingerprint
 from typer.testing import CliRunner
 
 from codegen import __version__, generate
-from codegen.commands.cli import app
+from codegen.commands.cli.main import app
 from codegen.output.emit import MANIFEST
 from codegen.render.lockfile import LOCKFILE, generator_versions, read_lock, version_drift
 

@@ -1,4 +1,4 @@
-"""Unit tests of codegen.ir.naming: safe identifiers and the collision registry."""
+"""Unit tests of codegen.ir.naming.core: safe identifiers and the collision registry."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import keyword
 
 import pytest
 
-from codegen.ir.naming import ClassName, NameRegistry, Origin, PyIdent, pascal, snake
+from codegen.ir.naming.core import ClassName, NameRegistry, Origin, PyIdent, pascal, snake
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

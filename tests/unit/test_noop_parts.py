@@ -1,5 +1,5 @@
 """The parts of the no-op fast path: the command-line reader, the plain config reader, the
-fingerprint memo (codegen/commands/entry.py, codegen/commands/config.py, codegen/output/fingerprint.py)."""
+fingerprint memo (codegen/commands/cli/entry.py, codegen/commands/config.py, codegen/output/fingerprint.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codegen.commands import config
-from codegen.commands.entry import parse_build
+from codegen.commands.cli.entry import parse_build
 from codegen.output import cache, fingerprint
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """The meta-schema check asks jsonschema-rs first (the ``fast`` accelerator) whether a schema is
 meta-valid, and jsonschema only when it is not (``codegen/spec/metaschema.py``): ``build``'s
 meta-validation (``codegen/spec/validate.py``) and ``pull``'s schema repairs
-(``codegen/commands/pull_schemas.py``) both take that shortcut.
+(``codegen/commands/pull/schemas.py``) both take that shortcut.
 
 It is exact only if a native "valid" always means jsonschema finds no error; here that is
 checked against jsonschema itself on every schema of the repository's specs, the pull
@@ -29,8 +29,8 @@ from jsonschema.validators import validator_for
 from mcp_codegen_runtime.wire import accelerator
 from test_pull_normalize import CASES
 
-from codegen.commands import pull_schemas
-from codegen.commands.pull_notes import Note
+from codegen.commands.pull import schemas as pull_schemas
+from codegen.commands.pull.notes import Note
 from codegen.spec import metaschema
 
 REPO = Path(__file__).resolve().parents[2]

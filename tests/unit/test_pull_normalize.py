@@ -18,7 +18,7 @@ import yaml
 from pull_support import imported
 
 from codegen import build
-from codegen.commands.pull import ServerSnapshot, check_spec, spec_from_snapshot, write_spec
+from codegen.commands.pull.flow import ServerSnapshot, check_spec, spec_from_snapshot, write_spec
 from codegen.diagnostics import CODES, Level
 
 OBJ: dict[str, Any] = {"type": "object"}
@@ -216,7 +216,7 @@ def test_live_snapshot_from_in_process_server() -> None:
 
     from mcp_codegen_runtime.client import ClientBase
 
-    from codegen.commands.pull import read_server
+    from codegen.commands.pull.flow import read_server
 
     examples = str(Path(__file__).resolve().parents[2] / "generated_examples")
     sys.path.insert(0, examples)
@@ -243,7 +243,7 @@ def test_terminal_escapes_in_server_info_do_not_break_pull() -> None:
 def test_pull_hints_name_the_real_cause() -> None:
     from mcp_codegen_runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
-    from codegen.commands.pull import PullError, _pull_hint
+    from codegen.commands.pull.flow import PullError, _pull_hint
 
     def failing(cause: Exception, text: str) -> PullError:
         try:
@@ -259,7 +259,7 @@ def test_pull_hints_name_the_real_cause() -> None:
 
 
 def test_catalog_is_normalized_into_spec_entries() -> None:
-    from codegen.commands.pull_catalog import normalize_catalog
+    from codegen.commands.pull.catalog import normalize_catalog
 
     catalog, notes = normalize_catalog(
         [{"uri": "x://a", "name": "a.md", "size": 3, "vendorKey": 1}, {"uri": "x://a", "name": "other"},

@@ -1,11 +1,11 @@
-"""``pull --force`` keeps a spec's overlays (codegen/commands/pull_overlays.py): with the ``$defs``
+"""``pull --force`` keeps a spec's overlays (codegen/commands/pull/overlays.py): with the ``$defs``
 they use, without those whose tool is gone or now has its own ``outputSchema``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from codegen.commands.pull_overlays import keep_overlays, read_overlays
+from codegen.commands.pull.overlays import keep_overlays, read_overlays
 
 NOTE = {"type": "object", "properties": {"tag": {"$ref": "#/$defs/Tag"}}}
 TAG = {"type": "string"}

@@ -366,7 +366,7 @@ def test_templates_import_only_the_facade() -> None:
 def test_the_facade_names_exactly_what_generated_code_may_use() -> None:
     """Every ``__all__`` name exists; the generator's runtime error names are all there; and no
     name is exported that no template uses (the version constants aside)."""
-    from codegen.ir.naming import RUNTIME_ERROR_NAMES
+    from codegen.ir.naming.core import RUNTIME_ERROR_NAMES
 
     templates = "".join(p.read_text("utf-8") for p in (ROOT / "templates").rglob("*.jinja"))  # agent/ too
     for name in FACADE:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from codegen import generate
-from codegen.commands.pull import ServerSnapshot, spec_from_snapshot
+from codegen.commands.pull.flow import ServerSnapshot, spec_from_snapshot
 from codegen.spec.keywords import SCHEMA_KEYWORDS, distance, near_miss, schema_typos
 from codegen.spec.load import PULL_MARKER
 

@@ -7,7 +7,7 @@ A side is written as:
   ``git:HEAD~1:specs/weather.yaml``), read with ``git ls-tree``/``git cat-file`` into a
   temporary folder (nothing is checked out; the work tree is untouched);
 * ``stdio:COMMAND`` (``"stdio:python -m weather --stdio"``) or an ``http://``/``https://``
-  URL: a live server, read with :mod:`codegen.commands.pull` (every ``tools/list`` page) and compared
+  URL: a live server, read with :mod:`codegen.commands.pull.flow` (every ``tools/list`` page) and compared
   on the wire (:func:`~codegen.commands.diff.views.view_from_wire`; Python names are unknown there);
 * an output folder built with ``--layout agent`` (or its ``servers/`` folder): the tools its
   per-tool modules were generated from, read from each ``servers/<server>/_index.json`` and
@@ -42,7 +42,7 @@ class Side:
     label: str
     views: list[ServerView] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: What was assumed while loading, not a failure (see :class:`codegen.commands.pull.ServerSnapshot`).
+    #: What was assumed while loading, not a failure (see :class:`codegen.commands.pull.read.ServerSnapshot`).
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -166,7 +166,7 @@ LIVE_TIMEOUT = 30.0
 
 def load_live(prefix: str, rest: str, cwd: Path) -> Side:
     """A live server side: ``stdio:COMMAND`` (spawned in ``cwd``) or an HTTP(S) URL."""
-    from .. import pull
+    from ..pull import flow as pull
 
     label = f"{prefix}:{rest}"
     try:

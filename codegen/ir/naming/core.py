@@ -1,13 +1,13 @@
 """The naming service: every Python name of generated code is decided here, and only read elsewhere.
 
 The lowering step (:mod:`codegen.ir.lower`), the model-document builder
-(:mod:`codegen.schemas.document`) and ``mcp-codegen pull`` (:mod:`codegen.commands.pull_normalize`)
+(:mod:`codegen.schemas.document`) and ``mcp-codegen pull`` (:mod:`codegen.commands.pull.normalize`)
 call the functions below; none of them derives a name itself (``tests/unit/test_naming_authority.py``
 checks that no other module builds :class:`ClassName`/:class:`PyIdent`/:class:`MethodName` or calls
 :func:`snake`/:func:`pascal`).  The model generator (datamodel-code-generator) is *told* the
 names decided here: class names as the document's ``$defs`` keys and ``title`` s, field names
 as its ``aliases`` option, enum member names as ``x-enum-varnames``; those two kinds, the names
-*inside* a model, are decided in :mod:`codegen.ir.naming_models`.
+*inside* a model, are decided in :mod:`codegen.ir.naming.models`.
 
 Who decides what (the function to call for each kind of name):
 
@@ -22,7 +22,7 @@ template / prompt models       :func:`template_class`, :func:`prompt_class`
 ``$defs`` and ``$ref`` classes  :func:`def_class`, :func:`schema_class`, :func:`scoped_class`, :func:`path_class`
 nested classes                 :func:`nested_class`, :func:`override_class` (``x-python-name``)
 client keyword arguments       :func:`argument_names`, :func:`method_body_names`
-model fields, enum members     :func:`codegen.ir.naming_models.field_names`, ``enum_member_names``
+model fields, enum members     :func:`codegen.ir.naming.models.field_names`, ``enum_member_names``
 pulled specs' overrides        :func:`pulled_package`, :func:`pulled_class_stem`, :func:`pulled_local_class`
 =============================  ===========================================================
 

@@ -15,9 +15,9 @@ at all, any unexpected exception — falls through to the full command line, whi
 reports as it always did.  ``MCP_CODEGEN_FAST_PATH=0`` turns the shortcut off.
 
 Then, for a plain ``pull --stdio CMD``, the server process is started at once
-(``pull_spawn.py``: its start-up overlaps ours) and a command line with the ``pull`` command
-alone runs (``cli_app.pull_main``: the same command, options and output, without importing the
-build API first).
+(:mod:`codegen.commands.pull.spawn`: its start-up overlaps ours) and a command line with the
+``pull`` command alone runs (:func:`.app.pull_main`: the same command, options and output,
+without importing the build API first).
 
 Whatever runs, the process's heap is frozen at exit (``gc.freeze`` from :mod:`atexit`, after
 the commands' own exit handlers): the interpreter then tears its modules down without a full
@@ -101,10 +101,10 @@ def quick_build(argv: list[str]) -> int | None:
 
 def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any]] | None:
     """What :func:`codegen.api.build` checks before it generates anything, in the same order."""
-    from ..output import cache
-    from ..spec.discovery import discover
-    from ..spec.sources import one_read_per_file
-    from .config import resolve
+    from ...output import cache
+    from ...spec.discovery import discover
+    from ...spec.sources import one_read_per_file
+    from ..config import resolve
 
     cfg, _ = resolve(parsed["specs"] or None, parsed.get("output"), Path.cwd(), target=parsed.get("target"),
                      runtime=parsed.get("runtime"), layout=parsed.get("layout"),
@@ -121,15 +121,15 @@ def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any
 
 
 def _print_unchanged(quiet: bool, paths: list[Path], out: Path, stamp: dict[str, Any]) -> None:
-    """What ``build`` prints when nothing changed (cli.py ``build_cmd``, no ``-v``): the progress
+    """What ``build`` prints when nothing changed (main.py ``build_cmd``, no ``-v``): the progress
     line cleared, the diagnostics the last build had, the summary line."""
-    from ..diagnostics import Diagnostic, Level
+    from ...diagnostics import Diagnostic, Level
 
     diagnostics = [Diagnostic(**{**d, "level": Level(d["level"])}) for d in stamp["diagnostics"]]
     names, outputs = list(stamp["names"]), stamp["outputs"]
     if quiet and not diagnostics:
         return  # nothing to print: rich is not even imported
-    from . import report
+    from .. import report
 
     out_console, err_console = report.consoles()
     if not quiet:
@@ -145,13 +145,13 @@ def main() -> None:
     code = quick_build(sys.argv[1:])
     if code is not None:
         raise SystemExit(code)
-    from .pull_spawn import start_early
+    from ..pull.spawn import start_early
 
     if start_early(sys.argv[1:]):
-        from .cli_app import pull_main
+        from .app import pull_main
 
         pull_main()  # only the pull command: the build API is not imported
         return
-    from .cli import main as cli_main
+    from .main import main as cli_main
 
     cli_main()

@@ -3,10 +3,10 @@
 ``mcp-codegen pull`` spends its first few hundred milliseconds importing (typer, the
 runtime client, the schema repairs); a stdio server's own start-up (an interpreter, node)
 can overlap them.  :func:`start_early` is called at the very top of the command line
-(``codegen/commands/entry.py``) with the raw arguments: when they are *plainly* a
+(``codegen/commands/cli/entry.py``) with the raw arguments: when they are *plainly* a
 ``pull --stdio CMD`` (every option known, nothing ambiguous) it spawns ``CMD`` exactly as
 the stdio transport would (same program and arguments, working directory, environment,
-pipes).  Later :func:`adopt` hands that process to the transport (``pull_adopt.py``) only
+pipes).  Later :func:`adopt` hands that process to the transport (``adopt.py``) only
 if the options typer parsed give the same command, directory and environment; otherwise,
 and whenever the process is not adopted by the time the interpreter exits, it is stopped
 (stdin closed, then SIGTERM, then SIGKILL, by its PID), as the transport would stop it.

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
-from ..driver.pipeline import Result
+from ...driver.pipeline import Result
 
 
 class LayoutOption(str, Enum):
@@ -67,7 +67,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         skill: Annotated[Optional[SkillOption], typer.Option("--skill", help="With --layout agent: also write an Agent Skills folder, one per server (server) or one for the whole tree (tree).", show_default=False)] = None,
     ) -> None:
         """Write a spec from a live server's tools/list (then `mcp-codegen build` gives a typed client)."""
-        from . import pull as pull_mod
+        from ..pull import flow as pull_mod
 
         if (stdio is None) == (http is None):
             err_console.print("error: give exactly one of --stdio COMMAND or --http URL", style="red", markup=False)
@@ -108,7 +108,7 @@ def _pull_agent(client: Any, output: Path, stdio: str | None, http: str | None, 
                 name: str | None, force: bool, skill: SkillOption | None, timeout: float, cwd: Path | None,
                 out: Console, err: Console, print_diagnostics: Callable[[Result], Any]) -> int:
     """``pull --layout agent``: the exit status (0, or 1 when nothing or a broken tree was built)."""
-    from .pull_agent import http_entry, pull_into, stdio_entry
+    from ..pull.agent import http_entry, pull_into, stdio_entry
 
     if str(output) == "-":
         err.print("error: --layout agent writes a folder; -o - (print the spec) is for the spec layout", style="red", markup=False)

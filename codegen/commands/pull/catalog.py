@@ -10,8 +10,8 @@ from typing import Any
 from mcp_codegen_runtime.wire.uritemplate import TemplateError
 from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
-from ..ir.naming import handler_stem, tool_method
-from .pull_notes import Note
+from ...ir.naming.core import handler_stem, tool_method
+from .notes import Note
 
 _RESOURCE_KEYS = ("uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta")
 _TEMPLATE_KEYS = ("uriTemplate", "name", "title", "description", "mimeType", "annotations", "icons", "_meta")

@@ -35,7 +35,7 @@ from typing import Any
 
 from mcp_codegen_runtime.wire.sanitize import strip_controls
 
-from ..ir.naming import (
+from ...ir.naming.core import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
     def_class,
@@ -46,12 +46,12 @@ from ..ir.naming import (
     tool_method,
     tool_stem,
 )
-from ..spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
-from ..spec.pointer import join_pointer
-from ..spec.refs import iter_refs
-from ..spec.validate import USABLE_TOOL_NAME, spec_format_schema
-from .pull_notes import INFO, Note, short
-from .pull_schemas import SchemaFixer
+from ...spec.model import CODEGEN_TOOL_KEYS, WIRE_TOOL_KEYS
+from ...spec.pointer import join_pointer
+from ...spec.refs import iter_refs
+from ...spec.validate import USABLE_TOOL_NAME, spec_format_schema
+from .notes import INFO, Note, short
+from .schemas import SchemaFixer
 
 _ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
@@ -214,7 +214,7 @@ def runtime_member_names() -> frozenset[str]:
 
 def _python_names(tools: list[dict[str, Any]], notes: list[Note]) -> None:
     """``python_name`` for tools whose method or class names collide (the names lowering gives
-    them: the naming service's :func:`~codegen.ir.naming.tool_method` and ``tool_stem``)."""
+    them: the naming service's :func:`~codegen.ir.naming.core.tool_method` and ``tool_stem``)."""
     runtime = runtime_member_names()
     methods: set[str] = set()
     stems: set[str] = set()

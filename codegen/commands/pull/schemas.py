@@ -1,18 +1,18 @@
 """A pulled tool's schemas rewritten so ``build`` accepts them: values the JSON Schema
 meta-schema rejects repaired or dropped, ``$ref`` values that cannot resolve inside the tool's
-own schema made unconstrained; every change a :class:`~.pull_notes.Note`."""
+own schema made unconstrained; every change a :class:`~.notes.Note`."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from ..schemas.walk import walk_schemas
-from ..spec.metaschema import NATIVE_DIALECTS, meta_valid_natively
-from ..spec.pointer import join_pointer, resolve_pointer
-from ..spec.refs import iter_refs
-from ..spec.validate import object_root
-from .pull_notes import Note, short
+from ...schemas.walk import walk_schemas
+from ...spec.metaschema import NATIVE_DIALECTS, meta_valid_natively
+from ...spec.pointer import join_pointer, resolve_pointer
+from ...spec.refs import iter_refs
+from ...spec.validate import object_root
+from .notes import Note, short
 
 _TYPE_ALIASES = {"int": "integer", "float": "number", "double": "number", "str": "string", "bool": "boolean",
                  "dict": "object", "map": "object", "list": "array", "none": "null"}

@@ -1,5 +1,5 @@
 """``pull --stdio``: the runtime's stdio transport, speaking to a server process that was
-started before the event loop (:mod:`.pull_spawn`) instead of spawning its own.
+started before the event loop (:mod:`.spawn`) instead of spawning its own.
 
 Everything else is :class:`~mcp_codegen_runtime.client.transports.StdioTransport`'s own code:
 reading lines (the same size limit), capturing stderr, sending, and the shutdown sequence

@@ -1,5 +1,5 @@
 """The ``mcp-codegen`` typer application itself: its settings, ``--version`` and the process
-set-up every command runs under.  ``cli.py`` adds every command to it; a plain ``pull --stdio``
+set-up every command runs under.  ``main.py`` adds every command to it; a plain ``pull --stdio``
 (``entry.py``) adds only ``pull``, so that it does not import the build API first."""
 
 # (no ``from __future__ import annotations``: typer reads the callback's annotations, which
@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from .._version import __version__
+from ..._version import __version__
 
 #: Imported by ``jsonschema`` when installed (the ``format-nongpl`` extra), only for its
 #: format checks: ``rfc3987_syntax`` (``iri``/``iri-reference``) builds 38 parser grammars on
@@ -60,8 +60,8 @@ def run(app: typer.Typer) -> None:
 
 def pull_main() -> None:
     """``mcp-codegen pull ...`` with the ``pull`` command alone (a plain ``pull --stdio``)."""
-    from . import report
-    from .cli_pull import register
+    from .. import report
+    from .pull import register
 
     out_console, err_console = report.consoles()
     app = new_app(out_console)

@@ -1,4 +1,4 @@
-"""``mcp-codegen pull``: a spec file from a live MCP server (typed clients for any server).
+"""The flow of ``mcp-codegen pull``: a spec file from a live MCP server (typed clients for any server).
 
 Three steps, each usable on its own:
 
@@ -6,8 +6,8 @@ Three steps, each usable on its own:
    every ``tools/list`` page) and returns a :class:`ServerSnapshot`: ``serverInfo``,
    instructions and the wire ``Tool`` objects.
 2. :func:`spec_from_snapshot` turns a snapshot into spec text (pure): tool entries copied
-   as written, except what :mod:`codegen.commands.pull_normalize` must change, each change written
-   as a ``# pull:`` comment above its tool, written by :mod:`.pull_emit`.  Output is
+   as written, except what :mod:`codegen.commands.pull.normalize` must change, each change written
+   as a ``# pull:`` comment above its tool, written by :mod:`.emit`.  Output is
    deterministic: tools sorted by name, fixed key order, no timestamps and no command line (it
    may hold secrets).  Its modules (YAML, the normalizer and the spec schema behind it) are
    imported on first use: a pull runs this step while the server exits.
@@ -30,9 +30,9 @@ from mcp_codegen_runtime.client import ClientBase
 from mcp_codegen_runtime.client.transports import StdioTransport
 from mcp_codegen_runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
-from ..diagnostics import Diagnostic, Level
-from .pull_notes import INFO, Note
-from .pull_read import PullError, ServerSnapshot, fetch, fetch_then, read_server
+from ...diagnostics import Diagnostic, Level
+from .notes import INFO, Note
+from .read import PullError, ServerSnapshot, fetch, fetch_then, read_server
 
 __all__ = ["PullError", "PullResult", "ServerSnapshot", "check_spec", "fetch", "fetch_then", "pull", "read_server",
            "spec_from_snapshot", "write_spec"]
@@ -66,11 +66,11 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     closing it gives the server :data:`EXIT_GRACE` seconds to exit before SIGTERM."""
     if not command:
         raise PullError("empty server command")
-    from .pull_spawn import adopt
+    from .spawn import adopt
 
-    popen = adopt(command, cwd, env or {})  # started at CLI entry (pull_spawn.py), when it was
+    popen = adopt(command, cwd, env or {})  # started at CLI entry (spawn.py), when it was
     if popen is not None:
-        from .pull_adopt import AdoptedStdioTransport
+        from .adopt import AdoptedStdioTransport
 
         transport: StdioTransport = AdoptedStdioTransport(popen, command[0], list(command[1:]), env=env, cwd=cwd,
                                                           exit_grace=EXIT_GRACE)
@@ -134,15 +134,15 @@ def spec_from_snapshot(snapshot: ServerSnapshot, name: str | None = None,
         snapshot: what the server said.
         name: the Python package / class-name stem (default: derived from ``serverInfo.name``, which is kept verbatim).
         previous: the ``overlays`` and ``$defs`` of the spec being replaced: its overlays are kept
-            (:mod:`codegen.commands.pull_overlays`).
+            (:mod:`codegen.commands.pull.overlays`).
         layout: ``server.layout`` to record (``agent``: a later ``build``/``check`` of the spec
             keeps the ``servers/`` tree); None records nothing (the default package layout).
     """
-    # imported here, not with the module: a pull runs this while the server exits (pull_read.py)
-    from .pull_catalog import normalize_catalog
-    from .pull_emit import Block, comment, dump, loads_back
-    from .pull_normalize import normalize_server, normalize_tools
-    from .pull_overlays import keep_overlays
+    # imported here, not with the module: a pull runs this while the server exits (read.py)
+    from .catalog import normalize_catalog
+    from .emit import Block, comment, dump, loads_back
+    from .normalize import normalize_server, normalize_tools
+    from .overlays import keep_overlays
 
     server, notes = normalize_server(snapshot.server_info, snapshot.instructions, name)
     if layout is not None:
@@ -221,8 +221,8 @@ def check_spec(result: PullResult, display: str, build: bool = True) -> list[Dia
 
     Every diagnostic is located in the spec text (``display`` is its file name).
     """
-    from ..driver.pipeline import generate_one
-    from ..spec.load import load_spec_file
+    from ...driver.pipeline import generate_one
+    from ...spec.load import load_spec_file
 
     located = [n for n in result.notes if n.code != INFO]
     if not build and not located:
@@ -247,7 +247,7 @@ def write_spec(text: str, path: Path, force: bool = False) -> None:
     Raises:
         FileExistsError: ``path`` exists and ``force`` is false.
     """
-    from ..output.emit import write_text_file
+    from ...output.emit import write_text_file
 
     write_text_file(path, text, replace=force)
 
@@ -260,8 +260,8 @@ def _prepare_spec_step() -> None:
     compute the runtime member names, while the connection waits for the server's answers.
     Only a head start: the spec step imports and computes them itself when it gets there."""
     try:
-        from . import pull_catalog, pull_emit, pull_overlays  # noqa: F401
-        from .pull_normalize import runtime_member_names
+        from . import catalog, emit, overlays  # noqa: F401
+        from .normalize import runtime_member_names
 
         runtime_member_names()
     except Exception:  # (the spec step meets the same error and reports it)
@@ -272,7 +272,7 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
          build: bool = False, timeout: float = 60.0) -> tuple[PullResult | None, list[Diagnostic]]:
     """Read the server behind ``client``, write its spec to ``output`` (``None``: don't write).
 
-    Replacing an existing ``output`` (``force``) keeps its ``overlays`` (see :mod:`.pull_overlays`).
+    Replacing an existing ``output`` (``force``) keeps its ``overlays`` (see :mod:`.overlays`).
 
     Returns:
         The pulled spec (``None`` when nothing could be pulled) and every diagnostic: E070
@@ -287,7 +287,7 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
         return None, [exists]
 
     def write(snapshot: ServerSnapshot) -> tuple[PullResult, list[Diagnostic]]:
-        from .pull_overlays import read_overlays
+        from .overlays import read_overlays
 
         previous = read_overlays(output) if output is not None and output.exists() else None
         result = spec_from_snapshot(snapshot, name, previous)

@@ -1,6 +1,6 @@
 """``mcp-codegen pull --layout agent -o DIR``: pull a live server into an agent tree in one step.
 
-1. read the server and make its spec (:mod:`codegen.commands.pull`), written to
+1. read the server and make its spec (:mod:`codegen.commands.pull.flow`), written to
    ``DIR/specs/<package>.yaml`` (kept under DIR: pull again with ``--force`` to refresh it;
    its ``overlays`` are kept);
 2. build it into DIR with the agent layout: the typed package plus ``DIR/servers/<server>/``;
@@ -22,11 +22,11 @@ from typing import Any
 
 from mcp_codegen_runtime.client import ClientBase
 
-from ..diagnostics import Diagnostic
-from ..ir.naming_agent import AGENT_TREE, env_reference, server_folder
-from ..options import Options
-from .pull import PullError, PullResult, _pull_hint, fetch, spec_from_snapshot, write_spec
-from .pull_overlays import read_overlays
+from ...diagnostics import Diagnostic
+from ...ir.naming.agent import AGENT_TREE, env_reference, server_folder
+from ...options import Options
+from .flow import PullError, PullResult, _pull_hint, fetch, spec_from_snapshot, write_spec
+from .overlays import read_overlays
 
 #: The connections file of a tree, in the hosts' own format.
 MCP_JSON = "mcp.json"
@@ -78,7 +78,7 @@ def write_entry(tree: Path, server: str, entry: dict[str, Any]) -> Path:
     Raises:
         ValueError: the existing file is not a JSON object with an ``mcpServers`` object.
     """
-    from ..output.atomic import replace_file
+    from ...output.atomic import replace_file
 
     path = tree / MCP_JSON
     data: dict[str, Any] = {"mcpServers": {}}
@@ -96,7 +96,7 @@ def write_entry(tree: Path, server: str, entry: dict[str, Any]) -> Path:
 
 def _package_of(text: str) -> str | None:
     """The package the pulled spec builds (decided by lowering, as ``build`` will)."""
-    from ..driver.pipeline import lower_one
+    from ...driver.pipeline import lower_one
 
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-pull-") as tmp:
         path = Path(tmp) / "pulled.yaml"
@@ -111,7 +111,7 @@ def pull_into(client: ClientBase, out: Path, entry: Callable[[str], tuple[dict[s
     """Pull the server behind ``client`` into the agent tree of ``out`` (see the module docstring).
 
     Args:
-        client: an unconnected client of the server (:func:`~codegen.commands.pull.stdio_client`, ...).
+        client: an unconnected client of the server (:func:`~codegen.commands.pull.flow.stdio_client`, ...).
         out: the output folder (DIR).
         entry: makes its ``mcp.json`` entry and the variables it reads from the server's folder
             name (:func:`stdio_entry` / :func:`http_entry`); None writes none.
@@ -120,7 +120,7 @@ def pull_into(client: ClientBase, out: Path, entry: Callable[[str], tuple[dict[s
         skill: ``--skill`` (``server`` or ``tree``).
         timeout: seconds for the whole read.
     """
-    from ..api import build
+    from ...api import build
 
     done = AgentPull()
     try:

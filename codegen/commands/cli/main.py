@@ -1,4 +1,6 @@
-"""The ``mcp-codegen`` command line (typer).  Thin: every command calls the API in api.py."""
+"""The full ``mcp-codegen`` command line (typer): every command registered, and ``build``, ``check``,
+``validate``, ``init``, ``dev``, ``schema``, ``version`` defined here.  Thin: every command calls the
+API in api.py."""
 
 from __future__ import annotations
 
@@ -15,25 +17,25 @@ from typer._click.core import Context as ClickContext
 from typer._click.exceptions import UsageError  # the click typer (pinned) runs on: its own copy, not the click package
 from typer.core import TyperCommand
 
-from .._version import __version__
-from ..api import Result, build, check, generate
-from ..api import scaffold as scaffold_stubs
-from ..diagnostics import relocate
-from ..options import Options
-from ..spec.discovery import discover
-from . import report as report_mod
-from .cli_app import new_app, run
-from .cli_pull import register as register_pull_command
-from .cli_sync import register as register_sync_commands
-from .cli_sync import run_watch
-from .config import resolve
-from .dev import DEFAULT_OUTPUT as DEV_OUTPUT
-from .starter import SCHEMA_COPY, spec_format_schema, starter_spec
+from ..._version import __version__
+from ...api import Result, build, check, generate
+from ...api import scaffold as scaffold_stubs
+from ...diagnostics import relocate
+from ...options import Options
+from ...spec.discovery import discover
+from .. import report as report_mod
+from ..config import resolve
+from ..dev import DEFAULT_OUTPUT as DEV_OUTPUT
+from ..starter import SCHEMA_COPY, spec_format_schema, starter_spec
+from .app import new_app, run
+from .pull import register as register_pull_command
+from .sync import register as register_sync_commands
+from .sync import run_watch
 
 out_console, err_console = report_mod.consoles()  # (the fast path of entry.py makes its own the same way)
 app = new_app(out_console)
-register_sync_commands(app, out_console, err_console)  # diff, docs (codegen/commands/cli_sync.py)
-register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # cli_pull.py
+register_sync_commands(app, out_console, err_console)  # diff, docs (sync.py)
+register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # pull.py
 
 
 class Target(str, Enum):
@@ -138,7 +140,7 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
     if report is None:
         err_console.print("build failed: nothing was written", style="red", markup=False)
         raise typer.Exit(1)
-    from ..output.emit import runtime_layout_notes
+    from ...output.emit import runtime_layout_notes
 
     for note in runtime_layout_notes(out, result.files, report.deleted):
         err_console.print(f"note: {note}", style="yellow", markup=False)
@@ -165,7 +167,7 @@ def build_cmd(specs: SpecsArg = None, output: OutOpt = None, quiet: Annotated[bo
 
 def _verify_format(result: Result, out: Path) -> None:
     """``build --verify-format``: exit 1 naming every generated module black would change."""
-    from ..output.verify import verify_format
+    from ...output.verify import verify_format
 
     changed = verify_format(result.files)
     if changed:
@@ -188,7 +190,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
     _print_diagnostics(result, paths)
     if not result.ok:
         raise typer.Exit(1)
-    from ..output.emit import runtime_layout_notes
+    from ...output.emit import runtime_layout_notes
 
     notes = runtime_layout_notes(out, result.files)
     if diffs or notes:
@@ -197,7 +199,7 @@ def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt =
         if diffs:
             err_console.print(f"{len(diffs)} file(s) out of date in {out}; run `mcp-codegen build` to regenerate", style="red",
                               markup=False)
-        from ..render.lockfile import version_drift
+        from ...render.lockfile import version_drift
 
         for note in version_drift(out, sorted({f.path.split("/", 1)[0] for f in result.files})):
             err_console.print(f"note: {note} (see mcp-codegen.lock)", style="yellow", markup=False)
@@ -213,8 +215,8 @@ def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("-
                  output: OutOpt = None,
                  host: Annotated[str, typer.Option("--host", metavar="PROFILE", help="Host limits to warn about (W111, see docs/hosts.md): common (the rules shared by two or more hosts), all, none, or host names: claude, openai, gemini, cursor, vscode (comma-separated).")] = "common") -> None:
     """Validate SPECS without writing anything (exit 1 on errors; with --strict also on warnings)."""
-    from ..spec.hostlint import lint_paths
-    from ..spec.hosts import select
+    from ...spec.hostlint import lint_paths
+    from ...spec.hosts import select
 
     if select(host)[1]:
         err_console.print(f"error: --host: {select(host)[1]}", style="red", markup=False)
@@ -238,7 +240,7 @@ def _check_implementation(result: Result, impl: str, out: Path) -> int:
     import subprocess
     import tempfile
 
-    from ..output.emit import MANIFEST
+    from ...output.emit import MANIFEST
 
     packages = sorted({f.path.split("/", 1)[0] for f in result.files if f.path.endswith("/" + MANIFEST)} - {"mcp_codegen_runtime", "servers", "skills"})
     if len(packages) != 1:
@@ -311,8 +313,8 @@ def dev_cmd(spec: Annotated[Path, typer.Argument(help="The spec file of the serv
             inspector: Annotated[bool, typer.Option("--inspector", help="Also start the MCP Inspector's web UI connected to the server (npx -y @modelcontextprotocol/inspector; needs Node.js 22+).")] = False,
             interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.", min=0.05)] = 0.5) -> None:
     """Build SPEC, serve it over HTTP, restart when the spec, a file it $refs or a module the server imported changes (Ctrl-C stops)."""
-    from .config import load_config_file
-    from .dev import DevLoop
+    from ..config import load_config_file
+    from ..dev import DevLoop
 
     if not spec.is_file():
         err_console.print(f"error: {spec}: no such spec file; see mcp-codegen dev --help", style="red", markup=False)

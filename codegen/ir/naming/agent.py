@@ -13,7 +13,7 @@
     skills/<skill>/SKILL.md         ``--skill``: an Agent Skills folder (per server, or one for the tree)
 
 Every name here composes names :mod:`codegen.ir.lower` already decided (the package, the tool
-methods); nothing is re-cased.  Collisions are reported as :class:`~codegen.ir.naming.Collision`
+methods); nothing is re-cased.  Collisions are reported as :class:`~codegen.ir.naming.core.Collision`
 naming both origins, like the package's own names.
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..render.files import NESTED_OWNERS
-from .naming import NameRegistry, Origin
+from ...render.files import NESTED_OWNERS
+from .core import NameRegistry, Origin
 
 #: The tree's folder in the output folder, and the skills folder beside it.
 AGENT_TREE, SKILLS_FOLDER = NESTED_OWNERS

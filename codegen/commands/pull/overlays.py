@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from ..spec.load import CONSTRUCT_ERRORS
-from .pull_notes import INFO, Note
+from ...spec.load import CONSTRUCT_ERRORS
+from .notes import INFO, Note
 
 _DEFS = "#/$defs/"
 

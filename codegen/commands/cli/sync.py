@@ -1,6 +1,6 @@
 """CLI commands for keeping servers and clients in sync: ``diff`` and ``docs``.
 
-Registered on the main typer app by :func:`register` (kept out of ``cli.py`` so that file
+Registered on the main typer app by :func:`register` (kept out of ``main.py`` so that file
 stays small).  Thin: each command calls :mod:`codegen.commands.diff` or :mod:`codegen.commands.docs`.
 """
 
@@ -13,10 +13,10 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from ..diagnostics import Diagnostic, Level, relocate
-from ..options import DEFAULT, Options
-from ..spec.discovery import discover
-from .config import docs_defaults
+from ...diagnostics import Diagnostic, Level, relocate
+from ...options import DEFAULT, Options
+from ...spec.discovery import discover
+from ..config import docs_defaults
 
 
 class DiffFormat(str, enum.Enum):
@@ -52,8 +52,8 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         Inputs are judged contravariantly, outputs covariantly, on the bundled wire schemas.
         Exit status: 0 compatible (or allowed), 1 breaking, 2 a side could not be read.
         """
-        from .diff import diff, parse_allow
-        from .diff.report import RENDERERS, render_table
+        from ..diff import diff, parse_allow
+        from ..diff.report import RENDERERS, render_table
 
         rules = []
         for rule in allow or []:
@@ -89,8 +89,8 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
         check_only: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 when the folder is out of date.")] = False,
     ) -> None:
         """Write a Markdown reference per server (tools, arguments, outputs, errors, examples) and llms.txt."""
-        from ..output.emit import diff_tree, write_tree
-        from .docs import build_docs, plan_docs
+        from ...output.emit import diff_tree, write_tree
+        from ..docs import build_docs, plan_docs
 
         specs, output, problem = docs_defaults(specs, output, Path.cwd())
         if problem:
@@ -123,7 +123,7 @@ def register(app: typer.Typer, out: Console, err: Console) -> None:
 def run_watch(paths: list[Path], out_dir: Path, interval: float, quiet: bool, out: Console, err: Console,
               options: Options = DEFAULT) -> int:
     """``build --watch``: print each rebuild until Ctrl-C; returns the exit status (0)."""
-    from .watch import BuildEvent, Watcher
+    from ..watch import BuildEvent, Watcher
 
     def show(event: BuildEvent) -> None:
         _print_diags(event.result.diagnostics, err)

@@ -1,0 +1,10 @@
+"""The naming service: every Python name of generated code is decided here, and only read elsewhere.
+
+* :mod:`.core`: the building blocks (``PyIdent``, ``ClassName``, the collision registry) and
+  the names of a package (package, classes, methods, arguments, ``$defs`` classes ...);
+* :mod:`.models`: the names inside a model (fields, enum members), which the model generator
+  is told;
+* :mod:`.agent`: the names of the agent layout (``servers/<server>/<tool>.py`` ...).
+
+This ``__init__`` imports nothing: ``core`` and ``models`` are leaves any stage may import.
+"""
