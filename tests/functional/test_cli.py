@@ -201,29 +201,31 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     assert proc.returncode == 0 and "kept" in proc.stdout and stub.read_text("utf-8") == mine  # never overwritten
 
 
-def test_target_and_shared_runtime_from_pyproject_and_flags(tmp_path: Path) -> None:
+def test_target_and_runtime_from_pyproject_and_flags(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\ntarget = "client"\n'
-                                             'shared-runtime = true\n')
+                                             'runtime = "private"\n')
     (tmp_path / "s").mkdir()
     shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
     proc = run("build", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     pkg = tmp_path / "o" / "weather"
-    assert (pkg / "client.py").exists() and not (pkg / "server.py").exists() and not (pkg / "_runtime").exists()
-    assert (tmp_path / "o" / "mcp_codegen_runtime" / "client" / "base.py").exists()
-    proc = run("build", "--target", "both", "--private-runtime", cwd=tmp_path)  # flags win over the table
+    assert (pkg / "client.py").exists() and not (pkg / "server.py").exists()
+    assert (pkg / "_runtime" / "client" / "gencode.py").exists() and not (pkg / "_runtime" / "server").exists()
+    proc = run("build", "--target", "both", "--library-runtime", cwd=tmp_path)  # flags win over the table
     assert proc.returncode == 0, proc.stderr
-    assert (pkg / "server.py").exists() and (pkg / "_runtime" / "server" / "core.py").exists()
-    assert "deleted  mcp_codegen_runtime" not in proc.stdout  # another build's output is not ours to delete
+    assert (pkg / "server.py").exists() and not (pkg / "_runtime").exists()
+    assert "from mcp_codegen_runtime.server.gencode import" in (pkg / "server.py").read_text("utf-8")
     bad = run("build", "--target", "frontend", cwd=tmp_path)
     assert bad.returncode == 2 and "frontend" in bad.stderr
+    gone = run("build", "--shared-runtime", cwd=tmp_path)  # the flag of earlier versions: a usage error naming the new ones
+    assert gone.returncode == 2 and "--shared-runtime" in gone.stderr
 
 
 def test_verbose_says_what_the_build_decided(tmp_path: Path) -> None:
     out = tmp_path / "out"
     first = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "-v", "--target", "client")
     assert first.returncode == 0, first.stderr
-    assert ("weather.yaml: from the build cache (target client, private runtime)" in first.stderr
+    assert ("weather.yaml: from the build cache (target client, each spec's runtime)" in first.stderr
             or "generated 1 spec(s) in" in first.stderr), first.stderr
     again = run("build", str(SPECS / "weather.yaml"), "-o", str(out), "--verbose", "--target", "client")
     assert f"{out} is up to date" in again.stderr

@@ -114,16 +114,17 @@ def test_pyproject_defaults_are_read_and_their_change_is_seen(run: Runner, tmp_p
     pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\n', "utf-8")
     assert run("build", "-q")[0].returncode == 0
     assert run("build", "-q")[1] == "fast"
-    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nshared-runtime = true\n', "utf-8")
+    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nruntime = "private"\n', "utf-8")
     proc, how = run("build", "-q")
     assert proc.returncode == 0 and how == "full"
-    assert (tmp_path / "gen" / "mcp_codegen_runtime").is_dir()  # rebuilt with the new option
+    assert next((tmp_path / "gen").glob("*/_runtime/gencode.py"), None) is not None  # rebuilt with the new option
     assert run("build", "-q")[1] == "fast"
-    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nshared-runtime = "yes"\n', "utf-8")
-    assert run("build", "-q")[1] == "fast"  # not plainly typed: pydantic reads it (as true), as before
-    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nshared-runtime = "maybe"\n', "utf-8")
+    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nruntime = "maybe"\n', "utf-8")
     bad, how = run("build", "-q")
     assert (bad.returncode, how) == (2, "full") and "[tool.mcp-codegen] is invalid" in bad.stderr
+    pyproject.write_text('[tool.mcp-codegen]\nspecs = ["specs"]\noutput = "gen"\nshared-runtime = true\n', "utf-8")
+    gone, how = run("build", "-q")
+    assert (gone.returncode, how) == (2, "full") and "shared-runtime is gone" in gone.stderr
 
 
 def test_every_change_makes_the_full_build_decide(run: Runner, tmp_path: Path) -> None:

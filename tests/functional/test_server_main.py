@@ -156,11 +156,11 @@ def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path)
     assert _run("--write-config", str(fresh)).returncode == 2  # which host's shape?
 
 
-def test_host_config_names_the_package_when_the_runtime_is_shared(tmp_path: Path) -> None:
+def test_host_config_names_the_package_when_the_runtime_is_a_library(tmp_path: Path) -> None:
     from codegen import build
     from codegen.options import Options
 
-    result, report = build([EXAMPLES.parent / "specs" / "weather.yaml"], tmp_path, options=Options(shared_runtime=True))
+    result, report = build([EXAMPLES.parent / "specs" / "weather.yaml"], tmp_path, options=Options(runtime="library"))
     assert report is not None, [d.render() for d in result.diagnostics]
     (tmp_path / "weather_impl.py").write_text((EXAMPLES / "weather_impl.py").read_text())
     proc = subprocess.run([sys.executable, "-m", "weather", "--print-config", "cursor", "--impl", "weather_impl:WeatherService"],
