@@ -33,7 +33,7 @@ PRIVATE = "_runtime"
 
 @cache
 def runtime_sources() -> dict[str, str]:
-    """Module name inside the runtime (``""`` for the top, ``"client.core"``) -> its source text."""
+    """Module name inside the runtime (``""`` for the top, ``"client.connection"``) -> its source text."""
     out: dict[str, str] = {}
 
     def walk(folder: Any, prefix: tuple[str, ...]) -> None:

@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 from common_support import free_port, stop_pid, wait_port, wait_until
-from everything._runtime.client import agent as everything_agent
+from everything._runtime.client.agent import connect as everything_agent
 from everything._runtime.client.gencode import agent_client, agent_client_async
 from everything.client import EverythingClient, EverythingSyncClient
-from notes._runtime.client import agent as notes_agent
+from notes._runtime.client.agent import connect as notes_agent
 from notes._runtime.wire.errors import ConfirmationDeniedError
 from notes.client import NotesSyncClient
 from notes.errors import NotFoundError
-from weather._runtime.client import agent as weather_agent
-from weather._runtime.client.agent_config import ServerConfigError
+from weather._runtime.client.agent import connect as weather_agent
+from weather._runtime.client.agent.config import ServerConfigError
 from weather._runtime.client.gencode import agent_client as weather_agent_client
 from weather._runtime.client.gencode import agent_client_async as weather_agent_client_async
 from weather._runtime.wire.errors import McpTimeoutError, TransportClosedError
@@ -532,7 +532,7 @@ asyncio.create_subprocess_exec = boom
 threading.Thread.start = boom
 os.fork = boom
 builtins.open = boom
-import everything._runtime.client.gencode, everything._runtime.client.agent, everything.client
+import everything._runtime.client.gencode, everything._runtime.client.agent.connect, everything.client
 import weather._runtime.client.gencode, weather.client
 builtins.open = real_open
 assert atexit._ncallbacks() == before, "an atexit hook was registered at import"

@@ -3,17 +3,17 @@
 ``client.py`` subclasses :class:`ClientBase` and :class:`SyncClientBase` and marks unpassed
 arguments with :data:`UNSET` (:func:`wire_arguments` drops them); ``__init__.py``
 re-exports the records hooks and handlers receive; the per-tool modules of ``--layout agent``
-connect with :func:`agent_client` / :func:`agent_client_async` (``client/agent.py``).
+connect with :func:`agent_client` / :func:`agent_client_async` (``client/agent/connect.py``).
 """
 
 from __future__ import annotations
 
-from .agent import agent_client, agent_client_async
-from .base import ClientBase
+from .agent.connect import agent_client, agent_client_async
+from .async_client import ClientBase
 from .catalog import Completion
 from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
 from .results import UNSET, Unset, wire_arguments
-from .skills import (
+from .skills.calls import (
     LoadedSkill,
     SkillDigestMismatchError,
     SkillEntry,
@@ -24,9 +24,9 @@ from .skills import (
     SkillVerificationError,
 )
 from .subscriptions import Change, Subscription
-from .sync import SyncClientBase
-from .tasks import TaskCancelledError, TaskHandle, TaskStatus
-from .tasks_sync import SyncTaskHandle
+from .sync_client import SyncClientBase
+from .tasks.handle import TaskCancelledError, TaskHandle, TaskStatus
+from .tasks.sync import SyncTaskHandle
 from .types import (
     AuditRecord,
     CatalogChange,

@@ -1,10 +1,10 @@
 """The agent options of a server entry: drift policy, timeout, confirmation and audit hooks, OAuth.
 
 Each option comes from its environment variable if set, else from the server's entry in the
-configuration file (``client/agent_config.py``), else its default:
+configuration file (``client/agent/config.py``), else its default:
 
 * ``drift`` / ``MCP_CODEGEN_DRIFT``: ``warn`` (default: one log line per server), ``raise``
-  (:class:`~client.agent.ServerDriftError`), ``off`` (no check);
+  (:class:`~client.agent.connect.ServerDriftError`), ``off`` (no check);
 * ``timeout`` / ``MCP_CODEGEN_TIMEOUT``: seconds a call may take in all (default ``120``);
 * ``confirm`` / ``MCP_CODEGEN_CONFIRM``: ``destructive`` (default: refuse the tools declared
   ``destructiveHint: true``), ``allow``, ``deny`` (refuse every tool not declared read-only),
@@ -21,7 +21,7 @@ configuration file (``client/agent_config.py``), else its default:
 
 OAuth tokens are kept in the file :data:`ENV_TOKEN_FILE` names, else ``mcp-codegen/oauth-tokens.json``
 in the user's configuration folder (``~/.config``, or ``$XDG_CONFIG_HOME``; macOS
-``~/Library/Application Support``; Windows ``%APPDATA%``), by ``client/tokens.py``: mode 0600,
+``~/Library/Application Support``; Windows ``%APPDATA%``), by ``client/oauth/tokens.py``: mode 0600,
 in a 0700 folder, replaced atomically.
 A ``module:function`` is imported on the first connection, not before.
 """
@@ -34,10 +34,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..wire.errors import ConfirmationDeniedError
-from .agent_config import ServerConfigError, ServerEntry, app_dir
-from .hooks import default_audit_hook
-from .types import AuditHook, ConfirmHook, ToolCallInfo
+from ...wire.errors import ConfirmationDeniedError
+from ..hooks import default_audit_hook
+from ..types import AuditHook, ConfirmHook, ToolCallInfo
+from .config import ServerConfigError, ServerEntry, app_dir
 
 ENV_DRIFT = "MCP_CODEGEN_DRIFT"
 ENV_TIMEOUT = "MCP_CODEGEN_TIMEOUT"
@@ -183,8 +183,8 @@ def oauth_settings(entry: ServerEntry, environ: Mapping[str, str] | None = None)
     unknown = sorted(set(given) - set(_OAUTH_KEYS) - {"headless"})
     if unknown:
         raise ServerConfigError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(_OAUTH_KEYS)}, headless)")
-    from .oauth import OAuthSettings
-    from .tokens import FileTokenStorage
+    from ..oauth.flow import OAuthSettings
+    from ..oauth.tokens import FileTokenStorage
 
     settings = {k: given[k] for k in _OAUTH_KEYS if k in given}
     storage = FileTokenStorage(token_file(environ))

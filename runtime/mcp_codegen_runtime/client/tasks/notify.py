@@ -12,7 +12,7 @@ task's status on the client's open ``subscriptions/listen`` streams instead of b
   each), so that one arriving before its handle exists (the call's answer and the stream race)
   is not lost.
 
-:meth:`~client.tasks.TaskHandle.watch` waits on them while a stream is open: without polling once
+:meth:`~client.tasks.handle.TaskHandle.watch` waits on them while a stream is open: without polling once
 the server is known to send them (a ``tasks/get`` only after :func:`quiet_period` without
 news, in case one was lost), at the usual poll interval until then.
 """
@@ -24,7 +24,7 @@ import collections
 from collections.abc import Mapping
 from typing import Any
 
-from ..wire import protocol as p
+from ...wire import protocol as p
 
 JsonObject = dict[str, Any]
 

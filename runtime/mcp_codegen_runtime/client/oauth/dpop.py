@@ -1,6 +1,6 @@
 """DPoP (RFC 9449) for the OAuth client: proofs of possession, server nonces, bound tokens.
 
-Used by :class:`~client.oauth.OAuthFlow` when DPoP is on (``OAuthSettings.dpop``):
+Used by :class:`~client.oauth.flow.OAuthFlow` when DPoP is on (``OAuthSettings.dpop``):
 
 * :class:`DPoPKey` is the client's key pair (EC P-256, ``ES256``), made once per flow and kept
   in the token storage entry with the tokens it binds (a stored DPoP-bound token is useless

@@ -1,10 +1,10 @@
 """The MCP authorization flow (OAuth 2.1) of the HTTP client transport.
 
-Give ``Client.http(url, auth=OAuthSettings(...))``; the transport (``client/http.py``) asks
+Give ``Client.http(url, auth=OAuthSettings(...))``; the transport (``client/http/transport.py``) asks
 :class:`OAuthFlow` for the ``Authorization`` header of each request and shows it every
 answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
 
-1. finds the protected resource metadata (RFC 9728, ``client/oauth_metadata.py``) and checks
+1. finds the protected resource metadata (RFC 9728, ``client/oauth/metadata.py``) and checks
    its ``resource`` names this server; without any (a 2025-03-26 server) the authorization
    server is the MCP server's origin;
 2. reads the authorization server's metadata (RFC 8414 / OpenID discovery; issuer checked);
@@ -14,11 +14,11 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
 5. chooses the scope: the challenge's ``scope``, else the metadata's ``scopes_supported``,
    else none; on 403, the union of the scopes asked before and the challenged ones; adds
    ``offline_access`` when the authorization server lists it (and a scope is asked at all);
-6. gets a client id (``client/oauth_registration.py``): the stored registration, else the
+6. gets a client id (``client/oauth/registration.py``): the stored registration, else the
    pre-registered ``client_id``, else the client ID metadata document URL when the server
    supports those, else dynamic client registration (RFC 7591) at ``registration_endpoint``;
 7. authorization code with PKCE S256 (authlib) and ``resource`` (RFC 8707): the redirect
-   handler (``client/oauth_redirect.py``) takes the user there and returns the callback URL,
+   handler (``client/oauth/redirect.py``) takes the user there and returns the callback URL,
    whose ``state`` must match and whose ``iss`` (RFC 9207) must equal the issuer exactly
    (and be present when the server advertises ``authorization_response_iss_parameter_supported``);
 8. exchanges the code at the token endpoint (authlib's httpx client) with the client
@@ -26,10 +26,10 @@ answer.  On ``401``, or ``403`` with ``error="insufficient_scope"``, the flow:
    (``client_secret_basic``, ``client_secret_post``, ``none``), and stores the tokens.
 
 Instead of steps 6-8, ``OAuthSettings.grant`` names a grant without a user
-(``client/oauth_grants.py``: client credentials, JWT bearer for workload identity,
-enterprise-managed authorization), run by ``client/oauth_exchange.py``.  With a
+(``client/oauth/grants.py``: client credentials, JWT bearer for workload identity,
+enterprise-managed authorization), run by ``client/oauth/exchange.py``.  With a
 ``private_key`` the client authenticates with ``private_key_jwt`` (RFC 7523).  DPoP (RFC 9449,
-``client/oauth_dpop.py``): on when ``OAuthSettings.dpop`` is true, or (``None``, the default)
+``client/oauth/dpop.py``): on when ``OAuthSettings.dpop`` is true, or (``None``, the default)
 when the authorization server lists ``ES256`` in ``dpop_signing_alg_values_supported`` and the
 resource server challenges with the ``DPoP`` scheme or its metadata names DPoP; then every token
 request and every request to the MCP server carries a fresh proof, server nonces are used (a
@@ -39,7 +39,7 @@ sent as ``Authorization: DPoP <token>``.
 Then the transport sends the request again; tokens close to expiry are refreshed first.  At most
 ``max_authorizations`` authorizations (and refreshes) follow each other without a request
 succeeding.  Tokens, codes, verifiers and secrets are never logged nor put in exception texts.
-authlib and httpx load when a flow runs; its requests are address-checked (``client/oauth_net.py``).
+authlib and httpx load when a flow runs; its requests are address-checked (``client/oauth/net.py``).
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache, claim
-from .oauth_dpop import supported as dpop_supported
-from .oauth_exchange import describe, dpop_hooks, grant_client, pinned_issuer, run_grant, token_client, with_nonce_retry
-from .oauth_metadata import (
+from .dpop import USE_DPOP_NONCE, DPoPKey, NonceCache, claim
+from .dpop import supported as dpop_supported
+from .exchange import describe, dpop_hooks, grant_client, pinned_issuer, run_grant, token_client, with_nonce_retry
+from .metadata import (
     OAuthError,
     canonical_resource,
     discover_issuer,
@@ -66,9 +66,9 @@ from .oauth_metadata import (
     origin,
     parse_challenge,
 )
-from .oauth_redirect import LoopbackBrowserRedirect, RedirectHandler
-from .oauth_registration import choose_client
-from .oauth_settings import OAuthSettings
+from .redirect import LoopbackBrowserRedirect, RedirectHandler
+from .registration import choose_client
+from .settings import OAuthSettings
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -293,9 +293,9 @@ class OAuthFlow:
         return grant_client(self.settings, meta)
 
     def _oauth_client(self, client: dict[str, Any], **options: Any) -> Any:
-        """authlib's token client for ``client`` (DPoP when on; addresses checked by client/oauth_net.py)."""
-        from .oauth_net import http_module_of, make_checked_transport
-        from .oauth_settings import _need_authlib
+        """authlib's token client for ``client`` (DPoP when on; addresses checked by client/oauth/net.py)."""
+        from .net import http_module_of, make_checked_transport
+        from .settings import _need_authlib
 
         if self.entry.get("dpop"):
             options["event_hooks"] = dpop_hooks(self.dpop_key, self.nonces)

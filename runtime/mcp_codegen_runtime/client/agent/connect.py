@@ -1,9 +1,9 @@
 """Connections of an agent's tool functions: one client per server, reused, drift-checked.
 
 :func:`agent_client` returns the connected blocking typed client (``XSyncClient``) of a server
-named in the configuration (``client/agent_config.py``): the first call in a process reads the
+named in the configuration (``client/agent/config.py``): the first call in a process reads the
 server's entry, starts the server (stdio) or opens the connection (HTTP), runs the handshake and
-:meth:`~client.base.ClientBase.check_compat` (the drift check, ``client/agent_options.py``);
+:meth:`~client.async_client.ClientBase.check_compat` (the drift check, ``client/agent/options.py``);
 every later call gets the same client.  The clients are closed when the interpreter exits
 (``atexit``; a stdio server is asked to stop, then terminated).
 
@@ -25,12 +25,12 @@ import weakref
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..wire.errors import McpError, TransportClosedError
-from .agent_config import ServerConfigError, ServerEntry, find_server
-from .agent_options import DriftPolicy, client_options, drift_policy
-from .base import ClientBase
-from .sync import SyncClientBase
-from .types import CompatReport
+from ...wire.errors import McpError, TransportClosedError
+from ..async_client import ClientBase
+from ..sync_client import SyncClientBase
+from ..types import CompatReport
+from .config import ServerConfigError, ServerEntry, find_server
+from .options import DriftPolicy, client_options, drift_policy
 
 logger = logging.getLogger("mcp_codegen.client.agent")
 

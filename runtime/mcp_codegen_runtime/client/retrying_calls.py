@@ -1,6 +1,6 @@
-"""The client core's half of the retry policy (``client/retry.py``): calls with retries, reconnecting.
+"""The client core's half of the retry policy (``client/retry_policy.py``): calls with retries, reconnecting.
 
-:class:`RetryingCalls` is a base of :class:`~client.core.ClientCore`.  :meth:`RetryingCalls._with_retry`
+:class:`RetryingCalls` is a base of :class:`~client.connection.ClientConnection`.  :meth:`RetryingCalls._with_retry`
 runs one call (connecting first) once, or under the policy; before another attempt
 :meth:`RetryingCalls._recover` replaces a transport the failure closed with a fresh one of the
 same settings (``ClientTransport.fresh()``: stdio spawns the command again), under a new JSON-RPC
@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..wire.errors import McpError
-from .retry import RetryPolicy, run_with_retries
+from .retry_policy import RetryPolicy, run_with_retries
 
 if TYPE_CHECKING:
     from .handshake import Era

@@ -1,4 +1,4 @@
-"""Cookies for the lean HTTP pool (``client/http_conn.py``): :class:`CookieJar`.
+"""Cookies for the lean HTTP pool (``client/http/pool.py``): :class:`CookieJar`.
 
 A server's ``Set-Cookie`` (a load balancer's affinity cookie, say) is sent back on later
 requests, as httpx's client would, so cookie-based affinity keeps working without httpx.

@@ -1,15 +1,15 @@
 """The OAuth flow's connections: host names resolved and checked, answers cut at a size.
 
 :class:`CheckedTransport` is the ``httpx`` transport of every request the flow makes itself
-(discovery, registration, token and refresh requests; ``client/oauth.py``,
-``client/http.py``).  For each request it
+(discovery, registration, token and refresh requests; ``client/oauth/flow.py``,
+``client/http/transport.py``).  For each request it
 
 * **resolves the host once** (``getaddrinfo``) and applies the address rules of
-  :func:`~client.oauth_metadata.check_endpoint` to every address the name resolves to, for an
+  :func:`~client.oauth.metadata.check_endpoint` to every address the name resolves to, for an
   MCP server whose own address kind is resolved the same way: a name that resolves to a
   link-local, unspecified, multicast or reserved address, to loopback for a server off
   loopback, or to a private address for a public server is refused with
-  :class:`~client.oauth_metadata.OAuthError` before any connection;
+  :class:`~client.oauth.metadata.OAuthError` before any connection;
 * **connects to the checked address**, not to the name again (the request goes to the IP,
   with the ``Host`` header and, for https, the TLS server name and certificate check of the
   name), so a DNS answer that changes between the check and the connection (rebinding) cannot
@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .oauth_metadata import MAX_METADATA_BYTES, METADATA_DEADLINE, OAuthError, address_allowed, address_kind
+from .metadata import MAX_METADATA_BYTES, METADATA_DEADLINE, OAuthError, address_allowed, address_kind
 
 #: The largest answer the flow reads (metadata, registration, token).
 MAX_ANSWER_BYTES = MAX_METADATA_BYTES

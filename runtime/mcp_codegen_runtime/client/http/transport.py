@@ -1,7 +1,7 @@
 """Streamable HTTP client transport (both eras), needing httpx (an optional extra).
 
 ``httpx`` is imported when a transport starts, so the rest of the runtime works without it.
-Requests go through the lean h11 pool of ``client/http_conn.py``, or through httpx when an
+Requests go through the lean h11 pool of ``client/http/pool.py``, or through httpx when an
 ``httpx.AsyncClient`` is given or the environment names a proxy (OAuth requests: httpx).
 Use it through ``Client.http(url, ...)`` (see the ``client`` package) or directly::
 
@@ -25,14 +25,14 @@ What it does (the client core only sees JSON-RPC messages):
   ``-32600`` error carrying ``data = {"httpStatus": ...}`` (so the era probe of
   ``server/discover`` falls back to ``initialize`` on a legacy server, TOOLS-PROTOCOL
   §2.3); an unreachable server closes the transport;
-* legacy (the session itself is in ``client/http_legacy.py``): the ``Mcp-Session-Id`` of the
+* legacy (the session itself is in ``client/http/legacy.py``): the ``Mcp-Session-Id`` of the
   ``initialize`` answer is sent on every later request, with ``MCP-Protocol-Version``; a
   request that carried it and got 404 (session unknown: expired, or another replica behind a
   load balancer) starts a new session and is sent once more; an SSE stream that ends before
   its response is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` interval
   (default 1 s), up to ``max_reconnects`` times without progress; ``listen=True`` keeps the
   GET stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
-* OAuth (``auth=OAuthSettings(...)``, ``client/oauth.py``): the flow's token goes in
+* OAuth (``auth=OAuthSettings(...)``, ``client/oauth/flow.py``): the flow's token goes in
   ``Authorization``; a 401, or a 403 ``insufficient_scope``, runs the authorization flow and
   sends the request again (a failed flow fails the request with ``-32600``);
 * cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
@@ -48,20 +48,20 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..wire import protocol as p
-from ..wire.sse import SseError
-from .headers import HeaderPlan
-from .http_conn import PooledHttp
-from .http_env import remember_missing_sniffio, usable_for
-from .http_legacy import LegacySession, SessionRenewalError, session_lost
-from .http_responses import SSE_DRAIN_SECONDS, ResponseReader
-from .oauth_metadata import OAuthError
-from .transports import JsonMessage, MessageSink, parse_incoming
+from ...wire import protocol as p
+from ...wire.sse import SseError
+from ..headers import HeaderPlan
+from ..oauth.metadata import OAuthError
+from ..transports import JsonMessage, MessageSink, parse_incoming
+from .env import remember_missing_sniffio, usable_for
+from .legacy import LegacySession, SessionRenewalError, session_lost
+from .pool import PooledHttp
+from .responses import SSE_DRAIN_SECONDS, ResponseReader
 
 if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
     import httpx  # type: ignore[import-not-found, unused-ignore]
 
-    from .oauth import OAuthFlow, OAuthSettings
+    from ..oauth.flow import OAuthFlow, OAuthSettings
 
 logger = logging.getLogger("mcp_codegen.client.http")
 
@@ -79,7 +79,7 @@ class HttpTransport(ResponseReader):
         url: the MCP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: extra headers sent with every request.
         bearer_token: sent as ``Authorization: Bearer <token>``.
-        auth: OAuth settings (``client/oauth.py``): authorize on 401/403 and send the token.
+        auth: OAuth settings (``client/oauth/flow.py``): authorize on 401/403 and send the token.
         timeout: connect/write/pool timeout in seconds (the client core applies the
             per-request idle and hard timeouts).
         read_timeout: seconds without a byte before a response read fails (None: no limit).
@@ -121,7 +121,7 @@ class HttpTransport(ResponseReader):
         #: The legacy session: its id, renewals after 404, GET streams.
         self.legacy = LegacySession(self)
         self._given_client = client
-        #: The HTTP client: the one given, else :class:`~client.http_conn.PooledHttp` (httpx's
+        #: The HTTP client: the one given, else :class:`~client.http.pool.PooledHttp` (httpx's
         #: ``AsyncClient`` when the environment names a proxy); both offer the same calls.
         self._http: Any = client
         self._oauth_http: httpx.AsyncClient | None = client
@@ -162,7 +162,7 @@ class HttpTransport(ResponseReader):
             except ImportError:  # pragma: no cover - optional extra
                 raise RuntimeError("the HTTP client transport needs httpx: pip install httpx") from None
             remember_missing_sniffio()
-            if self._http is None and usable_for(self.url):  # the lean pool (client/http_conn.py)
+            if self._http is None and usable_for(self.url):  # the lean pool (client/http/pool.py)
                 self._http = PooledHttp(timeout=self.timeout, read_timeout=self.read_timeout, max_connections=MAX_CONNECTIONS)
             if self._http is None or self._auth is not None:  # OAuth discovery and token requests use httpx
                 def plain(transport: Any = None) -> Any:
@@ -172,14 +172,14 @@ class HttpTransport(ResponseReader):
                         transport=transport)
 
                 checked = None
-                if self._auth is not None:  # names resolved and checked, answers size-limited (client/oauth_net.py)
-                    from .oauth_net import make_checked_transport
+                if self._auth is not None:  # names resolved and checked, answers size-limited (client/oauth/net.py)
+                    from ..oauth.net import make_checked_transport
 
                     checked = make_checked_transport(self.url, allow_local=self._auth.allow_local_urls)
                 self._oauth_http = plain(checked)
                 self._http = self._http or (plain() if checked is not None else self._oauth_http)
         if self._auth is not None and self.oauth is None:
-            from .oauth import OAuthFlow
+            from ..oauth.flow import OAuthFlow
 
             self.oauth = OAuthFlow(self._auth, self.url, self._oauth_http)  # type: ignore[arg-type, unused-ignore]  # set above
 
@@ -246,7 +246,7 @@ class HttpTransport(ResponseReader):
         headers.update(self.headers)
         auth = self.oauth.request_headers(method, self.url) if self.oauth is not None else {}
         if auth:
-            headers.update(auth)  # Authorization (and a DPoP proof for this method: client/oauth_dpop.py)
+            headers.update(auth)  # Authorization (and a DPoP proof for this method: client/oauth/dpop.py)
         elif self.bearer_token:
             headers["authorization"] = f"Bearer {self.bearer_token}"
         if legacy:
@@ -274,7 +274,7 @@ class HttpTransport(ResponseReader):
     # -- sending -------------------------------------------------------------------------------
     async def send(self, message: JsonMessage) -> None:
         if self._closing or self._closed_reported or self._http is None:
-            from ..wire.errors import TransportClosedError
+            from ...wire.errors import TransportClosedError
 
             raise TransportClosedError(f"{self.description}: not connected")
         if isinstance(message, dict) and isinstance(message.get("method"), str) and message.get("id") is not None:

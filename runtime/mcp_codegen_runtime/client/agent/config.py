@@ -19,7 +19,7 @@ relative to that folder) is read under ``env``.  A variable that is not set is a
 values are secrets and are neither logged nor put in exception texts).
 
 Besides the host keys an entry may hold the agent options (:data:`OPTION_KEYS`: ``drift``,
-``timeout``, ``confirm``, ``audit``, ``oauth``, ...; see ``client/agent_options.py``); their
+``timeout``, ``confirm``, ``audit``, ``oauth``, ...; see ``client/agent/options.py``); their
 environment variables override them.  Reading is lazy: nothing
 here runs at import time.
 """
@@ -43,7 +43,7 @@ HOST_NAMES = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: What a config file must be no larger than (bytes).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
-#: The agent options an entry may hold besides the host keys (``client/agent_options.py``).
+#: The agent options an entry may hold besides the host keys (``client/agent/options.py``).
 OPTION_KEYS = ("drift", "timeout", "confirm", "audit", "oauth", "stderr", "elicitation", "sampling")
 
 Transport = Literal["stdio", "http"]

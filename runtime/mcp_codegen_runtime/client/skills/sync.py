@@ -1,12 +1,12 @@
-"""The blocking twins of the Skills calls (:mod:`client.skills`), a mixin of
-:class:`~client.sync.SyncClientBase`: each runs the async call on the client's private loop."""
+"""The blocking twins of the Skills calls (:mod:`client.skills.calls`), a mixin of
+:class:`~client.sync_client.SyncClientBase`: each runs the async call on the client's private loop."""
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .skills import LoadedSkill, SkillCalls, SkillEntry, SkillFile
+from .calls import LoadedSkill, SkillCalls, SkillEntry, SkillFile
 
 T = TypeVar("T")
 
@@ -26,19 +26,19 @@ class SyncSkillCalls:
         return self._skills.supports_skills
 
     def list_skills(self, *, max_pages: int = 1000, timeout: float | None = None) -> list[SkillEntry]:
-        """Blocking :meth:`~client.skills.SkillCalls.list_skills` (reads no file)."""
+        """Blocking :meth:`~client.skills.calls.SkillCalls.list_skills` (reads no file)."""
         return self._run(self._skills.list_skills(max_pages=max_pages, timeout=timeout))
 
     def get_skill(self, uri: str, *, timeout: float | None = None) -> SkillEntry:
-        """Blocking :meth:`~client.skills.SkillCalls.get_skill` (reads no file)."""
+        """Blocking :meth:`~client.skills.calls.SkillCalls.get_skill` (reads no file)."""
         return self._run(self._skills.get_skill(uri, timeout=timeout))
 
     def load_skill(self, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
-        """Blocking :meth:`~client.skills.SkillCalls.load_skill`: ``SKILL.md`` read and verified."""
+        """Blocking :meth:`~client.skills.calls.SkillCalls.load_skill`: ``SKILL.md`` read and verified."""
         return self._run(self._skills.load_skill(skill, timeout=timeout))
 
     def read_skill_file(self, skill: SkillEntry, path_or_uri: str, *, timeout: float | None = None) -> SkillFile:
-        """Blocking :meth:`~client.skills.SkillCalls.read_skill_file`: one file, read and verified."""
+        """Blocking :meth:`~client.skills.calls.SkillCalls.read_skill_file`: one file, read and verified."""
         return self._run(self._skills.read_skill_file(skill, path_or_uri, timeout=timeout))
 
 

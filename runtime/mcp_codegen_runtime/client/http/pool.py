@@ -1,4 +1,4 @@
-"""The HTTP/1.1 connection pool of :class:`~client.http.HttpTransport`: h11 over asyncio streams.
+"""The HTTP/1.1 connection pool of :class:`~client.http.transport.HttpTransport`: h11 over asyncio streams.
 
 Why not httpx's pool: a profile of the client at 100 concurrent calls spent about 45% of its
 CPU in httpcore 1.x's pool, which re-scans every connection for every queued request each
@@ -7,7 +7,7 @@ calls in flight); and, even for one call at a time, httpx's request and response
 cookie extraction, URL merging and anyio wrappers cost about four times the HTTP/1.1
 protocol work itself.  :class:`PooledHttp` keeps that work and drops the rest:
 
-* cookies a server sets are sent back (``client/http_cookies.py``: ``http.cookiejar`` rules, as httpx does), so
+* cookies a server sets are sent back (``client/http/cookies.py``: ``http.cookiejar`` rules, as httpx does), so
   cookie-based load-balancer affinity keeps working;
 * the protocol is **h11** (what httpcore uses): request framing, header validation,
   response parsing, ``Content-Length`` / chunked / close-delimited bodies, keep-alive rules,
@@ -30,7 +30,7 @@ It offers the subset of ``httpx.AsyncClient`` the transport uses: ``stream(...)`
 context manager yielding a response with ``status_code``, ``reason_phrase``, ``headers``,
 ``aiter_bytes()``), ``post``, ``delete`` and ``aclose``.  The transport uses it unless it was
 given an ``httpx.AsyncClient``, or the environment names a proxy (httpx honours
-``HTTP_PROXY`` and friends; :func:`~client.http_env.usable_for` sends those cases to httpx), or h11 is missing.
+``HTTP_PROXY`` and friends; :func:`~client.http.env.usable_for` sends those cases to httpx), or h11 is missing.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from .http_cookies import CookieJar
+from .cookies import CookieJar
 
 #: Bytes asked of the socket per read.
 READ_SIZE = 65536

@@ -9,7 +9,7 @@ protected resource's canonical URL); two implementations:
   folder, flushed, ``fsync``-ed, then renamed over the old one), so a crash leaves the old
   file or the new one, never half of one.  Entries of other resources are kept.
 
-An entry (see :class:`~client.oauth.OAuthFlow`) holds the authorization server's issuer and
+An entry (see :class:`~client.oauth.flow.OAuthFlow`) holds the authorization server's issuer and
 endpoints, the client registration made with it (``client_id``, maybe ``client_secret``), and
 the tokens (``access_token``, ``refresh_token``, ``expires_at``, ``scope``).  The values are
 secrets: a custom storage should keep them as carefully (a keyring, an encrypted store).

@@ -4,7 +4,7 @@ A redirect handler is any callable ``handler(authorization_url) -> callback_url`
 async): it sends the user to the authorization server's ``authorization_url`` and returns
 the URL the server redirected back to (the ``redirect_uri`` with ``code``, ``state`` and maybe
 ``iss`` in its query).  A handler may carry a ``redirect_uri`` attribute, which
-:class:`~client.oauth.OAuthSettings` then uses (the loopback handler's port is only known
+:class:`~client.oauth.flow.OAuthSettings` then uses (the loopback handler's port is only known
 once it listens).  Two come with the runtime:
 
 * :class:`HeadlessRedirect`: follows the authorization URL with httpx, without a browser,
@@ -26,7 +26,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
-from .oauth_metadata import OAuthError, check_endpoint
+from .metadata import OAuthError, check_endpoint
 
 logger = logging.getLogger("mcp_codegen.client.oauth")
 
@@ -45,7 +45,7 @@ class HeadlessRedirect:
     Args:
         redirect_uri: where the authorization server sends the user back (never fetched).
             Every URL fetched on the way must pass
-            :func:`~client.oauth_metadata.check_endpoint` for the authorization URL's host.
+            :func:`~client.oauth.metadata.check_endpoint` for the authorization URL's host.
         max_hops: redirects followed inside the authorization server.
         timeout: seconds per request.
     """

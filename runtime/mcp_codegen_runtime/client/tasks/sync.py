@@ -1,4 +1,4 @@
-"""The blocking twin of :class:`~client.tasks.TaskHandle`, returned by the sync client's
+"""The blocking twin of :class:`~client.tasks.handle.TaskHandle`, returned by the sync client's
 ``start_<tool>`` (every method runs on the sync client's private event loop)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, Generic, TypeVar
 
-from .tasks import TaskHandle, TaskStatus
+from .handle import TaskHandle, TaskStatus
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -1,7 +1,7 @@
 """Token endpoint requests of the OAuth client: DPoP on them, and the grants without a user.
 
 * :func:`dpop_hooks`: httpx event hooks for authlib's token client: a fresh DPoP proof
-  (``client/oauth_dpop.py``) on every request it sends (``htm``/``htu`` of that request, the
+  (``client/oauth/dpop.py``) on every request it sends (``htm``/``htu`` of that request, the
   server's last nonce), and every ``DPoP-Nonce`` answered is remembered.
 * :func:`with_nonce_retry`: a token request that fails with ``use_dpop_nonce`` (RFC 9449 §8)
   is sent once more, with the nonce the server just gave; a second refusal is raised.
@@ -9,7 +9,7 @@
   registration (``client_secret_basic``/``_post``, ``none``, ``private_key_jwt``, or none at
   all for a workload without a client id); :func:`grant_client`: that registration for a
   grant without a user (pre-registered).
-* :func:`run_grant`: the grants of ``client/oauth_grants.py`` (client credentials, JWT
+* :func:`run_grant`: the grants of ``client/oauth/grants.py`` (client credentials, JWT
   bearer, enterprise-managed) at the token endpoint of ``meta``.
 """
 
@@ -19,8 +19,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .oauth_dpop import USE_DPOP_NONCE, DPoPKey, NonceCache
-from .oauth_grants import (
+from .dpop import USE_DPOP_NONCE, DPoPKey, NonceCache
+from .grants import (
     ID_JAG_TYPE,
     ID_TOKEN_TYPE,
     TOKEN_EXCHANGE,
@@ -33,11 +33,11 @@ from .oauth_grants import (
     resolve,
     signing_alg,
 )
-from .oauth_metadata import OAuthError
-from .oauth_registration import secret_method
+from .metadata import OAuthError
+from .registration import secret_method
 
 if TYPE_CHECKING:
-    from .oauth_settings import OAuthSettings
+    from .settings import OAuthSettings
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -104,7 +104,7 @@ def token_client(s: OAuthSettings, entry: dict[str, Any], client: dict[str, Any]
     ``entry`` (the flow's stored state) gives the issuer (the ``private_key_jwt`` audience)
     and the server's ``token_endpoint_auth_signing_alg_values_supported``.
     """
-    from .oauth_settings import _need_authlib
+    from .settings import _need_authlib
 
     cls = _need_authlib()
     method = client.get("method", "none")
@@ -139,7 +139,7 @@ def describe(exc: BaseException) -> str:
     if isinstance(error, str):
         text = getattr(exc, "description", None)
         return f"{error}" + (f" ({text})" if isinstance(text, str) and text else "")
-    if isinstance(exc, OAuthError):  # our own text (client/oauth_net.py: size, time, address)
+    if isinstance(exc, OAuthError):  # our own text (client/oauth/net.py: size, time, address)
         return str(exc)
     return type(exc).__name__
 
@@ -206,7 +206,7 @@ async def exchange_id_token(grant: EnterpriseManaged, meta: dict[str, Any], reso
 
     import httpx
 
-    from .oauth_metadata import read_limited
+    from .metadata import read_limited
 
     audience = grant.audience or meta.get("issuer")
     if not isinstance(audience, str) or not audience:

@@ -1,4 +1,4 @@
-"""Getting a client id for the OAuth flow (``client/oauth.py``, step 6).
+"""Getting a client id for the OAuth flow (``client/oauth/flow.py``, step 6).
 
 In order: a pre-registered ``client_id`` (with its secret, a confidential client), the client
 ID metadata document URL when the authorization server supports those, else dynamic client
@@ -12,7 +12,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .oauth_metadata import OAuthError, read_limited
+from .metadata import OAuthError, read_limited
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -24,7 +24,7 @@ AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 
 
 class RegistrationSettings(Protocol):
-    """The fields of :class:`~client.oauth.OAuthSettings` a registration reads."""
+    """The fields of :class:`~client.oauth.flow.OAuthSettings` a registration reads."""
 
     client_id: str | None
     client_secret: str | None

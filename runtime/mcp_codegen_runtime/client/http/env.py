@@ -1,6 +1,6 @@
-"""What the environment decides for the HTTP client transport (``client/http.py``).
+"""What the environment decides for the HTTP client transport (``client/http/transport.py``).
 
-:func:`usable_for`: whether the lean h11 pool (``client/http_conn.py``) can serve a URL, or
+:func:`usable_for`: whether the lean h11 pool (``client/http/pool.py``) can serve a URL, or
 httpx must (a proxy in the environment, credentials in the URL, no h11);
 :func:`remember_missing_sniffio`: a cheap failed ``import sniffio`` for httpcore.
 """

@@ -1,5 +1,5 @@
 """The Skills extension (SEP-2640) on the client: list skills, load them lazily, verify every
-file before use.  :class:`SkillCalls` is a mixin of :class:`~client.base.ClientBase`.
+file before use.  :class:`SkillCalls` is a mixin of :class:`~client.async_client.ClientBase`.
 
 * :meth:`SkillCalls.list_skills` (``skills/list``, every page) and :meth:`SkillCalls.get_skill`
   (``skills/get``) return typed :class:`SkillEntry` values and read **no file**: a host loads
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..wire.content import BlobResourceContents, TextResourceContents
-from ..wire.errors import InvalidParamsError, McpError, ProtocolError
-from ..wire.skills import (
+from ...wire.content import BlobResourceContents, TextResourceContents
+from ...wire.errors import InvalidParamsError, McpError, ProtocolError
+from ...wire.skills import (
     SKILL_FILE,
     SKILLS_EXTENSION,
     FrontmatterError,
@@ -177,7 +177,7 @@ def verify(entry: SkillEntry, uri: str, data: bytes, *, frontmatter: bool = Fals
 class SkillCalls:
     """``skills/list``, ``skills/get`` and verified, lazy reads (see the module docstring)."""
 
-    if TYPE_CHECKING:  # provided by ClientCore (ClientBase puts this mixin after it)
+    if TYPE_CHECKING:  # provided by ClientConnection (ClientBase puts this mixin after it)
         async def request(self, method: str, params: Mapping[str, Any] | None = None, *,
                           timeout: float | None = None) -> Any: ...
 

@@ -1,4 +1,4 @@
-"""The legacy (2025) session of :class:`~client.http.HttpTransport`: its id, renewal, GET streams.
+"""The legacy (2025) session of :class:`~client.http.transport.HttpTransport`: its id, renewal, GET streams.
 
 * The ``Mcp-Session-Id`` of the ``initialize`` answer goes with every later request.
 * **Renewal** (:meth:`LegacySession.renew`).  A request that carried the session id and got
@@ -36,16 +36,16 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..wire import jsonrpc
-from ..wire import protocol as p
-from ..wire.errors import ParseError
-from ..wire.sse import SseError, SseParser
-from .transports import parse_incoming
+from ...wire import jsonrpc
+from ...wire import protocol as p
+from ...wire.errors import ParseError
+from ...wire.sse import SseError, SseParser
+from ..transports import parse_incoming
 
 if TYPE_CHECKING:
     import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
 
-    from .transports import JsonMessage
+    from ..transports import JsonMessage
 
 logger = logging.getLogger("mcp_codegen.client.http")
 
@@ -61,7 +61,7 @@ class SessionRenewalError(Exception):
 
 
 class LegacyTransport(Protocol):
-    """What the session needs of its transport (:class:`~client.http.HttpTransport`): public
+    """What the session needs of its transport (:class:`~client.http.transport.HttpTransport`): public
     calls only, so the transport can change its internals without the session noticing."""
 
     url: str

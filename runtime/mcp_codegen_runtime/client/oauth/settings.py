@@ -1,12 +1,12 @@
-"""The settings of the OAuth client flow (``client/oauth.py``): :class:`OAuthSettings`."""
+"""The settings of the OAuth client flow (``client/oauth/flow.py``): :class:`OAuthSettings`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from .oauth_grants import Grant
-from .oauth_redirect import HeadlessRedirect, RedirectHandler
+from .grants import Grant
+from .redirect import HeadlessRedirect, RedirectHandler
 from .tokens import MemoryTokenStorage, TokenStorage
 
 
@@ -21,7 +21,7 @@ def _need_authlib() -> Any:
 
 @dataclass
 class OAuthSettings:
-    """How a client authorizes with a protected MCP server (see ``client/oauth.py``).
+    """How a client authorizes with a protected MCP server (see ``client/oauth/flow.py``).
 
     Args:
         client_id: a pre-registered client id (then no registration is made).
@@ -30,7 +30,7 @@ class OAuthSettings:
             client id when the authorization server supports client ID metadata documents.
         client_name: the name sent in a dynamic registration.
         redirect_handler: takes the authorization URL, returns the callback URL (sync or
-            async); default: :class:`~client.oauth_redirect.LoopbackBrowserRedirect`.
+            async); default: :class:`~client.oauth.redirect.LoopbackBrowserRedirect`.
         redirect_uri: the redirect URI; default: the handler's ``redirect_uri``.
         scope: a fixed scope to ask for instead of the selection strategy (space-separated).
         storage: where tokens and registrations are kept (default: memory).
@@ -44,8 +44,8 @@ class OAuthSettings:
             URLs whatever the MCP server's address (a local test set-up); other schemes than
             http(s) stay refused.
         grant: a grant without a user instead of the authorization code flow:
-            :class:`~client.oauth_grants.ClientCredentials`, :class:`~client.oauth_grants.JwtBearer`
-            (workload identity) or :class:`~client.oauth_grants.EnterpriseManaged`.
+            :class:`~client.oauth.grants.ClientCredentials`, :class:`~client.oauth.grants.JwtBearer`
+            (workload identity) or :class:`~client.oauth.grants.EnterpriseManaged`.
         private_key: this client's PEM private key: authenticate with ``private_key_jwt``.
         private_key_id: the ``kid`` of that key, sent in the assertion's header.
         signing_algorithm: the assertion's ``alg`` (default: one the server lists for the key).

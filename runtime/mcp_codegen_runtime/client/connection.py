@@ -1,7 +1,7 @@
-"""``ClientCore``: the connection half of the async client (``ClientBase`` builds on it).
+"""``ClientConnection``: the connection half of the async client (``ClientBase`` builds on it).
 
-It owns the transport (``client/transports.py``, ``client/http.py``) under a JSON-RPC session
-(``client/session.py``), runs the era probe (``client/handshake.py``) on :meth:`ClientCore.connect`,
+It owns the transport (``client/transports.py``, ``client/http/transport.py``) under a JSON-RPC session
+(``client/session.py``), runs the era probe (``client/handshake.py``) on :meth:`ClientConnection.connect`,
 adds the era's ``_meta`` to every request, and answers what the server sends: its
 requests (legacy client input, see ``client/inputs.py``) and notifications.  ``timeout=``
 is the idle timeout of a request (restarted by progress), ``max_timeout=`` its hard
@@ -30,12 +30,12 @@ from .constructors import TransportConstructors
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
-from .retry import RetrySetting, resolve_policy
-from .retrying import RetryingCalls
+from .retry_policy import RetrySetting, resolve_policy
+from .retrying_calls import RetryingCalls
 from .session import JsonRpcSession, Timeouts
 from .subscriptions import Subscription, route_change
-from .tasks import EXTENSION as TASKS_EXTENSION
-from .tasks_notify import TaskNotices
+from .tasks.handle import EXTENSION as TASKS_EXTENSION
+from .tasks.notify import TaskNotices
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StdioTransport
 from .types import (
@@ -63,10 +63,10 @@ _LOG_LEVELS = {
 }
 
 
-class ClientCore(TransportConstructors, RetryingCalls):
+class ClientConnection(TransportConstructors, RetryingCalls):
     """The connection of an MCP client: lifecycle, era, requests, and the server's messages.
 
-    :class:`~client.base.ClientBase` adds the tool API on top; ``stdio``, ``in_process`` and
+    :class:`~client.async_client.ClientBase` adds the tool API on top; ``stdio``, ``in_process`` and
     ``http`` (build one with its transport) come from :class:`~client.constructors.TransportConstructors`.  Class attributes
     (filled by the generated subclass): ``server_info`` (the spec's server identity; the
     client's own ``clientInfo`` defaults to ``{name: "<server>-client", version: <spec
@@ -120,7 +120,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
             probe_timeout: how long the unforced ``server/discover`` probe may take.
             max_input_rounds: the most ``input_required`` rounds of one tool call.
             validate_output: check typed outputs against the wire ``outputSchema`` too.
-            retry: retry safe calls: ``"safe"`` or a :class:`~client.retry.RetryPolicy` (None: off).
+            retry: retry safe calls: ``"safe"`` or a :class:`~client.retry_policy.RetryPolicy` (None: off).
 
         Raises:
             ValueError: a bad era or version, or ``timeout`` above ``max_timeout``.
@@ -165,7 +165,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
         self._inflight: list[str] = []
         self._listen_task: asyncio.Task[None] | None = None
         self._subscriptions: set[Subscription] = set()
-        self.task_notices = TaskNotices()  # notifications/tasks, open listen streams (client/tasks_notify.py)
+        self.task_notices = TaskNotices()  # notifications/tasks, open listen streams (client/tasks/notify.py)
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -296,7 +296,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
 
     def _modern_capabilities(self) -> dict[str, Any]:
         """2026-07-28: the capabilities plus the tasks extension when a tool may run as a task
-        (``client/tasks.py``; ``declare_tasks`` forces it on or off)."""
+        (``client/tasks/handle.py``; ``declare_tasks`` forces it on or off)."""
         caps = self.client_capabilities
         declare = self.declare_tasks
         if declare is None:
@@ -353,7 +353,7 @@ class ClientCore(TransportConstructors, RetryingCalls):
         self._tools_cache.clear()
 
     async def _session_renewed(self, result: dict[str, Any]) -> None:
-        """A new legacy session replaced a lost one (HTTP 404, ``client/http_legacy.py``)."""
+        """A new legacy session replaced a lost one (HTTP 404, ``client/http/legacy.py``)."""
         agreed = legacy_outcome(self._version or p.LATEST_LEGACY, result)
         self._server_capabilities, self._server_identity = agreed.capabilities, agreed.server_info
         self._instructions = agreed.instructions

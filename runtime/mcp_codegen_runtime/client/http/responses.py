@@ -1,9 +1,9 @@
 """Reading the HTTP transport's responses into messages: :class:`ResponseReader`.
 
-Part of the Streamable HTTP client transport (``client/http.py``): a JSON body or an SSE
+Part of the Streamable HTTP client transport (``client/http/transport.py``): a JSON body or an SSE
 stream becomes delivered JSON-RPC messages, and an HTTP error becomes the response of the
 request it answers (with ``data = {"httpStatus": ...}``; see the transport's docstring for
-the rules).  The legacy session (``client/http_legacy.py``) uses the same calls to read its
+the rules).  The legacy session (``client/http/legacy.py``) uses the same calls to read its
 GET streams and resumptions.
 """
 
@@ -14,12 +14,12 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..wire import jsonrpc
-from ..wire import protocol as p
-from ..wire.errors import ParseError
-from ..wire.sse import SseError, SseParser
-from .http_legacy import LB_HINT, LegacySession
-from .transports import ClientTransport, JsonMessage, parse_incoming
+from ...wire import jsonrpc
+from ...wire import protocol as p
+from ...wire.errors import ParseError
+from ...wire.sse import SseError, SseParser
+from ..transports import ClientTransport, JsonMessage, parse_incoming
+from .legacy import LB_HINT, LegacySession
 
 if TYPE_CHECKING:
     import httpx  # type: ignore[import-not-found, unused-ignore]  # optional: the http extra
@@ -32,7 +32,7 @@ SSE_DRAIN_SECONDS = 1.0
 
 
 class ResponseReader(ClientTransport):
-    """The response half of :class:`~client.http.HttpTransport` (its base class)."""
+    """The response half of :class:`~client.http.transport.HttpTransport` (its base class)."""
 
     max_message_bytes: int
     legacy: LegacySession

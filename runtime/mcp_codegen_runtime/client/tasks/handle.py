@@ -12,13 +12,13 @@ its 2026-07-28 ``clientCapabilities``.  A server may then answer ``tools/call`` 
   ``tasks/get``), ``await handle.result()`` (the tool's output model, or its ``ToolResult``),
   ``await handle.cancel()``, and ``async for status in handle`` (each change of status or
   status message, until terminal).  The sync client's ``start_<tool>`` returns a
-  :class:`~client.tasks_sync.SyncTaskHandle` with the same methods, blocking.
+  :class:`~client.tasks.sync.SyncTaskHandle` with the same methods, blocking.
 
 Both wait on the server's ``notifications/tasks`` while one of the client's ``subscriptions/listen``
 streams is open (``async with client.subscribe():``, or ``watch_tools``), instead of polling: a
 terminal notice ends the wait at once (its inline ``result``/``error``; one ``tasks/get`` when it
 has none), an ``input_required`` one is answered like a polled one.  Without a stream, or from a
-server that sends none, they poll ``tasks/get`` (:mod:`client.tasks_notify`).
+server that sends none, they poll ``tasks/get`` (:mod:`client.tasks.notify`).
 
 A server that answers the call directly (no extension, a legacy session, a fast task) gives a
 handle that is already ``completed`` (``task_id`` is None).  A ``failed`` task raises its
@@ -32,8 +32,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..wire.errors import McpError, ProtocolError, from_wire
-from .tasks_notify import TaskNotices, newer, quiet_period
+from ...wire.errors import McpError, ProtocolError, from_wire
+from .notify import TaskNotices, newer, quiet_period
 
 T = TypeVar("T")
 JsonObject = dict[str, Any]
@@ -94,7 +94,7 @@ def status_of(raw: Mapping[str, Any]) -> TaskStatus:
 
 class TaskClient(Protocol):
     """What a handle needs of the client (``ClientBase``; its ``task_notices``, a
-    :class:`~client.tasks_notify.TaskNotices`, is optional: without it the handle polls)."""
+    :class:`~client.tasks.notify.TaskNotices`, is optional: without it the handle polls)."""
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         ...

@@ -17,12 +17,12 @@ from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from ..wire.content import ToolResult
 from ..wire.resources import PromptResult
-from .base import ClientBase
+from .async_client import ClientBase
 from .catalog import Completion, ResourceContents
 from .handshake import Era
 from .listing import Prompt, Resource, ResourceTemplate, Tool
-from .skills import SkillCalls
-from .skills_sync import SyncSkillCalls
+from .skills.calls import SkillCalls
+from .skills.sync import SyncSkillCalls
 from .subscriptions import Change, Subscription
 from .transports import StderrMode
 from .types import CompatReport

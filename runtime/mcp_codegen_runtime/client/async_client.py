@@ -1,4 +1,4 @@
-"""``ClientBase``: the async MCP client, with the tool API on :class:`~client.core.ClientCore`.
+"""``ClientBase``: the async MCP client, with the tool API on :class:`~client.connection.ClientConnection`.
 
 ``list_tools`` and ``check_compat`` (see ``client/tools.py``), and ``tools/call``:
 :meth:`ClientBase.call_raw`, :meth:`ClientBase.call_tool`, and the typed-call helpers
@@ -26,9 +26,9 @@ from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, out
 from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
-from .retry import is_repeatable
-from .skills import SkillCalls
-from .tasks import TaskHandle, wait_for_task
+from .retry_policy import is_repeatable
+from .skills.calls import SkillCalls
+from .tasks.handle import TaskHandle, wait_for_task
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
 
@@ -246,7 +246,7 @@ class ClientBase(CatalogCalls, SkillCalls):
             raw = await wait_for_task(self, name, tool_def, raw)
         return raw, rounds
 
-    # -- tasks (client/tasks.py) -----------------------------------------------------------------
+    # -- tasks (client/tasks/handle.py) -----------------------------------------------------------------
 
     async def _start(self, tool: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
         await self.connect()
@@ -273,4 +273,4 @@ class ClientBase(CatalogCalls, SkillCalls):
 
 
 async def _nothing() -> None:
-    """No call: :meth:`ClientCore._with_retry` only connects (with retries)."""
+    """No call: :meth:`ClientConnection._with_retry` only connects (with retries)."""

@@ -1,6 +1,6 @@
 """Discovery for the MCP authorization flow: protected resource and authorization server metadata.
 
-Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
+Used by :class:`~client.oauth.flow.OAuthFlow`; every function takes the transport's
 ``httpx.AsyncClient`` (redirects are not followed: a metadata URL must answer itself).
 
 * :func:`parse_challenge`: the parameters of a ``WWW-Authenticate: Bearer ...`` challenge
@@ -25,7 +25,7 @@ Used by :class:`~client.oauth.OAuthFlow`; every function takes the transport's
   (``OAuthSettings.allow_local_urls``) lifts the address and ``http`` rules, not the scheme one.
   Here host names are not resolved (``localhost`` counts as loopback); the flow's HTTP clients
   resolve each one when they connect and apply the same rules to its addresses
-  (``client/oauth_net.py``).
+  (``client/oauth/net.py``).
 * :func:`read_limited`: documents (and registration answers) are read as a stream and cut at :data:`MAX_METADATA_BYTES` and
   :data:`METADATA_DEADLINE` seconds; redirects are not followed.
 * :func:`fallback_metadata`: the 2025-03-26 defaults when a server without resource metadata
@@ -42,7 +42,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..wire.urls import comparable_url
+from ...wire.urls import comparable_url
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
