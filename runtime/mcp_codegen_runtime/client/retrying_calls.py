@@ -30,26 +30,36 @@ T = TypeVar("T")
 
 
 class RetryingCalls:
-    """Calls under the retry policy (see the module docstring); the attributes are the core's."""
+    """Calls under the retry policy (see the module docstring).
 
-    if TYPE_CHECKING:
-        retry: RetryPolicy | None
-        transport: ClientTransport
-        requested_era: Era | None
-        requested_version: str | None
-        _session: JsonRpcSession
-        _connected: bool
-        _closed_by_user: bool
-        _reconnect_lock: asyncio.Lock
-        _listen_task: asyncio.Task[None] | None
-        _era: Era | None
-        _version: str | None
+    The mixin declares the connection state it reads and replaces (set by
+    :class:`~client.connection.ClientConnection`'s ``__init__``) and the three operations it
+    needs of the connection, which :class:`~client.connection.ClientConnection` implements.
+    """
 
-        async def connect(self) -> None: ...
+    retry: RetryPolicy | None
+    transport: ClientTransport
+    requested_era: Era | None
+    requested_version: str | None
+    _session: JsonRpcSession
+    _connected: bool
+    _closed_by_user: bool
+    _reconnect_lock: asyncio.Lock
+    _listen_task: asyncio.Task[None] | None
+    _era: Era | None
+    _version: str | None
 
-        def _make_session(self, transport: ClientTransport) -> JsonRpcSession: ...
+    async def connect(self) -> None:
+        """Start the transport and negotiate (the connection's)."""
+        raise NotImplementedError
 
-        async def _on_notification(self, method: str, params: Any) -> None: ...
+    def _make_session(self, transport: ClientTransport) -> JsonRpcSession:
+        """A JSON-RPC session over ``transport`` wired to the client (the connection's)."""
+        raise NotImplementedError
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        """Handle a server notification (the connection's)."""
+        raise NotImplementedError
 
     async def _with_retry(self, what: str, call: Callable[[], Awaitable[T]], repeatable: bool) -> T:
         """``call()`` once connected; with a retry policy, again after safe failures."""

@@ -21,7 +21,7 @@ import base64
 import binascii
 import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -177,12 +177,17 @@ def verify(entry: SkillEntry, uri: str, data: bytes, *, frontmatter: bool = Fals
 class SkillCalls:
     """``skills/list``, ``skills/get`` and verified, lazy reads (see the module docstring)."""
 
-    if TYPE_CHECKING:  # provided by ClientConnection (ClientBase puts this mixin after it)
-        async def request(self, method: str, params: Mapping[str, Any] | None = None, *,
-                          timeout: float | None = None) -> Any: ...
+    # What the calls need of the client (ClientConnection implements both; ClientBase puts
+    # this mixin after it, so these never run).
+    async def request(self, method: str, params: Mapping[str, Any] | None = None, *,
+                      timeout: float | None = None) -> Any:
+        """Send one request and return its raw result (the connection's)."""
+        raise NotImplementedError
 
-        @property
-        def server_capabilities(self) -> dict[str, Any]: ...
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        """The server's capabilities (the connection's)."""
+        raise NotImplementedError
 
     @property
     def supports_skills(self) -> bool:

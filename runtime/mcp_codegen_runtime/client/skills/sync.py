@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .calls import LoadedSkill, SkillCalls, SkillEntry, SkillFile
 
@@ -14,11 +14,15 @@ T = TypeVar("T")
 class SyncSkillCalls:
     """``list_skills``, ``get_skill``, ``load_skill`` and ``read_skill_file``, blocking."""
 
-    if TYPE_CHECKING:  # provided by SyncClientBase
-        @property
-        def _skills(self) -> SkillCalls: ...
+    # What the twins need of the blocking client (SyncClientBase implements both).
+    @property
+    def _skills(self) -> SkillCalls:
+        """The async client whose calls run (the blocking client's)."""
+        raise NotImplementedError
 
-        def _run(self, coro: Coroutine[Any, Any, T]) -> T: ...
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the private loop (the blocking client's)."""
+        raise NotImplementedError
 
     @property
     def supports_skills(self) -> bool:
