@@ -1,6 +1,6 @@
 """HTTP client libraries side by side: the CPU one POST costs the client, not the whole MCP call.
 
-Why the generated client's transport has its own keep-alive pool (``client/http_conn.py``, on
+Why the generated client's transport has its own keep-alive pool (``client/http/pool.py``, on
 h11) instead of httpx's: this script sends the same ``tools/call`` POST to one generated server
 (``bench/specs/bench.yaml``, ``--http`` on 127.0.0.1, stopped by PID) through
 
@@ -47,7 +47,7 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 
 def clients() -> dict[str, Callable[[], Any]]:
     import httpx
-    from mcp_codegen_runtime.client.http_conn import PooledHttp
+    from mcp_codegen_runtime.client.http.pool import PooledHttp
 
     out: dict[str, Callable[[], Any]] = {
         "httpx": lambda: httpx.AsyncClient(limits=httpx.Limits(max_connections=100, max_keepalive_connections=100)),

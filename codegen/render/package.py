@@ -94,6 +94,9 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     return env
 
 
+#: What the ``servers/`` tree of ``--layout agent`` imports from a package's private runtime.
+AGENT_TREE_IMPORTS = {"client.gencode": {"agent_client", "agent_client_async"}}
+
 #: Names client.py.jinja imports itself (never imported a second time from models' imports).
 _CLIENT_IMPORTS = frozenset({"Any", "ClassVar", "Literal", "Mapping"})
 
@@ -194,7 +197,8 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     files.append(GeneratedFile(f"{pkg}/.gitattributes", GITATTRIBUTES))
     if ir.server.runtime == "private":  # just the runtime modules the files above import
-        modules = private_modules(pkg, files)
+        outside = AGENT_TREE_IMPORTS if ir.server.layout == "agent" else None
+        modules = private_modules(pkg, files, outside)
         ctx["runtime_packages"] = private_packages(pkg, modules)
         files += render_private_runtime(pkg, modules)
     if ir.server.project:

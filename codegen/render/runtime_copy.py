@@ -9,7 +9,16 @@ Every import of the runtime inside itself is relative, so a copy works under any
 The closure follows every relative import of a module, wherever it stands (module level, under
 ``TYPE_CHECKING``, or inside a function, as optional features are imported when first used): a
 copy never misses a module that some path of it may import, and ``mypy --strict`` finds every
-module an annotation names.  Each copied file's header names the runtime version and the module
+module an annotation names.
+
+Optional features are the one exception, explicit in the runtime's text: an import whose line
+carries the marker ``# runtime-copy: optional`` (:data:`OPTIONAL`) is not followed.  Such an
+import names a feature the runtime loads only on use (e.g. ``agent_client`` of
+``client/gencode.py``, imported on first access); the module it imports is copied only when the
+package's own files import one of the names it provides from the marking module
+(:func:`imported_runtime_modules`), and the marking module says what happens without it (an
+``ImportError`` naming what is missing) and keeps ``mypy --strict`` of a copy without it clean
+(``# type: ignore[import-not-found, unused-ignore]``).  Each copied file's header names the runtime version and the module
 it was copied from, nothing of the whole runtime, so a change to one runtime module changes only
 that module's copies.
 """
@@ -27,13 +36,15 @@ from .files import GeneratedFile
 
 #: The import name of the runtime distribution (what library-mode packages import).
 PACKAGE = "mcp_codegen_runtime"
+#: The marker of an import the closure does not follow (an optional feature; see the module docstring).
+OPTIONAL = "# runtime-copy: optional"
 #: The folder of a package's private copy (imported as ``<package>._runtime``).
 PRIVATE = "_runtime"
 
 
 @cache
 def runtime_sources() -> dict[str, str]:
-    """Module name inside the runtime (``""`` for the top, ``"client.core"``) -> its source text."""
+    """Module name inside the runtime (``""`` for the top, ``"client.connection"``) -> its source text."""
     out: dict[str, str] = {}
 
     def walk(folder: Any, prefix: tuple[str, ...]) -> None:
@@ -76,33 +87,62 @@ def _relative_targets(module: str, node: ast.ImportFrom) -> list[str]:
     return found
 
 
+def _marked_optional(lines: list[str], node: ast.ImportFrom) -> bool:
+    return any(OPTIONAL in line for line in lines[node.lineno - 1:node.end_lineno])
+
+
+@cache
+def _relative_imports(module: str) -> tuple[tuple[ast.ImportFrom, bool], ...]:
+    """Every relative ``from`` import of ``module``, and whether it is marked optional."""
+    text = runtime_sources()[module]
+    lines = text.splitlines()
+    return tuple((node, _marked_optional(lines, node)) for node in ast.walk(ast.parse(text))
+                 if isinstance(node, ast.ImportFrom) and node.level > 0)
+
+
 @cache
 def imports_of(module: str) -> frozenset[str]:
-    """Every runtime module that ``module`` imports anywhere in its text, with their packages."""
-    tree = ast.parse(runtime_sources()[module])
+    """Every runtime module that ``module`` imports anywhere in its text, with their packages,
+    except the imports marked optional (:data:`OPTIONAL`)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level > 0:
+    for node, optional in _relative_imports(module):
+        if not optional:
             for target in _relative_targets(module, node):
                 found.update(_with_parents(target))
     found.discard(module)
     return frozenset(found)
 
 
+def optional_imports(module: str, names: set[str]) -> set[str]:
+    """The modules of ``module``'s optional imports (:data:`OPTIONAL`) that provide one of ``names``."""
+    found: set[str] = set()
+    for node, optional in _relative_imports(module):
+        if optional and names & {alias.asname or alias.name for alias in node.names}:
+            for target in _relative_targets(module, node):
+                found.update(_with_parents(target))
+    return found
+
+
 def imported_runtime_modules(files: list[GeneratedFile], root: str) -> set[str]:
-    """The runtime modules the package's own files import from ``root`` (``<pkg>._runtime``)."""
+    """The runtime modules the package's own files import from ``root`` (``<pkg>._runtime``),
+    with the optional features (:data:`OPTIONAL`) providing a name they import."""
     prefix = root + "."
     wanted: set[str] = set()
     for f in files:
         if not f.path.endswith(".py") or f.verbatim:
             continue
         for node in ast.walk(ast.parse(f.content)):
+            module = None
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 if node.module == root or node.module.startswith(prefix):
-                    wanted.update(_with_parents(node.module[len(root):].lstrip(".")))
+                    module = node.module[len(root):].lstrip(".")
             elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
                 if node.module == PRIVATE or node.module.startswith(PRIVATE + "."):
-                    wanted.update(_with_parents(node.module[len(PRIVATE):].lstrip(".")))
+                    module = node.module[len(PRIVATE):].lstrip(".")
+            if module is not None:
+                wanted.update(_with_parents(module))
+                if module in runtime_sources():
+                    wanted |= optional_imports(module, {alias.name for alias in node.names})
     return wanted
 
 
@@ -134,9 +174,15 @@ def header(module: str) -> str:
             f" ({PACKAGE}/{module_path(module)}) — do not edit\n")
 
 
-def private_modules(package: str, files: list[GeneratedFile]) -> list[str]:
-    """The runtime modules of ``package``'s private copy: what ``files`` (its own modules) need."""
-    return closure(imported_runtime_modules(files, f"{package}.{PRIVATE}"))
+def private_modules(package: str, files: list[GeneratedFile],
+                    outside: dict[str, set[str]] | None = None) -> list[str]:
+    """The runtime modules of ``package``'s private copy: what ``files`` (its own modules) need,
+    and what files outside it import from it (``outside``: runtime module -> names, e.g. the
+    ``servers/`` tree of ``--layout agent`` importing ``agent_client`` from ``client.gencode``)."""
+    wanted = imported_runtime_modules(files, f"{package}.{PRIVATE}")
+    for module, names in (outside or {}).items():
+        wanted |= {*_with_parents(module), *optional_imports(module, names)}
+    return closure(wanted)
 
 
 def render_private_runtime(package: str, modules: list[str]) -> list[GeneratedFile]:

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from common_support import free_port, stop_pid, wait_port, wait_until
 from everything.client import EverythingClient, EverythingSyncClient
-from mcp_codegen_runtime.client import agent as everything_agent
-from mcp_codegen_runtime.client import agent as notes_agent
-from mcp_codegen_runtime.client import agent as weather_agent
-from mcp_codegen_runtime.client.agent_config import ServerConfigError
+from mcp_codegen_runtime.client.agent import connect as everything_agent
+from mcp_codegen_runtime.client.agent import connect as notes_agent
+from mcp_codegen_runtime.client.agent import connect as weather_agent
+from mcp_codegen_runtime.client.agent.config import ServerConfigError
 from mcp_codegen_runtime.client.gencode import agent_client, agent_client_async
 from mcp_codegen_runtime.client.gencode import agent_client as weather_agent_client
 from mcp_codegen_runtime.client.gencode import agent_client_async as weather_agent_client_async
@@ -531,7 +531,7 @@ asyncio.create_subprocess_exec = boom
 threading.Thread.start = boom
 os.fork = boom
 builtins.open = boom
-import mcp_codegen_runtime.client.gencode, mcp_codegen_runtime.client.agent, everything.client
+import mcp_codegen_runtime.client.gencode, mcp_codegen_runtime.client.agent.connect, everything.client
 import mcp_codegen_runtime.client.gencode, weather.client
 builtins.open = real_open
 assert atexit._ncallbacks() == before, "an atexit hook was registered at import"

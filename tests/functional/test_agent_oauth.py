@@ -51,7 +51,7 @@ def vault(issuer: AuthServer, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield folder, proc
     finally:
         sys.path.remove(str(folder))
-        agent = sys.modules.get("mcp_codegen_runtime.client.agent")
+        agent = sys.modules.get("mcp_codegen_runtime.client.agent.connect")
         if agent is not None:
             agent.close_agent_clients()
         for name in [n for n in sys.modules if n.split(".")[0] in ("vault", "vault_impl")]:

@@ -1,4 +1,4 @@
-"""Safe retries of the generated client (``retry=``, ``_runtime/client/retry.py``) against real
+"""Safe retries of the generated client (``retry=``, ``_runtime/client/retry_policy.py``) against real
 server processes that are killed mid-call and restarted.
 
 The server is ``python -m weather --impl http_stress_impl:StressWeather`` (stdio, and ``--http``
@@ -32,7 +32,7 @@ import pytest
 from common_support import free_port, run_async
 from flaky_front import FlakyFront
 from http_stress_support import HttpServer
-from mcp_codegen_runtime.client.retry import (
+from mcp_codegen_runtime.client.retry_policy import (
     CallMayHaveRunError,
     RetriesExhaustedError,
     RetryPolicy,

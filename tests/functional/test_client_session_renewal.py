@@ -23,7 +23,7 @@ import pytest
 from common_support import run_async
 from http_support import DemoHttpServer, serve_app
 from mcp_codegen_runtime.client import ClientBase
-from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.client.http.transport import HttpTransport
 from mcp_codegen_runtime.server.http import HttpApp
 from mcp_codegen_runtime.wire.errors import InvalidRequestError
 

@@ -1,4 +1,4 @@
-"""The HTTP client's own connection pool (``client/http_conn.py``) against a real socket peer.
+"""The HTTP client's own connection pool (``client/http/pool.py``) against a real socket peer.
 
 The peer is a small asyncio HTTP/1.1 server in a subprocess (written here, stopped by its
 PID).  Its answer to each request depends on the path, and every JSON answer says which
@@ -31,9 +31,9 @@ from typing import Any
 import httpx
 import pytest
 from common_support import free_port, stop_pid, wait_port
-from mcp_codegen_runtime.client.http import HttpTransport
-from mcp_codegen_runtime.client.http_conn import PooledHttp
-from mcp_codegen_runtime.client.http_env import usable_for
+from mcp_codegen_runtime.client.http.env import usable_for
+from mcp_codegen_runtime.client.http.pool import PooledHttp
+from mcp_codegen_runtime.client.http.transport import HttpTransport
 
 PEER = r'''
 import asyncio, json, sys
@@ -329,7 +329,7 @@ def test_an_abandoned_response_closes_its_connection(peer: str) -> None:
 def test_a_stream_left_open_after_its_response(peer: str) -> None:
     """The response is delivered at once; the client reads on for ``SSE_DRAIN_SECONDS`` (the
     server SHOULD end the stream), then closes that connection instead of reusing it."""
-    from mcp_codegen_runtime.client.http import SSE_DRAIN_SECONDS
+    from mcp_codegen_runtime.client.http.transport import SSE_DRAIN_SECONDS
 
     async def main() -> None:
         transport = HttpTransport(f"{peer}/sse-open")

@@ -20,7 +20,7 @@ import pytest
 from common_support import run_async
 from http_support import serve_app
 from mcp_codegen_runtime.client import ClientBase, FileTokenStorage, OAuthSettings
-from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.client.http.transport import HttpTransport
 from mcp_codegen_runtime.wire.errors import McpError
 from oauth_support import ProtectedDemo
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp_codegen_runtime.client import oauth_metadata
-from mcp_codegen_runtime.client.oauth import OAuthFlow, OAuthSettings
-from mcp_codegen_runtime.client.oauth_metadata import OAuthError, check_endpoint, discover_issuer, discover_resource
-from mcp_codegen_runtime.client.oauth_registration import register
+from mcp_codegen_runtime.client.oauth import metadata as oauth_metadata
+from mcp_codegen_runtime.client.oauth.flow import OAuthFlow, OAuthSettings
+from mcp_codegen_runtime.client.oauth.metadata import OAuthError, check_endpoint, discover_issuer, discover_resource
+from mcp_codegen_runtime.client.oauth.registration import register
 
 Route = Callable[[BaseHTTPRequestHandler], None]
 
@@ -318,7 +318,7 @@ def test_a_huge_registration_answer_is_cut(site: Listener) -> None:
 
 @pytest.mark.parametrize("target", ["http://169.254.169.254/latest/meta-data", "http://10.0.0.7/x"])
 def test_the_headless_handler_does_not_follow_a_public_server_into_local_addresses(target: str) -> None:
-    from mcp_codegen_runtime.client.oauth_redirect import HeadlessRedirect
+    from mcp_codegen_runtime.client.oauth.redirect import HeadlessRedirect
 
     async def go() -> None:
         # the authorization URL is public (never fetched: the first hop is checked before)
@@ -329,7 +329,7 @@ def test_the_headless_handler_does_not_follow_a_public_server_into_local_address
 
 
 def test_the_headless_handler_refuses_a_redirect_into_link_local(site: Listener) -> None:
-    from mcp_codegen_runtime.client.oauth_redirect import HeadlessRedirect
+    from mcp_codegen_runtime.client.oauth.redirect import HeadlessRedirect
 
     site.routes["/authorize"] = redirect_route("http://169.254.169.254/latest/meta-data")
     with pytest.raises(OAuthError, match="refused"):

@@ -1,4 +1,4 @@
-"""The OAuth client's own requests (``client/oauth_net.py``): host names resolved once and checked
+"""The OAuth client's own requests (``client/oauth/net.py``): host names resolved once and checked
 against the address rules, the connection made to the checked address, answers cut at a size.
 
 There is no DNS server to point at here, so the resolver is replaced in process
@@ -19,9 +19,9 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp_codegen_runtime.client.oauth import OAuthFlow, OAuthSettings
-from mcp_codegen_runtime.client.oauth_metadata import OAuthError, discover_issuer
-from mcp_codegen_runtime.client.oauth_net import MAX_ANSWER_BYTES, make_checked_transport
+from mcp_codegen_runtime.client.oauth.flow import OAuthFlow, OAuthSettings
+from mcp_codegen_runtime.client.oauth.metadata import OAuthError, discover_issuer
+from mcp_codegen_runtime.client.oauth.net import MAX_ANSWER_BYTES, make_checked_transport
 
 PUBLIC_SERVER = "https://mcp.public.test/mcp"  # never contacted: only its address kind matters
 
@@ -225,7 +225,7 @@ def test_a_huge_token_answer_is_cut(site: Listener) -> None:
 
 
 def test_a_trickling_token_answer_is_cut_at_the_deadline(site: Listener, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_codegen_runtime.client import oauth_net
+    from mcp_codegen_runtime.client.oauth import net as oauth_net
 
     monkeypatch.setattr(oauth_net, "ANSWER_DEADLINE", 1.0)
     site.routes["/token"] = _trickle
@@ -272,7 +272,7 @@ def test_a_normal_token_answer_still_works(site: Listener) -> None:
 def test_the_http_transport_gives_the_flow_the_checked_client(site: Listener, dns: dict[str, list[str]]) -> None:
     """``Client.http(url, auth=...)``: discovery and registration go through the checked client
     (the MCP requests themselves do not)."""
-    from mcp_codegen_runtime.client.http import HttpTransport
+    from mcp_codegen_runtime.client.http.transport import HttpTransport
 
     dns["issuer.test"] = ["169.254.169.254"]
     dns["good.test"] = ["127.0.0.1"]

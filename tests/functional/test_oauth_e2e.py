@@ -145,7 +145,7 @@ def server(jotter: Path) -> Iterator[VaultProcess]:
 
 def _recording_storage() -> Any:
     """The package's memory storage, remembering every token it was given."""
-    tokens = importlib.import_module("mcp_codegen_runtime.client.tokens")
+    tokens = importlib.import_module("mcp_codegen_runtime.client.oauth.tokens")
 
     class Recording(tokens.MemoryTokenStorage):  # type: ignore[misc, name-defined]
         def save(self, key: str, entry: dict[str, Any]) -> None:
@@ -169,7 +169,7 @@ def test_login_step_up_and_refresh(server: VaultProcess, issuer: AuthServer, era
                                    caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="mcp_codegen")
     client_mod = importlib.import_module(f"{PACKAGE}.client")
-    oauth_mod = importlib.import_module("mcp_codegen_runtime.client.oauth")
+    oauth_mod = importlib.import_module("mcp_codegen_runtime.client.oauth.flow")
     storage = _recording_storage()
     settings = oauth_mod.OAuthSettings.headless(client_id=CLIENT_ID, redirect_uri=REDIRECT_URI, storage=storage)
     leeway = float(oauth_mod.REFRESH_LEEWAY)

@@ -21,7 +21,7 @@ from common_support import free_port
 from common_support import run_async as _run
 from http_support import ROOT, DemoHttpServer, Recorder, ServerProcess, serve_app
 from mcp_codegen_runtime.client import ClientBase
-from mcp_codegen_runtime.client.http import HttpTransport
+from mcp_codegen_runtime.client.http.transport import HttpTransport
 from mcp_codegen_runtime.server.http import HttpApp
 from mcp_codegen_runtime.wire import protocol as p
 from mcp_codegen_runtime.wire.errors import McpError, UnknownToolError

@@ -177,7 +177,7 @@ class Report:
 
 def _clients(era: str, n: int, url: str) -> list[Any]:
     from everything import EverythingClient
-    from mcp_codegen_runtime.client.retry import RetryPolicy
+    from mcp_codegen_runtime.client.retry_policy import RetryPolicy
 
     class Unmarked(EverythingClient):  # type: ignore[misc, valid-type]
         tool_defs = tuple(replace(td, wire={**td.wire, "annotations": {}}) for td in EverythingClient.tool_defs)

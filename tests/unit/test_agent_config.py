@@ -1,5 +1,5 @@
-"""The configuration an agent's tool functions connect through (``client/agent_config.py``,
-``client/agent_options.py``): host formats, where each host keeps its files, ``${VAR}``
+"""The configuration an agent's tool functions connect through (``client/agent/config.py``,
+``client/agent/options.py``): host formats, where each host keeps its files, ``${VAR}``
 expansion, and the agent options."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_codegen_runtime.client import agent_options as O
-from mcp_codegen_runtime.client.agent import ServerDriftError, drift_summary, judge_drift
-from mcp_codegen_runtime.client.agent_config import (
+from mcp_codegen_runtime.client.agent import options as O
+from mcp_codegen_runtime.client.agent.config import (
     ServerConfigError,
     config_files,
     find_server,
@@ -22,6 +21,7 @@ from mcp_codegen_runtime.client.agent_config import (
     read_servers,
     strip_jsonc,
 )
+from mcp_codegen_runtime.client.agent.connect import ServerDriftError, drift_summary, judge_drift
 from mcp_codegen_runtime.client.hooks import default_audit_hook
 from mcp_codegen_runtime.client.types import CompatReport, ToolCallInfo, ToolChange
 from mcp_codegen_runtime.wire.errors import ConfirmationDeniedError, ProtocolError

@@ -12,7 +12,7 @@ import hashlib
 import jwt
 import pytest
 from joserfc.jwk import ECKey, OKPKey, RSAKey
-from mcp_codegen_runtime.client.oauth_dpop import DPoPKey, NonceCache, claim
+from mcp_codegen_runtime.client.oauth.dpop import DPoPKey, NonceCache, claim
 from mcp_codegen_runtime.server.http.dpop import DPoPChecker, DPoPError, NonceSource, Proof, comparable_htu, thumbprint
 
 #: RFC 7638 §3.1's example RSA key and its thumbprint.

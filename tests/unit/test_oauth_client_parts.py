@@ -13,7 +13,7 @@ import httpx
 import pytest
 from common_support import run_async
 from mcp_codegen_runtime.client import FileTokenStorage, LoopbackBrowserRedirect, MemoryTokenStorage, OAuthError, TokenStorage
-from mcp_codegen_runtime.client.oauth_metadata import (
+from mcp_codegen_runtime.client.oauth.metadata import (
     canonical_resource,
     check_resource,
     issuer_metadata_urls,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from mcp_codegen_runtime.client.base import ClientBase
-from mcp_codegen_runtime.client.sync import SyncClientBase
+from mcp_codegen_runtime.client.async_client import ClientBase
+from mcp_codegen_runtime.client.sync_client import SyncClientBase
 
 
 @pytest.mark.parametrize("name", ["stdio", "http", "in_process"])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from mcp_codegen_runtime.client.tasks import TaskHandle, status_of
+from mcp_codegen_runtime.client.tasks.handle import TaskHandle, status_of
 from mcp_codegen_runtime.server.settings import ServerSettings
 from mcp_codegen_runtime.server.tasks import declares_tasks
 from mcp_codegen_runtime.server.tasks_store import MemoryTaskStore

@@ -1,33 +1,39 @@
 """Client half of the runtime: ``ClientBase`` (async) and ``SyncClientBase`` (blocking).
 
 The generated ``client.py`` subclasses both (imported through the facade
-``client/gencode.py``; one module per concern, in this folder) and adds one typed method per tool, calling
+``client/gencode.py``; one module per concern, a subpackage per optional feature) and adds one typed method per tool, calling
 :meth:`ClientBase._call_structured` (tools with an ``outputSchema``) or
 :meth:`ClientBase._call_content` (the others).  This module is the entry point; the
 work is done in:
 
-================  ================================================================
-``base``          :class:`ClientBase`: connecting, requests, ``tools/list``, ``tools/call``
-``sync``          :class:`SyncClientBase`: the blocking facade on a private event loop
-``handshake``     the era probe: ``server/discover``, else ``initialize``
-``tools``         ``tools/list`` pagination, the ``ttlMs`` page cache, ``check_compat``
-``results``       ``isError`` and JSON-RPC errors to exception classes, typed outputs
-``inputs``        elicitation / sampling / roots handlers, ``input_required`` rounds
-``hooks``         confirm, audit and progress hooks; :func:`default_audit_hook`
-``session``       JSON-RPC ids, pending requests, idle and hard timeouts
-``transports``    stdio and in-process transports (``client/http.py``: Streamable HTTP;
-                  ``http_responses``: reading its answers; ``http_legacy``: its legacy
-                  session, renewed after a 404; ``http_conn``: the h11 connection pool)
-``types``         the models and records handlers and hooks receive
-``oauth``         the OAuth 2.1 flow of the HTTP transport (``oauth_metadata``: discovery;
-                  ``oauth_redirect``: redirect handlers; ``tokens``: token storage;
-                  ``oauth_grants``: grants without a user; ``oauth_dpop``: DPoP proofs)
-================  ================================================================
+======================  ==========================================================
+``async_client``        :class:`ClientBase`: ``tools/list``, ``tools/call``, the typed calls
+``connection``          :class:`ClientConnection`, its base: transport, session, era, requests
+``sync_client``         :class:`SyncClientBase`: the blocking facade on a private event loop
+``catalog``             resources, templates, prompts, completions, subscriptions
+``constructors``        ``Client.stdio`` / ``Client.http`` / ``Client.in_process``
+``retry_policy``        :class:`RetryPolicy`: what may be repeated, the retry loop
+``retrying_calls``      the client's calls under that policy, reconnecting
+``handshake``           the era probe: ``server/discover``, else ``initialize``
+``tools``               ``tools/list`` pagination, the ``ttlMs`` page cache, ``check_compat``
+``results``             ``isError`` and JSON-RPC errors to exception classes, typed outputs
+``inputs``              elicitation / sampling / roots handlers, ``input_required`` rounds
+``hooks``               confirm, audit and progress hooks; :func:`default_audit_hook`
+``session``             JSON-RPC ids, pending requests, idle and hard timeouts
+``transports``          stdio transport (``inprocess``: in-process)
+``types``               the models and records handlers and hooks receive
+``http/``               the Streamable HTTP transport (its answers, legacy session, h11 pool)
+``oauth/``              the OAuth 2.1 flow of the HTTP transport (discovery, redirects,
+                        token storage, grants without a user, DPoP)
+``tasks/``              task handles (``start_<tool>``), polling and notifications
+``skills/``             the Skills calls and their verification
+``agent/``              connections of ``--layout agent`` tool functions
+======================  ==========================================================
 
 Connecting
     ``Client.stdio(command, args, env=..., cwd=..., stderr="passthrough"|"capture"|"discard")``
     spawns the server; ``Client.http(url, bearer_token=..., headers=..., auth=OAuthSettings(...))``
-    speaks Streamable HTTP (``client/http.py``; ``auth``: the OAuth flow, ``client/oauth.py``);
+    speaks Streamable HTTP (``client/http/transport.py``; ``auth``: the OAuth flow, ``client/oauth/flow.py``);
     ``Client.in_process(server)`` serves a server object in the same event loop; ``Client(transport)`` takes any :class:`~client.transports.ClientTransport`.
     Use ``async with``; :meth:`ClientBase.aclose` shuts down cleanly (stdio: close
     stdin, wait, SIGTERM, SIGKILL).
@@ -37,24 +43,24 @@ Errors
     and the typed methods raise the mapped :class:`~wire.errors.ToolError` (see
     ``client/results.py``).  Besides: :class:`McpTimeoutError`, :class:`TransportClosedError`,
     :class:`OutputValidationError`, :class:`InputRequiredLoopError`,
-    :class:`ConfirmationDeniedError`; with ``retry=`` (``client/retry.py``):
+    :class:`ConfirmationDeniedError`; with ``retry=`` (``client/retry_policy.py``):
     :class:`CallMayHaveRunError`, :class:`RetriesExhaustedError`.
 """
 
 from __future__ import annotations
 
-from .base import ClientBase
+from .async_client import ClientBase
 from .handshake import Era
 from .hooks import arguments_digest as arguments_digest
 from .hooks import default_audit_hook
-from .oauth import OAuthError, OAuthSettings
-from .oauth_grants import ClientCredentials, EnterpriseManaged, JwtBearer, assertion_from_env, assertion_from_file
-from .oauth_redirect import HeadlessRedirect, LoopbackBrowserRedirect
+from .oauth.flow import OAuthError, OAuthSettings
+from .oauth.grants import ClientCredentials, EnterpriseManaged, JwtBearer, assertion_from_env, assertion_from_file
+from .oauth.redirect import HeadlessRedirect, LoopbackBrowserRedirect
+from .oauth.tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage
 from .results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
 from .results import UNSET, Unset, wire_arguments
-from .retry import CallMayHaveRunError, RetriesExhaustedError, RetryPolicy
-from .sync import SyncClientBase
-from .tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage
+from .retry_policy import CallMayHaveRunError, RetriesExhaustedError, RetryPolicy
+from .sync_client import SyncClientBase
 
 __all__ = [
     "UNSET",

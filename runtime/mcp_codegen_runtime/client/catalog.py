@@ -1,5 +1,5 @@
 """Resources, resource templates, prompts and completions on the client (the untyped API every
-generated client inherits; :class:`~client.base.ClientBase` builds on :class:`CatalogCalls`).
+generated client inherits; :class:`~client.async_client.ClientBase` builds on :class:`CatalogCalls`).
 
 Lists follow ``nextCursor`` to the end (at most ``max_pages`` pages).  ``read_resource``
 returns typed contents; an unknown URI raises :class:`ResourceNotFoundError` in both eras
@@ -32,7 +32,7 @@ from ..wire.errors import (
     ResourceNotFoundError,
 )
 from ..wire.resources import PromptDef, PromptResult, ResourceDef, ResourceTemplateDef, unknown_keys
-from .core import ClientCore
+from .connection import ClientConnection
 from .inputs import run_input_rounds
 from .listing import Prompt, Resource, ResourceTemplate, typed
 from .results import UNSET
@@ -81,7 +81,7 @@ def _checked(model: type[BaseModel], values: Mapping[str, Any], what: str) -> di
     return texts
 
 
-class CatalogCalls(ClientCore):
+class CatalogCalls(ClientConnection):
     """``resources/*``, ``prompts/*`` and ``completion/complete`` (see the module docstring)."""
 
     #: The generated tables (``check_compat`` compares them with the server's lists).

@@ -33,7 +33,7 @@ def catalog_changes(
 ) -> tuple[CatalogChange, ...]:
     """What differs between the generated catalog and the live lists (see the module docstring)."""
     out: list[CatalogChange] = []
-    # skill:// files belong to the Skills extension (verified by digest there, client/skills.py)
+    # skill:// files belong to the Skills extension (verified by digest there, client/skills/calls.py)
     uris = {r.get("uri") for r in live_resources if not str(r.get("uri", "")).startswith(SKILL_SCHEME)}
     out += [CatalogChange("resource", r.uri, "removed") for r in resources if r.uri not in uris]
     known = {r.uri for r in resources}

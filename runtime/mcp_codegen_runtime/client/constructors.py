@@ -1,7 +1,7 @@
 """``Client.stdio(...)``, ``Client.in_process(server)``, ``Client.http(url)``: a client with its transport.
 
-:class:`TransportConstructors` is a base of :class:`~client.core.ClientCore`; each class method
-builds the transport (``client/transports.py``, ``client/inprocess.py``, ``client/http.py``)
+:class:`TransportConstructors` is a base of :class:`~client.connection.ClientConnection`; each class method
+builds the transport (``client/transports.py``, ``client/inprocess.py``, ``client/http/transport.py``)
 and passes the remaining keyword arguments to the client's constructor.  The HTTP transport
 is imported only by :meth:`TransportConstructors.http`.
 """
@@ -81,7 +81,7 @@ class TransportConstructors:
         auth: Any = None,
         **options: Any,
     ) -> Self:
-        """Connect to a Streamable HTTP endpoint (needs ``httpx``; see :mod:`client.http`).
+        """Connect to a Streamable HTTP endpoint (needs ``httpx``; see :mod:`client.http.transport`).
 
         ``headers`` go with every request, ``bearer_token`` as ``Authorization``;
         ``http_timeout`` bounds connecting and writing; ``listen`` keeps the legacy GET
@@ -90,10 +90,10 @@ class TransportConstructors:
         there when the tool does not relate it to its call).  By default (None) it is open
         when the client watches the tool list or has an elicitation, sampling or roots
         handler.  ``http_client`` is an ``httpx.AsyncClient`` to reuse.  ``auth`` is an
-        :class:`~client.oauth.OAuthSettings` (the OAuth flow on 401/403; needs authlib).
+        :class:`~client.oauth.flow.OAuthSettings` (the OAuth flow on 401/403; needs authlib).
         ``options`` are the constructor's keyword arguments.
         """
-        from .http import HttpTransport
+        from .http.transport import HttpTransport
 
         watches = options.get("on_tools_changed") is not None or bool(options.get("watch_tools"))
         answers = any(options.get(k) is not None for k in ("elicitation", "sampling", "roots"))

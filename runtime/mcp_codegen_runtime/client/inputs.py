@@ -151,7 +151,7 @@ async def run_input_rounds(
         if not isinstance(result, dict):
             raise ProtocolError(f"{name}: malformed tools/call result", data=result)
         rtype = result.get("resultType", p.RESULT_COMPLETE)
-        if rtype in (p.RESULT_COMPLETE, "task"):  # "task": a CreateTaskResult (client/tasks.py)
+        if rtype in (p.RESULT_COMPLETE, "task"):  # "task": a CreateTaskResult (client/tasks/handle.py)
             return result, round_no
         if rtype != p.RESULT_INPUT_REQUIRED:
             raise ProtocolError(f"{name}: unknown resultType {rtype!r}", data=result)

@@ -1,8 +1,8 @@
 """Tool-call results: from a ``tools/call`` answer to a value or an exception.
 
-:meth:`~client.base.ClientBase.call_raw` returns the full result as a
+:meth:`~client.async_client.ClientBase.call_raw` returns the full result as a
 :class:`~wire.content.ToolResult` (unknown fields kept; ``isError`` results are returned,
-not raised).  :meth:`~client.base.ClientBase.call_tool` and the typed methods raise
+not raised).  :meth:`~client.async_client.ClientBase.call_tool` and the typed methods raise
 instead:
 
 * ``isError`` with ``_meta["mcp-codegen/error"] = {"code": c, "data": d}``: the

@@ -78,7 +78,7 @@ class ClientTransport:
         self.era: str | None = None
         self.protocol_version: str | None = None
         #: Called with the new ``InitializeResult`` when the transport replaced a lost session on
-        #: its own (legacy HTTP after a 404, ``client/http_legacy.py``); set by the client core.
+        #: its own (legacy HTTP after a 404, ``client/http/legacy.py``); set by the client core.
         self.on_session_renewed: Callable[[dict[str, Any]], Awaitable[None] | None] | None = None
         #: Ids of requests the transport knows never reached the server (a refused connection):
         #: the session marks their errors ``requestSent: False`` when the channel closes.
@@ -97,7 +97,7 @@ class ClientTransport:
 
     def fresh(self) -> ClientTransport | None:
         """A new, unstarted transport with the same settings (the retry policy reconnects with
-        it, ``client/retry.py``), or None when this transport cannot be reopened."""
+        it, ``client/retry_policy.py``), or None when this transport cannot be reopened."""
         return None
 
     async def ensure_listening(self, timeout: float | None = None) -> None:
