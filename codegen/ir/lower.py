@@ -269,8 +269,8 @@ class _Lowering:
                     f"the tool's original {key} is checked at run time with jsonschema, and its model leaves {kw!r} "
                     f"out (the handler's typed view only); {kw!r} in docs/json-schema.md: {keyword_note(kw)}",
                     (at_ptr or join_pointer(tool.pointer, key)) + at,
-                    hint="install jsonschema beside the generated package (`pip install jsonschema`; a generated "
-                    "pyproject.toml lists it): " + ("without it the client checks the overlay by its model only"
+                    hint="install jsonschema beside the generated package (`pip install 'mcp-codegen-runtime[jsonschema]'`, "
+                    "or `pip install jsonschema` with a private runtime; a generated pyproject.toml asks for it): " + ("without it the client checks the overlay by its model only"
                                                    if at_ptr else "without it the server refuses to start"),
                     level=Level.WARNING))
         return checked

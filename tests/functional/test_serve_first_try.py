@@ -131,7 +131,7 @@ def test_http_without_uvicorn_says_the_exact_install_before_announcing(tmp_path:
     (installed / "todo-1.0.0.dist-info").mkdir(parents=True)
     (installed / "todo-1.0.0.dist-info" / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: todo\nVersion: 1.0.0\nProvides-Extra: http\nProvides-Extra: oauth\n")
-    for out, extra, install in ((plain, "", "pip install uvicorn"),
+    for out, extra, install in ((plain, "", "pip install 'mcp-codegen-runtime[http]'"),
                                 (project, "", f"pip install '{project / 'todo'}[http]'"),
                                 (project, str(installed), "pip install 'todo[http]'")):
         (out / "todo_impl.py").write_text(IMPL)

@@ -176,6 +176,8 @@ def _http_install(base: type[ServerBase]) -> str:
     package_file = getattr(sys.modules.get(top), "__file__", None)
     if package_file and (Path(package_file).parent / "pyproject.toml").is_file():  # server.project, not installed
         return f"pip install {shlex.quote(str(Path(package_file).parent) + '[http]')}"
+    if __name__.split(".")[0] == "mcp_codegen_runtime":  # the runtime library, not a package's private copy
+        return "pip install 'mcp-codegen-runtime[http]'"
     return "pip install uvicorn"
 
 
