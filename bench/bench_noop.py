@@ -50,7 +50,7 @@ FULL_CLI = "this, fast path off"
 
 
 def _env(checkout: Path, cache: Path, side: str = "") -> dict[str, str]:
-    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(cache), "PYTHONPATH": str(checkout)}
+    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(cache), "PYTHONPATH": os.pathsep.join([str(checkout), str(checkout / "runtime")])}
     env.pop("MCP_CODEGEN_NO_CACHE", None)
     env.pop("MCP_CODEGEN_FAST_PATH", None)
     if side == FULL_CLI:

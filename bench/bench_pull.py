@@ -120,7 +120,7 @@ def pull(cmd: list[str], out: Path, check: bool, repo: Path = REPO) -> tuple[flo
     which ``pull`` waits for, and the check build)."""
     import shlex
 
-    env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), str(repo / "runtime"), os.environ.get("PYTHONPATH", "")])}
     if BYTECODE:  # as an installed package runs: compiled once (the warm-up run), then cached
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = BYTECODE

@@ -30,6 +30,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def _path(folder: str) -> str:
+    """A checkout's import path: its generator, and its runtime where it has its own (``runtime/``)."""
+    return os.pathsep.join([folder, os.path.join(folder, "runtime")])
+
+
 def main() -> None:
     specs, rounds, trees = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     results: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
@@ -37,7 +42,7 @@ def main() -> None:
         folder = tree.split(",")[0]
         if folder != "dcg":
             where = subprocess.run([sys.executable, "-P", "-c", "import codegen; print(codegen.__file__)"],
-                                   env={**os.environ, "PYTHONPATH": folder}, capture_output=True, text=True,
+                                   env={**os.environ, "PYTHONPATH": _path(folder)}, capture_output=True, text=True,
                                    check=True).stdout.strip()
             if not Path(where).resolve().is_relative_to(Path(folder).resolve()):
                 sys.exit(f"{folder}: its codegen is imported from {where}, not from the checkout")
@@ -45,7 +50,7 @@ def main() -> None:
         for tree in trees:
             scratch = tempfile.mkdtemp()
             folder, *extra = tree.split(",")
-            env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": f"{scratch}/cache", "PYTHONPATH": folder}
+            env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": f"{scratch}/cache", "PYTHONPATH": _path(folder)}
             env.pop("MCP_CODEGEN_NO_CACHE", None)
             env.update(item.split("=", 1) for item in extra)
             if tree == "dcg":
