@@ -21,7 +21,8 @@ SPECS = REPO / "specs"
 
 def _build(out: Path, *args: str, runtime_parent: Path | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     """``mcp-codegen build`` in a new process; ``runtime_parent`` puts another copy of the runtime first."""
-    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(out.parent / f".cache-{out.name}")}
+    env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(out.parent / ".cache")}  # one cache: it must see the runtime change
+    env.pop("MCP_CODEGEN_NO_CACHE", None)
     if runtime_parent is not None:
         env["PYTHONPATH"] = str(runtime_parent)
     return subprocess.run([sys.executable, "-m", "codegen", "build", *args, "-o", str(out)], cwd=cwd, env=env,
