@@ -1,4 +1,4 @@
-"""The Skills extension (SEP-2640) on the server: a mixin of :class:`~server.core.ServerCore`.
+"""The Skills extension (SEP-2640) on the server: a mixin of :class:`~server.dispatch.ServerCore`.
 
 A generated server with skills sets ``skill_defs`` (the table the generator wrote into
 ``skills.py``: names, frontmatter, each file's digest and size) and ``skill_root`` (the
@@ -40,8 +40,8 @@ from ..wire.skills import (
     stored_path,
 )
 from .calls import RequestEnv
-from .security import Signer
 from .settings import ServerSettings
+from .signing import Signer
 
 JsonObject = dict[str, Any]
 

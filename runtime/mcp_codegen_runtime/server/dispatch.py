@@ -1,4 +1,4 @@
-"""The transport-neutral protocol core of a server (both eras): :class:`ServerCore`.
+"""The transport-neutral protocol core of a server (both eras): message dispatch in :class:`ServerCore`.
 
 A generated ``<Name>ServerBase`` subclasses :class:`~server.base.ServerBase` (this core plus
 ``connect_in_process`` and ``asgi_app``) and sets ``server_info``
@@ -57,18 +57,18 @@ from ..wire.errors import (
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ServerInfo, ToolDef
 from ..wire.versions import implementation, tool_for_version
+from .admission import Limits
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
-from .fastlimits import exceeds_limits, measured_within
 from .input_required import RequestStateCodec
-from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
-from .security import Signer, load_keys, resolve_audience
 from .settings import ServerSettings
+from .signing import Signer, load_keys, resolve_audience
+from .sizelimits import exceeds_limits, measured_within
 from .skills import SKILL_METHODS, Skills
-from .tasks import EXTENSION as TASKS_EXTENSION
-from .tasks import TASK_METHODS, TaskManager
+from .tasks.manager import EXTENSION as TASKS_EXTENSION
+from .tasks.manager import TASK_METHODS, TaskManager
 from .telemetry import active as observed
 from .telemetry import observe
 
@@ -110,7 +110,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
         self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
-        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks_notify)
+        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks.notify)
         self._load_skills()  # packaged skill files, checked against the build's digests
 
     # ------------------------------------------------------------- tool set
@@ -130,7 +130,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
 
         ``text``: the JSON text ``message`` was decoded from (``jsonrpc.decode_measured``),
         when known: the size limits are then read on it if it proves them
-        (:func:`~server.fastlimits.measured_within`), else checked on the value."""
+        (:func:`~server.sizelimits.measured_within`), else checked on the value."""
         if conn.registered_with is not self:
             self._connections.add(conn)
             conn.registered_with = self
