@@ -1,5 +1,5 @@
 """``tools/call`` on the server: rate limit, validation, authorization, the handler, and the
-mapping of what it returned or raised to a result (a mixin of :class:`~server.dispatch.ServerBase`).
+mapping of what it returned or raised to a result (a mixin of :class:`~server.dispatch.ServerCore`).
 
 Order of checks: unknown or disabled tool (-32602), 2026 ``requestState`` /
 ``inputResponses`` (-32602 when malformed or forged), the client's rate limit (``isError``),
@@ -66,7 +66,7 @@ class RequestEnv:
 
 
 class ToolCalls:
-    """The ``tools/call`` half of :class:`~server.dispatch.ServerBase` (which sets these attributes)."""
+    """The ``tools/call`` half of :class:`~server.dispatch.ServerCore` (which sets these attributes)."""
 
     settings: ServerSettings
     _tools: dict[str, ToolDef]

@@ -1,5 +1,5 @@
 """Resources, resource templates, prompts and completions on the server (a mixin of
-:class:`~server.dispatch.ServerBase`, which sets the attributes declared here).
+:class:`~server.dispatch.ServerCore`, which sets the attributes declared here).
 
 ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are paginated like
 ``tools/list`` (signed cursors) and carry the 2026 caching hints.  ``resources/read`` looks the
@@ -121,7 +121,7 @@ class Catalog(Notifications):
         raise MethodNotFoundError(f"Method not found: {method}")
 
     def skill_resources(self) -> list[JsonObject]:
-        """The ``resources/list`` entries of the server's skills (overridden by :class:`~server.skills.Skills`)."""
+        """The ``resources/list`` entries of the server's skills (:class:`~server.dispatch.ServerCore` serves them)."""
         return []
 
     def _offered(self, kind: str, defs: tuple[Any, ...]) -> list[JsonObject]:

@@ -55,6 +55,7 @@ from ..wire.errors import (
     UnsupportedProtocolVersionError,
 )
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
+from ..wire.skills import SkillDef
 from ..wire.tools import ServerInfo, ToolDef
 from ..wire.versions import implementation, tool_for_version
 from .admission import Limits
@@ -66,7 +67,7 @@ from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .settings import ServerSettings
 from .signing import Signer, load_keys, resolve_audience
 from .sizelimits import exceeds_limits, measured_within
-from .skills import SKILL_METHODS, Skills
+from .skills import SKILL_METHODS, SkillService
 from .tasks.manager import EXTENSION as TASKS_EXTENSION
 from .tasks.manager import TASK_METHODS, TaskManager
 from .telemetry import active as observed
@@ -85,7 +86,7 @@ _MODERN_METHODS = (frozenset({"server/discover", "tools/list", "tools/call", "su
                    | TASK_METHODS | SKILL_METHODS)
 
 
-class ServerCore(ToolCalls, Skills, Catalog):
+class ServerCore(ToolCalls, Catalog):
     """The protocol core of every server (see the module docstring); :class:`~server.base.ServerBase`
     adds the ways to serve it.  It knows no transport: they reach it through
     :class:`~server.interface.ServedServer`."""
@@ -95,6 +96,9 @@ class ServerCore(ToolCalls, Skills, Catalog):
     resource_defs: ClassVar[tuple[ResourceDef, ...]] = ()
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = ()
     prompt_defs: ClassVar[tuple[PromptDef, ...]] = ()
+    skill_defs: ClassVar[tuple[SkillDef, ...]] = ()
+    #: The folder holding ``<name>/<path>`` of every skill (an ``importlib.resources`` Traversable).
+    skill_root: ClassVar[Any] = None
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()
@@ -123,6 +127,32 @@ class ServerCore(ToolCalls, Skills, Catalog):
         await self.close_bus()
         await self._limits.aclose()
         await self._tasks.aclose()
+
+    # ------------------------------------------------------------- skills (server.skills)
+    def _load_skills(self) -> None:
+        """Read and check the packaged skill files (:meth:`~server.skills.SkillService.load`)."""
+        self._skills = SkillService(self.settings, self._cursors)
+        self._skill_bytes = self._skills.load(self.skill_defs, self.skill_root)
+
+    def add_skill_capabilities(self, caps: JsonObject, modern: bool) -> None:
+        """Declare the Skills extension (2026-07-28) in ``caps`` when the server has skills."""
+        self._skills.add_capabilities(caps, modern, self.skill_defs)
+
+    def skill_resources(self) -> list[JsonObject]:
+        """The ``resources/list`` entries of the skills: one per ``SKILL.md``."""
+        return self._skills.resources(self.skill_defs)
+
+    def is_skill_file(self, uri: Any) -> bool:
+        """True when ``uri`` names a packaged skill file."""
+        return self._skills.is_file(uri)
+
+    def read_skill_file(self, uri: str, env: RequestEnv) -> JsonObject:
+        """The ``resources/read`` result of a packaged skill file (``uri`` must be one)."""
+        return self._skills.read(uri, env)
+
+    def serve_skills(self, method: str, params: JsonObject, env: RequestEnv) -> JsonObject:
+        """Answer a ``skills/*`` or ``resources/directory/read`` request."""
+        return self._skills.serve(method, params, env, self.skill_defs)
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection, text: bytes | None = None) -> JsonObject | list[JsonObject] | None:
