@@ -1,5 +1,5 @@
-"""Resources, resource templates, prompts and completions on the server (a mixin of
-:class:`~server.dispatch.ServerCore`, which sets the attributes declared here).
+"""The catalog on the server: resources, resource templates, prompts and completions (a mixin
+of :class:`~server.dispatch.ServerCore`, declaring every attribute it reads).
 
 ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are paginated like
 ``tools/list`` (signed cursors) and carry the 2026 caching hints.  ``resources/read`` looks the

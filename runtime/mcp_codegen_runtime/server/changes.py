@@ -1,5 +1,5 @@
 """Change notifications on the server: list changes and resource updates (a mixin of
-:class:`~server.dispatch.ServerCore`, which sets the attributes declared here).
+:class:`~server.dispatch.ServerCore`, declaring every attribute it reads).
 
 What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``, or
 :meth:`Notifications.list_changed` when a handler's answers change) and single resources
