@@ -60,7 +60,7 @@ from http_stress_support import (
     raw_exchange,
     tool_error_code,
 )
-from mcp_codegen_runtime.server.security import Signer
+from mcp_codegen_runtime.server.signing import Signer
 
 TOKENS = {"alice": "tok-alice-0123456789", "bob": "tok-bob-9876543210"}
 ELICIT: dict[str, Any] = {"elicitation": {}}

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from common_support import flip_char as _flip
 from common_support import state_key
-from mcp_codegen_runtime.server.security import Signer
 from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.server.signing import Signer
 from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer, modern, req
 
@@ -174,7 +174,7 @@ _NEAR_LIMITS: list[dict[str, Any]] = [
 def test_size_limits_near_the_edges_in_process(copy: bool) -> None:
     """Each call near a limit is refused exactly when the walk of its params says so, with the
     JSON copy (whose text may prove the limits) and without (the walk alone)."""
-    from mcp_codegen_runtime.server.security import exceeds_limits
+    from mcp_codegen_runtime.server.sizelimits import exceeds_limits_walk as exceeds_limits
 
     async def main() -> None:
         settings = ServerSettings(max_string_length=64, max_depth=6)
@@ -195,8 +195,8 @@ def test_size_limits_near_the_edges_over_stdio() -> None:
     the limits: the refusals are the walk's, line by line."""
     import io
 
-    from mcp_codegen_runtime.server.security import exceeds_limits
-    from mcp_codegen_runtime.server.stdio import serve_stdio
+    from mcp_codegen_runtime.server.sizelimits import exceeds_limits_walk as exceeds_limits
+    from mcp_codegen_runtime.server.stdio.transport import serve_stdio
 
     settings = ServerSettings(max_string_length=1 << 20, max_depth=6)
     server = DemoServer(settings)

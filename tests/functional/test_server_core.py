@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from common_support import state_key
-from mcp_codegen_runtime.server.security import Signer
 from mcp_codegen_runtime.server.session import InProcessPeer
 from mcp_codegen_runtime.server.settings import ServerSettings
+from mcp_codegen_runtime.server.signing import Signer
 from mcp_codegen_runtime.wire import jsonrpc
 from mcp_codegen_runtime.wire import protocol as p
 from support_server import DemoServer, assert_wire, modern, req

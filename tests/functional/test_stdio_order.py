@@ -1,5 +1,5 @@
 """stdio keeps message order although requests start from the read protocol
-(``server/stdio_pipe.py``): ``initialize``, ``notifications/initialized`` and the calls of a
+(``server/stdio/pipe.py``): ``initialize``, ``notifications/initialized`` and the calls of a
 legacy session arriving in ONE chunk are handled in that order (a call started before the
 session was initialized would fail), a parse error in the middle is answered in its place,
 and a chunk of 60 calls after the handshake is answered in full (within the default rate limit); both with the fast extra
@@ -53,7 +53,7 @@ def _id(item: tuple[str, object]) -> object:
 def test_line_pipe_queues_everything_behind_an_inline_message() -> None:
     import asyncio
 
-    from mcp_codegen_runtime.server.stdio_pipe import LinePipe
+    from mcp_codegen_runtime.server.stdio.pipe import LinePipe
     from mcp_codegen_runtime.wire import jsonrpc
 
     started: list[object] = []

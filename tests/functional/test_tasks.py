@@ -22,7 +22,7 @@ from everything import (
 from everything.errors import InternalError, InvalidParamsError, JobFailedError, MissingCapabilityError
 from everything.models import SlowComputeOutput
 from http_support import EXAMPLES, ServerProcess
-from mcp_codegen_runtime.server.tasks_store import RedisTaskStore
+from mcp_codegen_runtime.server.tasks.store import RedisTaskStore
 from mcp_codegen_runtime.wire import protocol as p
 from redis_support import redis_server
 from tasks_support import exercise_store

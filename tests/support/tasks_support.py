@@ -1,4 +1,4 @@
-"""What every task store must do (``server.tasks_store``), run against the memory store
+"""What every task store must do (``server.tasks.store``), run against the memory store
 (tests/unit/test_tasks_parts.py) and a real redis-server (tests/functional/test_tasks.py)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mcp_codegen_runtime.server.tasks_store import TaskStore
+from mcp_codegen_runtime.server.tasks.store import TaskStore
 
 
 def _record(task_id: str, owner: str, ttl_ms: int = 60_000) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The ``fast`` extra's size-limit check (``server.fastlimits``: jsonschema-rs) answers as the
-pure walk (``server.security.exceeds_limits``) on random nested values, at the edges of both
+"""The ``fast`` extra's size-limit check (``server.sizelimits``: jsonschema-rs) answers as the
+pure walk (``server.sizelimits.exceeds_limits_walk``) on random nested values, at the edges of both
 limits, and on values jsonschema-rs cannot read."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcp_codegen_runtime.server import fastlimits
-from mcp_codegen_runtime.server.security import exceeds_limits as pure
+from mcp_codegen_runtime.server import sizelimits as fastlimits
+from mcp_codegen_runtime.server.sizelimits import exceeds_limits_walk as pure
 from mcp_codegen_runtime.wire import accelerator
 
 _values = st.recursive(

@@ -24,7 +24,7 @@ from mcp_codegen_runtime.server.http.settings import OAuthSettings
 from mcp_codegen_runtime.server.http.verifiers import AuthServerUnavailable, IntrospectionVerifier, InvalidToken
 from mcp_codegen_runtime.server.input_required import RequestStateCodec
 from mcp_codegen_runtime.server.principal import Principal, identity, principal_from_claims
-from mcp_codegen_runtime.server.security import Signer
+from mcp_codegen_runtime.server.signing import Signer
 from mcp_codegen_runtime.wire.errors import InvalidParamsError
 
 from codegen import generate

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 import pytest
-from mcp_codegen_runtime.server.limits import Limits
+from mcp_codegen_runtime.server.admission import Limits
 from mcp_codegen_runtime.server.settings import ServerSettings
 from mcp_codegen_runtime.server.slots import Slots
 

@@ -1,4 +1,4 @@
-"""State keys and audiences of signed tokens (``server.security``): key format, sources, rotation.
+"""State keys and audiences of signed tokens (``server.signing``): key format, sources, rotation.
 
 * a key is hex of at least 32 bytes: shorter, non-hex and placeholder keys are refused with
   a message naming the source and the command that makes a key, never the key itself;
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from common_support import state_key
-from mcp_codegen_runtime.server.security import (
+from mcp_codegen_runtime.server.signing import (
     MIN_KEY_BYTES,
     STATE_AUDIENCE_ENV,
     STATE_KEY_ENV,

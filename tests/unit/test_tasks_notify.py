@@ -1,5 +1,5 @@
 """The parts of the tasks extension's status notifications: the server's pacing and ordering
-(``server.tasks_notify.TaskNotifier`` on the memory store) and the client's notice box
+(``server.tasks.notify.TaskNotifier`` on the memory store) and the client's notice box
 (``client.tasks.notify.TaskNotices``: which streams count as open, what is kept, waiting)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import asyncio
 from typing import Any
 
 from mcp_codegen_runtime.client.tasks.notify import MAX_QUEUED, MAX_TASKS, TaskNotices, newer, quiet_period
-from mcp_codegen_runtime.server.tasks_notify import TaskNotifier
-from mcp_codegen_runtime.server.tasks_store import MemoryTaskStore
+from mcp_codegen_runtime.server.tasks.notify import TaskNotifier
+from mcp_codegen_runtime.server.tasks.store import MemoryTaskStore
 from mcp_codegen_runtime.wire import protocol as p
 
 

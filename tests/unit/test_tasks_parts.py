@@ -13,8 +13,8 @@ import pytest
 import yaml
 from mcp_codegen_runtime.client.tasks.handle import TaskHandle, status_of
 from mcp_codegen_runtime.server.settings import ServerSettings
-from mcp_codegen_runtime.server.tasks import declares_tasks
-from mcp_codegen_runtime.server.tasks_store import MemoryTaskStore
+from mcp_codegen_runtime.server.tasks.manager import declares_tasks
+from mcp_codegen_runtime.server.tasks.store import MemoryTaskStore
 from mcp_codegen_runtime.wire.errors import InvalidParamsError, ProtocolError
 from tasks_support import exercise_store
 

@@ -1,5 +1,7 @@
-"""Resources, resource templates, prompts and completions on the client (the untyped API every
-generated client inherits; :class:`~client.async_client.ClientBase` builds on :class:`CatalogCalls`).
+"""The client's catalog calls: resources, resource templates, prompts and completions.
+
+The untyped API every generated client inherits; :class:`~client.async_client.ClientBase` builds
+on :class:`CatalogCalls`.
 
 Lists follow ``nextCursor`` to the end (at most ``max_pages`` pages).  ``read_resource``
 returns typed contents; an unknown URI raises :class:`ResourceNotFoundError` in both eras

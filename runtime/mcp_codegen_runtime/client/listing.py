@@ -1,5 +1,5 @@
-"""Typed entries of ``tools/list``, ``resources/list``, ``resources/templates/list`` and
-``prompts/list``, as the client returns them.
+"""Typed list entries: what the client returns for ``tools/list``, ``resources/list``,
+``resources/templates/list`` and ``prompts/list``.
 
 Attributes are named as the official Python SDK names them (``input_schema``, ``mime_type``,
 ``uri_template``, ``meta`` for ``_meta``, ...).  Unknown keys of newer servers are kept as

@@ -1,7 +1,7 @@
 """:class:`ServerBase`, the base class of every generated server: the protocol core plus the
 ways to serve it in the same process.
 
-:class:`~server.core.ServerCore` speaks MCP and knows no transport; the transports
+:class:`~server.dispatch.ServerCore` (the protocol core: message dispatch) speaks MCP and knows no transport; the transports
 (:mod:`server.session`, :mod:`server.stdio`, :mod:`server.http`) know the server only as a
 :class:`~server.interface.ServedServer`.  This module is where the two meet: it adds
 :meth:`ServerBase.connect_in_process` and :meth:`ServerBase.asgi_app`.  The HTTP package is
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .core import ServerCore
+from .dispatch import ServerCore
 from .session import InProcessPeer
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class ServerBase(ServerCore):
-    """Base of every generated server (see :mod:`server.core` for the wire side)."""
+    """Base of every generated server (see :mod:`server.dispatch` for the protocol side)."""
 
     def connect_in_process(self, *, principal: Any = None, copy: bool = True) -> InProcessPeer:
         """An in-memory client end of a new connection (see :mod:`server.session`); messages

@@ -1,5 +1,5 @@
 """``tools/call`` on the server: rate limit, validation, authorization, the handler, and the
-mapping of what it returned or raised to a result (a mixin of :class:`~server.core.ServerBase`).
+mapping of what it returned or raised to a result (a mixin of :class:`~server.dispatch.ServerCore`).
 
 Order of checks: unknown or disabled tool (-32602), 2026 ``requestState`` /
 ``inputResponses`` (-32602 when malformed or forged), the client's rate limit (``isError``),
@@ -30,14 +30,14 @@ from ..wire.errors import (
 )
 from ..wire.tools import ToolDef
 from ..wire.versions import call_result_for_version
+from .admission import Limits
 from .connection import Connection
 from .context import Context, InputRequired, InputUnavailableError
 from .eager import within
 from .input_required import RequestStateCodec
-from .limits import Limits
 from .results import build_result, error_result
 from .settings import ServerSettings
-from .tasks import TaskContext, TaskManager
+from .tasks.manager import TaskContext, TaskManager
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -66,7 +66,7 @@ class RequestEnv:
 
 
 class ToolCalls:
-    """The ``tools/call`` half of :class:`~server.core.ServerBase` (which sets these attributes)."""
+    """The ``tools/call`` half of :class:`~server.dispatch.ServerCore` (which sets these attributes)."""
 
     settings: ServerSettings
     _tools: dict[str, ToolDef]

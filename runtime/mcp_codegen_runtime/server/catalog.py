@@ -1,5 +1,5 @@
-"""Resources, resource templates, prompts and completions on the server (a mixin of
-:class:`~server.core.ServerBase`, which sets the attributes declared here).
+"""The catalog on the server: resources, resource templates, prompts and completions (a mixin
+of :class:`~server.dispatch.ServerCore`, declaring every attribute it reads).
 
 ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are paginated like
 ``tools/list`` (signed cursors) and carry the 2026 caching hints.  ``resources/read`` looks the
@@ -8,7 +8,7 @@ URI up among the fixed resources first, then the templates in spec order; an unk
 (SEP-2164).  ``prompts/get`` validates the arguments into the prompt's model (-32602 when they
 do not fit; an unknown prompt is -32602 too).  ``completion/complete`` answers from the fixed
 values of the argument / variable, or its handler; unknown references are -32602.  Disabled
-resources, templates and prompts (:mod:`server.notify`) are neither listed nor served.
+resources, templates and prompts (:mod:`server.changes`) are neither listed nor served.
 
 Requests that run a handler pass the client's rate limit and :meth:`Catalog.authorize_catalog`
 first (-32600 with ``data.code`` ``mcp-codegen.rate_limited`` / ``mcp-codegen.forbidden``), and
@@ -46,14 +46,14 @@ from ..wire.resources import (
     unknown_keys,
 )
 from ..wire.skills import SkillDef
+from .admission import Limits
 from .calls import RequestEnv
+from .changes import MAX_SUBSCRIPTIONS, Notifications
 from .connection import Connection
 from .context import Context, InputRequired
 from .input_required import RequestStateCodec
-from .limits import Limits
-from .notify import MAX_SUBSCRIPTIONS, Notifications
-from .security import Signer
 from .settings import ServerSettings
+from .signing import Signer
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -82,7 +82,7 @@ class Catalog(Notifications):
     # -- capabilities ----------------------------------------------------------------------
     def catalog_capabilities(self) -> JsonObject:
         """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared
-        (lists can change: ``enable_*`` / ``disable_*``, see :mod:`server.notify`)."""
+        (lists can change: ``enable_*`` / ``disable_*``, see :mod:`server.changes`)."""
         caps: JsonObject = {}
         if self.resource_defs or self.resource_template_defs or self.skill_defs:  # skill files are resources
             caps["resources"] = {"listChanged": True, **({"subscribe": True} if self.resource_subscribe else {})}
@@ -121,7 +121,7 @@ class Catalog(Notifications):
         raise MethodNotFoundError(f"Method not found: {method}")
 
     def skill_resources(self) -> list[JsonObject]:
-        """The ``resources/list`` entries of the server's skills (overridden by :class:`~server.skills.Skills`)."""
+        """The ``resources/list`` entries of the server's skills (:class:`~server.dispatch.ServerCore` serves them)."""
         return []
 
     def _offered(self, kind: str, defs: tuple[Any, ...]) -> list[JsonObject]:

@@ -1,4 +1,4 @@
-"""Per-connection state of the server core, and its outgoing channel.
+"""One connection as the server core sees it: its state and its outgoing channel.
 
 A :class:`Connection` is what a transport hands to ``ServerBase.handle`` with every
 message.  It carries what the legacy era keeps per session (negotiated version, client

@@ -1,4 +1,4 @@
-"""Run a coroutine's first step at once, and arm its timeout only if it suspends.
+"""Eager timeouts: run a coroutine's first step at once, arming its timeout only if it suspends.
 
 ``asyncio.timeout`` costs a timer per call (a handle on the loop's heap, cancelled
 afterwards), and most tool calls never suspend: they finish in their first step.

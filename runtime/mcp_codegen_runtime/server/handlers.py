@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core import ServerCore
+from .dispatch import ServerCore
 
 #: Kind -> (label of the count, the handler's parameters after ``self``).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -3,7 +3,7 @@
 The payload carries the tool name, a digest of the arguments, a digest of the principal
 (:func:`server.principal.identity`: issuer, subject and client of a verified token),
 an expiry, and the answers of earlier rounds (so a multi-round call needs no server-side
-storage).  It is HMAC-signed and bound to the server's audience (see :mod:`server.security`
+storage).  It is HMAC-signed and bound to the server's audience (see :mod:`server.signing`
 for the keys, ``MCP_CODEGEN_STATE_KEY``) but not encrypted: answers came from the client
 anyway.  Anything that fails verification (tampered, expired, issued by another server, for
 another tool, other arguments or another principal) is a JSON-RPC ``-32602``.
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..wire.errors import InvalidParamsError
 from .principal import identity
-from .security import Signer, digest
+from .signing import Signer, digest
 
 
 def _principal_digest(principal: Any) -> str:

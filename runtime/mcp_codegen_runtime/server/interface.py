@@ -2,7 +2,7 @@
 
 The transports (``stdio``, ``session`` and everything in ``http/``) type against this
 protocol, never against :class:`~server.base.ServerBase`, so the protocol core
-(:mod:`server.core`) and the transports do not import each other: ``core`` implements the
+(:mod:`server.dispatch`) and the transports do not import each other: ``dispatch`` implements the
 protocol, the transports use it, and :mod:`server.base` puts the two together.
 """
 

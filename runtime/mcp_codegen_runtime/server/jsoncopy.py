@@ -58,7 +58,7 @@ def json_copy(message: Any) -> Any:
 
 def json_copy_measured(message: Any) -> tuple[Any, bytes]:
     """:func:`json_copy`, and the JSON text the copy was read from (orjson's or
-    ``jsonrpc.encode``'s: one valid JSON text, for ``server.fastlimits.measured_within``).
+    ``jsonrpc.encode``'s: one valid JSON text, for ``server.sizelimits.measured_within``).
 
     Raises:
         As :func:`json_copy`.

@@ -33,14 +33,14 @@ from typing import Any, NoReturn
 
 from ..schema.available import missing_schema_checker
 from .base import ServerBase
-from .core import SUPPORTED_VERSIONS
+from .dispatch import SUPPORTED_VERSIONS
 from .handlers import check_implementation
 from .hostconfig import HOSTS, host_config, merge_config
 from .logs import JsonLogFormatter, configure_logging
 from .replicas import REDIS_URL_ENV
-from .security import StateKeyError
 from .settings import ServerSettings
-from .stdio import run_stdio
+from .signing import StateKeyError
+from .stdio.transport import run_stdio
 
 logger = logging.getLogger("mcp_codegen.server")
 
@@ -261,7 +261,7 @@ def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None 
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     parser.add_argument("--log-format", choices=("text", "json"), default=os.environ.get("MCP_CODEGEN_LOG_FORMAT", "text"),
                         help="stderr log lines as text or as one JSON object each (default text; MCP_CODEGEN_LOG_FORMAT)")
-    # state keys (docs/keys.md); None: the environment's (server.security)
+    # state keys (docs/keys.md); None: the environment's (server.signing)
     parser.add_argument("--state-key-file", metavar="PATH",
                         help="file of the keys signing cursors and requestState: one hex key (32+ bytes) per line, "
                              "the first signs, all verify; # comments (default: MCP_CODEGEN_STATE_KEY_FILE, else "

@@ -148,7 +148,7 @@ class RedisRateLimit:
 
     async def admit(self, client_key: str) -> bool | None:
         """Take one token from the client's shared bucket; None when Redis cannot be reached
-        (the caller then uses this process's bucket: :class:`~server.limits.Limits`)."""
+        (the caller then uses this process's bucket: :class:`~server.admission.Limits`)."""
         try:
             return bool(await self._take(keys=[self.prefix + client_key], args=[self._rate, self._burst]))
         except Exception as exc:

@@ -1,4 +1,4 @@
-"""Drive one connection of a message-stream transport, and the in-process peer.
+"""Message-stream connections of the server: driving one for a transport or for an in-process peer.
 
 :class:`ServerSession` feeds decoded messages to ``ServedServer.handle``: requests (and
 batches) each run in their own task, so a handler awaiting a client answer never blocks

@@ -57,7 +57,7 @@ class ServerSettings:
     #: sends ``logging/setLevel``.
     default_log_level: str = "debug"
     #: File of the state keys that sign cursors and ``requestState`` (one hex key per line,
-    #: the first signs; see ``server.security``).  None: ``MCP_CODEGEN_STATE_KEY_FILE``, else
+    #: the first signs; see ``server.signing``).  None: ``MCP_CODEGEN_STATE_KEY_FILE``, else
     #: ``MCP_CODEGEN_STATE_KEY``, else a random key per process.  Ignored when the server is
     #: given ``state_keys``.
     state_key_file: str | None = None

@@ -1,4 +1,4 @@
-"""The Skills extension (SEP-2640) on the server: a mixin of :class:`~server.core.ServerCore`.
+"""The Skills extension (SEP-2640) on the server: :class:`SkillService`, held by :class:`~server.dispatch.ServerCore`.
 
 A generated server with skills sets ``skill_defs`` (the table the generator wrote into
 ``skills.py``: names, frontmatter, each file's digest and size) and ``skill_root`` (the
@@ -25,7 +25,7 @@ The 2025 eras have no ``extensions`` capability: there the skill files are plain
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..wire.errors import InvalidParamsError, MethodNotFoundError
 from ..wire.skills import (
@@ -40,8 +40,8 @@ from ..wire.skills import (
     stored_path,
 )
 from .calls import RequestEnv
-from .security import Signer
 from .settings import ServerSettings
+from .signing import Signer
 
 JsonObject = dict[str, Any]
 
@@ -53,29 +53,29 @@ class SkillIntegrityError(RuntimeError):
     """A packaged skill file no longer has the digest or size the build recorded."""
 
 
-class Skills:
-    """Serves the skills of ``skill_defs`` (see the module docstring)."""
+class SkillService:
+    """Serves the skills of a server (see the module docstring): the server holds one and passes
+    its ``skill_defs`` (class data a subclass may replace) to each call."""
 
-    settings: ServerSettings
-    skill_defs: ClassVar[tuple[SkillDef, ...]] = ()
-    #: The folder holding ``<name>/<path>`` of every skill (an ``importlib.resources`` Traversable).
-    skill_root: ClassVar[Any] = None
-    _cursors: Signer
-    _skill_bytes: dict[str, bytes]
+    def __init__(self, settings: ServerSettings, cursors: Signer) -> None:
+        self.settings = settings
+        self._cursors = cursors  # the server's list cursors (one signing key for every list)
+        self._skill_bytes: dict[str, bytes] = {}
 
     # -- start-up -------------------------------------------------------------------------
-    def _load_skills(self) -> None:
-        """Read every packaged skill file once, checking it against the build's digest and size.
+    def load(self, skill_defs: tuple[SkillDef, ...], skill_root: Any) -> dict[str, bytes]:
+        """Read every packaged skill file once, checking it against the build's digest and size;
+        the files by URI (the dict this service serves from).
 
         Raises:
             SkillIntegrityError: a file is missing, or its bytes are not those the build recorded.
         """
         self._skill_bytes = {}
-        for skill in self.skill_defs:
+        for skill in skill_defs:
             for f in skill.files:
                 uri = skill_uri(skill.name, f.path)
                 try:
-                    data = self.skill_root.joinpath(skill.name, *stored_path(f.path).split("/")).read_bytes()
+                    data = skill_root.joinpath(skill.name, *stored_path(f.path).split("/")).read_bytes()
                 except (OSError, AttributeError) as exc:
                     raise SkillIntegrityError(f"skill file {uri} is missing from the package ({exc})") from None
                 if len(data) != f.size or digest(data) != f.digest:
@@ -83,17 +83,18 @@ class Skills:
                         f"skill file {uri} changed after the build (size {len(data)}, expected {f.size}; "
                         f"digest {digest(data)}, expected {f.digest}): rebuild the package or restore the file")
                 self._skill_bytes[uri] = data
+        return self._skill_bytes
 
     # -- capabilities ---------------------------------------------------------------------
-    def add_skill_capabilities(self, caps: JsonObject, modern: bool) -> None:
+    def add_capabilities(self, caps: JsonObject, modern: bool, skill_defs: tuple[SkillDef, ...]) -> None:
         """Declare the extension (2026-07-28) in ``caps`` when the server has skills."""
-        if self.skill_defs and modern:
+        if skill_defs and modern:
             caps.setdefault("extensions", {})[SKILLS_EXTENSION] = {"directoryRead": True}
 
-    def skill_resources(self) -> list[JsonObject]:
+    def resources(self, skill_defs: tuple[SkillDef, ...]) -> list[JsonObject]:
         """The ``resources/list`` entries of the skills: one per ``SKILL.md``."""
         out: list[JsonObject] = []
-        for skill in self.skill_defs:
+        for skill in skill_defs:
             entry: JsonObject = {"uri": skill.uri, "name": skill.name, "mimeType": "text/markdown"}
             description = skill.frontmatter.get("description")
             if isinstance(description, str):
@@ -102,12 +103,12 @@ class Skills:
             out.append(entry)
         return out
 
-    def is_skill_file(self, uri: Any) -> bool:
+    def is_file(self, uri: Any) -> bool:
         """True when ``uri`` names a packaged skill file."""
         return isinstance(uri, str) and uri in self._skill_bytes
 
     # -- requests -------------------------------------------------------------------------
-    def read_skill_file(self, uri: str, env: RequestEnv) -> JsonObject:
+    def read(self, uri: str, env: RequestEnv) -> JsonObject:
         """The ``resources/read`` result of a packaged skill file (``uri`` must be one)."""
         data = self._skill_bytes[uri]
         result: JsonObject = {"contents": [{"uri": uri, "mimeType": mime_type(uri), "text": data.decode("utf-8")}]}
@@ -116,12 +117,12 @@ class Skills:
             result["cacheScope"] = self.settings.cache_scope
         return result
 
-    def serve_skills(self, method: str, params: JsonObject, env: RequestEnv) -> JsonObject:
+    def serve(self, method: str, params: JsonObject, env: RequestEnv, skill_defs: tuple[SkillDef, ...]) -> JsonObject:
         """Answer one of :data:`SKILL_METHODS` (-32601 without skills or outside 2026-07-28)."""
-        if not self.skill_defs or not env.modern:
+        if not skill_defs or not env.modern:
             raise MethodNotFoundError(f"Method not found: {method}")
         if method == "skills/list":
-            entries = [self._entry(s) for s in self.skill_defs]
+            entries = [self._entry(s) for s in skill_defs]
             start = self._offset(params, "skills")
             end = start + self.settings.page_size
             result: JsonObject = {"skills": entries[start:end]}
@@ -129,12 +130,12 @@ class Skills:
                 result["nextCursor"] = self._cursors.sign({"skills": end})
         elif method == "skills/get":
             uri = params.get("uri")
-            skill = next((s for s in self.skill_defs if s.uri == uri), None)
+            skill = next((s for s in skill_defs if s.uri == uri), None)
             if skill is None:
                 raise InvalidParamsError(f"Invalid params: no skill {uri!r}", data={"uri": uri})
             result = {"skill": self._entry(skill)}
         else:
-            result = self._directory(params)
+            result = self._directory(params, skill_defs)
         result["ttlMs"] = self.settings.list_ttl_ms
         result["cacheScope"] = self.settings.cache_scope
         return result
@@ -156,14 +157,14 @@ class Skills:
             raise InvalidParamsError("Invalid cursor")
         return offset
 
-    def _directory(self, params: JsonObject) -> JsonObject:
+    def _directory(self, params: JsonObject, skill_defs: tuple[SkillDef, ...]) -> JsonObject:
         """``resources/directory/read``: the direct children of a skill folder."""
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri.startswith(SKILL_SCHEME):
             raise InvalidParamsError(f"Invalid params: {uri!r} is not a skill directory", data={"uri": uri})
         folder = uri.rstrip("/")
         name, _, inner = folder[len(SKILL_SCHEME):].partition("/")
-        skill = next((s for s in self.skill_defs if s.name == name), None)
+        skill = next((s for s in skill_defs if s.name == name), None)
         prefix = f"{inner}/" if inner else ""
         children: dict[str, JsonObject] = {}
         for f in skill.files if skill is not None else ():
@@ -187,4 +188,4 @@ class Skills:
         return result
 
 
-__all__ = ["SKILL_METHODS", "SkillIntegrityError", "Skills"]
+__all__ = ["SKILL_METHODS", "SkillIntegrityError", "SkillService"]

@@ -1,5 +1,5 @@
 """A counter of free slots with a FIFO queue of waiters: what ``asyncio.Semaphore`` does for
-the concurrency cap (:mod:`server.limits`), with a synchronous fast path.
+the concurrency cap (:mod:`server.admission`), with a synchronous fast path.
 
 ``async with semaphore`` costs two coroutine frames and an ``__aexit__`` per call even when a
 slot is free, which is nearly always; :meth:`Slots.take_now` takes a free slot without

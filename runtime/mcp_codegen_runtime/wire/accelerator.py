@@ -1,5 +1,5 @@
-"""Whether the optional native accelerator (the generated package's ``fast`` extra:
-``orjson`` and ``jsonschema-rs``) is used in this process.
+"""The native accelerator switch: whether the generated package's ``fast`` extra (``orjson``
+and ``jsonschema-rs``) is used in this process.
 
 It is used when both are importable, unless ``MCP_CODEGEN_ACCELERATOR`` is ``off`` (also
 ``0``, ``false``, ``no``).  Without it, every message takes the pure-Python path; with it,

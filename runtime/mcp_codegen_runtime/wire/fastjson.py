@@ -1,5 +1,5 @@
-"""Native JSON parsing with ``orjson`` (the ``fast`` extra), used only where its value is
-exactly the pure path's (:func:`wire.jsonrpc.decode`).
+"""Native JSON parsing: ``orjson`` (the ``fast`` extra), used only where its value is exactly
+the pure path's (:func:`wire.jsonrpc.decode`).
 
 ``orjson.loads`` and the standard decoder give the same value for any text both accept,
 except: an integer beyond 64 bits (orjson makes it a float), and nesting past the

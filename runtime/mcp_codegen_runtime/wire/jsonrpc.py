@@ -11,7 +11,7 @@ Message builders return plain ``dict`` objects ready for :func:`encode`:
   ``"response"`` or ``"invalid"``), :func:`is_valid_id` checks an id;
 * :func:`encode` gives the wire bytes of one message (compact JSON, UTF-8, no raw newline,
   terminated by ``b"\\n"``); :func:`decode` parses one line (raises :class:`ParseError`),
-  :func:`decode_measured` also hands back the text it read (for ``server.fastlimits``);
+  :func:`decode_measured` also hands back the text it read (for ``server.sizelimits``);
 * :class:`LineBuffer` splits a byte stream into lines with a maximum line size: an
   oversized line is reported once as :data:`OVERSIZE` and skipped up to its newline,
   without ever buffering more than the limit.
@@ -179,7 +179,7 @@ def decode(line: bytes | str) -> Any:
 
 def decode_measured(line: bytes | str) -> tuple[Any, bytes | None]:
     """:func:`decode`, and the text the value was read from: ``line`` itself, known then to be
-    one valid JSON text (``server.fastlimits.measured_within`` reads the limits on it), or
+    one valid JSON text (``server.sizelimits.measured_within`` reads the limits on it), or
     None for a ``str`` line (the measure is made on bytes).
 
     Raises:

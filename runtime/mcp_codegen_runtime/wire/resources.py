@@ -1,6 +1,6 @@
-"""Static descriptions of a server's resources, resource templates, prompts and completion
-sources (emitted by the generator into ``tools.py`` beside the tool table), and the typed
-values their handlers return.
+"""The catalog on the wire: static descriptions of a server's resources, resource templates,
+prompts and completion sources (emitted by the generator into ``tools.py`` beside the tool
+table) and the typed values their handlers return.
 
 * :class:`ResourceDef` — one fixed URI; its handler ``(self, ctx)`` returns the contents.
 * :class:`ResourceTemplateDef` — an RFC 6570 template; the URI's variables are parsed into the

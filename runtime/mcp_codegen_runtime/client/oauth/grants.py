@@ -1,4 +1,4 @@
-"""Grants without a user for the OAuth client (``OAuthSettings.grant``), and ``private_key_jwt``.
+"""Grants without a user: the OAuth client's ``OAuthSettings.grant`` choices, with ``private_key_jwt``.
 
 Give one of these as ``OAuthSettings(grant=...)``; without one the flow is the authorization
 code flow with a user.  They run where the code flow would (on a ``401``), after the same

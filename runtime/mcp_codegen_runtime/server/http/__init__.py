@@ -67,7 +67,7 @@ as soon as the streamed body passes the limit); a body not received within
 non-blocking queue, so a slow or vanished client never blocks the others.
 
 Several workers: 2026 requests need no shared state except the signing key of cursors
-and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.security``;
+and ``requestState`` (``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.signing``;
 ``--workers N`` draws one for its workers when neither is set; :func:`app_from_env` refuses
 several workers without one).  Legacy sessions live in one process (use sticky routing).
 

@@ -8,7 +8,7 @@ optional extra, imported only to serve.
 each building its own application with :func:`~server.http.factory.app_from_env` from the
 server class and settings :func:`run` leaves in the environment; 2026 requests need no
 shared state except the signing key of cursors and ``requestState``
-(``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.security``; drawn once for all
+(``MCP_CODEGEN_STATE_KEY`` or a key file, see ``server.signing``; drawn once for all
 workers when neither is set).  Legacy sessions live in one process (use sticky
 routing).  ``--grace`` and ``--shutdown-delay`` tune the drain on SIGTERM (:mod:`.serve`).
 uvicorn believes ``X-Forwarded-For`` (the rate-limit key without auth) only from the proxies
@@ -139,7 +139,7 @@ def run(server: ServedServer, args: argparse.Namespace) -> None:
     delay = max(0.0, float(getattr(args, "shutdown_delay", 0.0) or 0.0))
     workers = int(getattr(args, "workers", 1) or 1)
     if workers > 1:
-        from ..security import STATE_KEY_ENV, keys_configured
+        from ..signing import STATE_KEY_ENV, keys_configured
 
         if not keys_configured(server.settings.state_key_file):
             os.environ[STATE_KEY_ENV] = secrets.token_hex(32)  # one key, inherited by every worker

@@ -115,10 +115,10 @@ def check_shared_key(environ: Mapping[str, str] | None = None, argv: Sequence[st
 
     Raises:
         RuntimeError: several (or, under gunicorn, an unknown number of) workers and no key
-            configured (:func:`server.security.keys_configured`: neither
+            configured (:func:`server.signing.keys_configured`: neither
             ``MCP_CODEGEN_STATE_KEY``, ``MCP_CODEGEN_STATE_KEY_FILE`` nor ``key_file``).
     """
-    from ..security import keys_configured
+    from ..signing import keys_configured
 
     env = os.environ if environ is None else environ
     if keys_configured(key_file, env):

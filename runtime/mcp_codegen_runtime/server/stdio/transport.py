@@ -31,15 +31,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING
 
-from ..wire import accelerator, jsonrpc
-from ..wire import protocol as p
-from ..wire.errors import ParseError
-from .connection import Connection, Outgoing
-from .session import ServerSession
-from .stdio_pipe import LinePipe
+from ...wire import accelerator, jsonrpc
+from ...wire import protocol as p
+from ...wire.errors import ParseError
+from ..connection import Connection, Outgoing
+from ..session import ServerSession
+from .pipe import LinePipe
 
 if TYPE_CHECKING:
-    from .interface import ServedServer
+    from ..interface import ServedServer
 
 logger = logging.getLogger("mcp_codegen.stdio")
 _CHUNK = 65536
@@ -70,7 +70,7 @@ def _pipe_fd(stream: IO[bytes]) -> int | None:
 
 class _LoopPipes:
     """stdin/stdout as event-loop pipes (see the module docstring): stdin read by a
-    :class:`~server.stdio_pipe.LinePipe`, stdout written through a ``StreamWriter``."""
+    :class:`~server.stdio.pipe.LinePipe`, stdout written through a ``StreamWriter``."""
 
     def __init__(self, lines: LinePipe, writer: asyncio.StreamWriter) -> None:
         self.lines = lines

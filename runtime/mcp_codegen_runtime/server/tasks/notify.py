@@ -25,12 +25,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .principal import identity
-from .security import digest
-from .tasks_store import TERMINAL, TaskStore
+from ..principal import identity
+from ..signing import digest
+from .store import TERMINAL, TaskStore
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from ..connection import Connection
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Tamper-proof tokens (cursors, MRTR ``requestState``), rate limiting and size limits.
+"""Tamper-proof tokens signed with the state keys (cursors, MRTR ``requestState``).
 
 State keys sign the tokens a client hands back: ``tools/list``, ``resources/list``,
 ``resources/templates/list`` and ``prompts/list`` cursors and MRTR ``requestState``.  A key is
@@ -218,80 +218,3 @@ class Signer:
         if exp is not None and (not isinstance(exp, int) or exp < time.time()):
             raise InvalidParamsError(f"Expired {what}")
         return payload
-
-
-class TokenBucket:
-    """Classic token bucket: ``rate`` tokens per second, at most ``burst`` stored."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self._tokens = float(burst)
-        self._stamp = time.monotonic()
-
-    def take(self) -> bool:
-        """Consume one token; False when the bucket is empty (rate limited)."""
-        now = time.monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
-        return False
-
-
-def _within_limits(item: Any, max_string: int, depth_left: int) -> bool:
-    """Fast recursive check used by :func:`exceeds_limits` (True: no limit broken).
-
-    Leaves are checked inline (no call per string or number): most of a message is leaves.
-    """
-    if depth_left < 0:
-        return False
-    t = type(item)
-    if t is dict:
-        if item and (depth_left == 0 or max(map(len, item)) > max_string):
-            return False  # children one level too deep, or a key too long
-        children: Any = item.values()
-    elif t is list:
-        if item and depth_left == 0:
-            return False
-        children = item
-    elif isinstance(item, str):
-        return len(item) <= max_string
-    elif isinstance(item, (dict, list)):  # subclasses: the general walk
-        return _within_limits(dict(item) if isinstance(item, dict) else list(item), max_string, depth_left)
-    else:
-        return True
-    for v in children:
-        t = type(v)
-        if t is str:
-            if len(v) > max_string:
-                return False
-        elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
-            return False
-    return True
-
-
-_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:
-    """Why ``value`` breaks the string-length or nesting limit, or None if it does not."""
-    if max_depth <= 256 and _within_limits(value, max_string, max_depth):
-        return None  # the common case, without the walk below (which names the violation)
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > max_depth:
-            return f"nesting deeper than {max_depth}"
-        if isinstance(item, str):
-            if len(item) > max_string:
-                return f"string longer than {max_string} characters"
-        elif isinstance(item, dict):
-            for k, v in item.items():
-                if len(k) > max_string:
-                    return f"string longer than {max_string} characters"
-                stack.append((v, depth + 1))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return None

@@ -1,4 +1,4 @@
-"""The transport-neutral protocol core of a server (both eras): :class:`ServerCore`.
+"""The transport-neutral protocol core of a server (both eras): message dispatch in :class:`ServerCore`.
 
 A generated ``<Name>ServerBase`` subclasses :class:`~server.base.ServerBase` (this core plus
 ``connect_in_process`` and ``asgi_app``) and sets ``server_info``
@@ -55,20 +55,21 @@ from ..wire.errors import (
     UnsupportedProtocolVersionError,
 )
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
+from ..wire.skills import SkillDef
 from ..wire.tools import ServerInfo, ToolDef
 from ..wire.versions import implementation, tool_for_version
+from .admission import Limits
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
-from .fastlimits import exceeds_limits, measured_within
 from .input_required import RequestStateCodec
-from .limits import Limits
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
-from .security import Signer, load_keys, resolve_audience
 from .settings import ServerSettings
-from .skills import SKILL_METHODS, Skills
-from .tasks import EXTENSION as TASKS_EXTENSION
-from .tasks import TASK_METHODS, TaskManager
+from .signing import Signer, load_keys, resolve_audience
+from .sizelimits import exceeds_limits, measured_within
+from .skills import SKILL_METHODS, SkillService
+from .tasks.manager import EXTENSION as TASKS_EXTENSION
+from .tasks.manager import TASK_METHODS, TaskManager
 from .telemetry import active as observed
 from .telemetry import observe
 
@@ -85,7 +86,7 @@ _MODERN_METHODS = (frozenset({"server/discover", "tools/list", "tools/call", "su
                    | TASK_METHODS | SKILL_METHODS)
 
 
-class ServerCore(ToolCalls, Skills, Catalog):
+class ServerCore(ToolCalls, Catalog):
     """The protocol core of every server (see the module docstring); :class:`~server.base.ServerBase`
     adds the ways to serve it.  It knows no transport: they reach it through
     :class:`~server.interface.ServedServer`."""
@@ -95,6 +96,9 @@ class ServerCore(ToolCalls, Skills, Catalog):
     resource_defs: ClassVar[tuple[ResourceDef, ...]] = ()
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]] = ()
     prompt_defs: ClassVar[tuple[PromptDef, ...]] = ()
+    skill_defs: ClassVar[tuple[SkillDef, ...]] = ()
+    #: The folder holding ``<name>/<path>`` of every skill (an ``importlib.resources`` Traversable).
+    skill_root: ClassVar[Any] = None
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()
@@ -110,7 +114,7 @@ class ServerCore(ToolCalls, Skills, Catalog):
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
         self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
-        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks_notify)
+        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks.notify)
         self._load_skills()  # packaged skill files, checked against the build's digests
 
     # ------------------------------------------------------------- tool set
@@ -124,13 +128,39 @@ class ServerCore(ToolCalls, Skills, Catalog):
         await self._limits.aclose()
         await self._tasks.aclose()
 
+    # ------------------------------------------------------------- skills (server.skills)
+    def _load_skills(self) -> None:
+        """Read and check the packaged skill files (:meth:`~server.skills.SkillService.load`)."""
+        self._skills = SkillService(self.settings, self._cursors)
+        self._skill_bytes = self._skills.load(self.skill_defs, self.skill_root)
+
+    def add_skill_capabilities(self, caps: JsonObject, modern: bool) -> None:
+        """Declare the Skills extension (2026-07-28) in ``caps`` when the server has skills."""
+        self._skills.add_capabilities(caps, modern, self.skill_defs)
+
+    def skill_resources(self) -> list[JsonObject]:
+        """The ``resources/list`` entries of the skills: one per ``SKILL.md``."""
+        return self._skills.resources(self.skill_defs)
+
+    def is_skill_file(self, uri: Any) -> bool:
+        """True when ``uri`` names a packaged skill file."""
+        return self._skills.is_file(uri)
+
+    def read_skill_file(self, uri: str, env: RequestEnv) -> JsonObject:
+        """The ``resources/read`` result of a packaged skill file (``uri`` must be one)."""
+        return self._skills.read(uri, env)
+
+    def serve_skills(self, method: str, params: JsonObject, env: RequestEnv) -> JsonObject:
+        """Answer a ``skills/*`` or ``resources/directory/read`` request."""
+        return self._skills.serve(method, params, env, self.skill_defs)
+
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection, text: bytes | None = None) -> JsonObject | list[JsonObject] | None:
         """Process one incoming message; the response (or None).  See module docstring.
 
         ``text``: the JSON text ``message`` was decoded from (``jsonrpc.decode_measured``),
         when known: the size limits are then read on it if it proves them
-        (:func:`~server.fastlimits.measured_within`), else checked on the value."""
+        (:func:`~server.sizelimits.measured_within`), else checked on the value."""
         if conn.registered_with is not self:
             self._connections.add(conn)
             conn.registered_with = self

@@ -15,18 +15,39 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .connection import is_network_client
 from .replicas import RedisRateLimit
-from .security import TokenBucket
 from .settings import ServerSettings
 from .slots import Slots
 
 #: Client keys whose buckets are remembered (memory stays bounded under many clients).
 MAX_CLIENTS = 10_000
+
+
+
+class TokenBucket:
+    """Classic token bucket: ``rate`` tokens per second, at most ``burst`` stored."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self._tokens = float(burst)
+        self._stamp = time.monotonic()
+
+    def take(self) -> bool:
+        """Consume one token; False when the bucket is empty (rate limited)."""
+        now = time.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
 
 
 class Limits:
@@ -147,4 +168,4 @@ async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
     return value
 
 
-__all__ = ["Limits", "MAX_CLIENTS", "call_handler"]
+__all__ = ["Limits", "MAX_CLIENTS", "TokenBucket", "call_handler"]

@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..wire import jsonrpc
-from ..wire.errors import ParseError
+from ...wire import jsonrpc
+from ...wire.errors import ParseError
 
 #: A backlog item: ("message", decoded) or ("line", raw line or OVERSIZE).
 Item = tuple[str, Any]

@@ -1,8 +1,8 @@
-"""The message size limits (string length, nesting depth) checked in native code with the
-``fast`` extra (``jsonschema-rs``), exact by construction.
+"""The message size limits (string length, nesting depth): a pure walk, and the same check in
+native code with the ``fast`` extra (``jsonschema-rs``), exact by construction.
 
 :func:`exceeds_limits` asks jsonschema-rs first, with a schema that says what the pure walk
-(:func:`server.security.exceeds_limits`) checks: every string value and object key at most
+(:func:`exceeds_limits_walk`) checks: every string value and object key at most
 ``max_string`` characters (code points, as ``len``), nothing deeper than ``max_depth`` (the
 top value at depth 0; a value at depth ``max_depth`` may only be an empty array or object,
 or no container).  When jsonschema-rs accepts, the pure walk accepts too (it checks a
@@ -20,7 +20,63 @@ from __future__ import annotations
 from typing import Any
 
 from ..wire import accelerator, fastjson
-from .security import exceeds_limits as pure_exceeds_limits
+
+
+def _within_limits(item: Any, max_string: int, depth_left: int) -> bool:
+    """Fast recursive check used by :func:`exceeds_limits_walk` (True: no limit broken).
+
+    Leaves are checked inline (no call per string or number): most of a message is leaves.
+    """
+    if depth_left < 0:
+        return False
+    t = type(item)
+    if t is dict:
+        if item and (depth_left == 0 or max(map(len, item)) > max_string):
+            return False  # children one level too deep, or a key too long
+        children: Any = item.values()
+    elif t is list:
+        if item and depth_left == 0:
+            return False
+        children = item
+    elif isinstance(item, str):
+        return len(item) <= max_string
+    elif isinstance(item, (dict, list)):  # subclasses: the general walk
+        return _within_limits(dict(item) if isinstance(item, dict) else list(item), max_string, depth_left)
+    else:
+        return True
+    for v in children:
+        t = type(v)
+        if t is str:
+            if len(v) > max_string:
+                return False
+        elif (t is dict or t is list or t not in _SCALARS) and not _within_limits(v, max_string, depth_left - 1):
+            return False
+    return True
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def exceeds_limits_walk(value: Any, max_string: int, max_depth: int) -> str | None:
+    """Why ``value`` breaks the string-length or nesting limit, or None if it does not."""
+    if max_depth <= 256 and _within_limits(value, max_string, max_depth):
+        return None  # the common case, without the walk below (which names the violation)
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > max_depth:
+            return f"nesting deeper than {max_depth}"
+        if isinstance(item, str):
+            if len(item) > max_string:
+                return f"string longer than {max_string} characters"
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                if len(k) > max_string:
+                    return f"string longer than {max_string} characters"
+                stack.append((v, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return None
 
 _CHECKS: dict[tuple[int, int], Any] = {}
 
@@ -59,7 +115,7 @@ def _native(max_string: int, max_depth: int) -> Any:
 
 def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:
     """Why ``value`` breaks the string-length or nesting limit, or None: the answer of
-    :func:`server.security.exceeds_limits`."""
+    :func:`exceeds_limits_walk`."""
     native = _native(max_string, max_depth)
     if native is not None:
         try:
@@ -67,7 +123,7 @@ def exceeds_limits(value: Any, max_string: int, max_depth: int) -> str | None:
                 return None
         except Exception:  # a value the library cannot read: the pure walk decides
             pass
-    return pure_exceeds_limits(value, max_string, max_depth)
+    return exceeds_limits_walk(value, max_string, max_depth)
 
 
 def measured_within(text: bytes | None, max_string: int, max_depth: int, *, member: bool = False) -> bool:
@@ -89,4 +145,4 @@ def measured_within(text: bytes | None, max_string: int, max_depth: int, *, memb
     return fastjson.within_depth(text, max_depth + 1 if member else max_depth)
 
 
-__all__ = ["exceeds_limits", "limits_schema", "measured_within"]
+__all__ = ["exceeds_limits", "exceeds_limits_walk", "limits_schema", "measured_within"]

@@ -24,7 +24,7 @@ import json
 import time
 from typing import Any, Protocol
 
-from .replicas import _redis
+from ..replicas import _redis
 
 JsonObject = dict[str, Any]
 

@@ -1,5 +1,5 @@
 """Change notifications on the server: list changes and resource updates (a mixin of
-:class:`~server.core.ServerBase`, which sets the attributes declared here).
+:class:`~server.dispatch.ServerCore`, declaring every attribute it reads).
 
 What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``, or
 :meth:`Notifications.list_changed` when a handler's answers change) and single resources
@@ -18,7 +18,7 @@ What changes: the tool, prompt and resource lists (``enable_*`` / ``disable_*``,
   a task and its buffers: about 28 KB over HTTP, bench/bench_memory.py).
 
 The tasks extension's ``notifications/tasks`` go to the listen streams of the task's owner whose
-request declared the extension (:mod:`server.tasks_notify`), through :meth:`Notifications.publish_task`.
+request declared the extension (:mod:`server.tasks.notify`), through :meth:`Notifications.publish_task`.
 
 Every change goes through :meth:`Notifications.publish_change`, which delivers it to this
 process's listeners (:meth:`Notifications.deliver_change`), or with a change bus
@@ -43,9 +43,9 @@ from ..wire.tools import ToolDef
 from .connection import Connection, is_network_client
 from .replicas import ChangeBus
 from .settings import ServerSettings
-from .tasks import declares_tasks
-from .tasks_notify import NOTIFICATION as TASK_NOTIFICATION
-from .tasks_notify import task_owner
+from .tasks.manager import declares_tasks
+from .tasks.notify import NOTIFICATION as TASK_NOTIFICATION
+from .tasks.notify import task_owner
 
 JsonObject = dict[str, Any]
 

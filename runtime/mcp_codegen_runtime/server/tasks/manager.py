@@ -5,7 +5,7 @@ as a task for a 2026-07-28 request whose ``clientCapabilities.extensions`` names
 
 1. its declared ``inputs`` (spec ``inputs:``) not answered yet are asked first, synchronously, by
    an ordinary ``input_required`` round (MRTR, ``requestState``); no task exists yet;
-2. then the task is stored (:mod:`server.tasks_store`) and the call answers at once with a flat
+2. then the task is stored (:mod:`server.tasks.store`) and the call answers at once with a flat
    ``CreateTaskResult``: ``resultType: "task"``, ``taskId``, ``status: "working"``,
    ``createdAt``, ``lastUpdatedAt``, ``ttlMs``, ``pollIntervalMs``;
 3. the handler runs in the background.  Its ``ctx.progress`` sets the task's ``statusMessage``;
@@ -32,7 +32,7 @@ answers and for a cancellation made elsewhere.
 
 Every change of a task (its creation, each status, ``statusMessage`` changes rate-bounded) is
 also sent as ``notifications/tasks`` to the owner's ``subscriptions/listen`` streams that declared
-the extension (:mod:`server.tasks_notify`; with Redis through the change bus, to every replica).
+the extension (:mod:`server.tasks.notify`; with Redis through the change bus, to every replica).
 """
 
 from __future__ import annotations
@@ -46,17 +46,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
-from ..wire import protocol as p
-from ..wire.errors import InvalidParamsError, MissingCapabilityError, ProtocolError
-from ..wire.tools import ToolDef
-from .context import Context, InputRequired
-from .results import build_result, error_result
-from .settings import ServerSettings
-from .tasks_notify import TaskNotifier, public, task_owner
-from .tasks_store import TERMINAL, MemoryTaskStore, RedisTaskStore, TaskStore
+from ...wire import protocol as p
+from ...wire.errors import InvalidParamsError, MissingCapabilityError, ProtocolError
+from ...wire.tools import ToolDef
+from ..context import Context, InputRequired
+from ..results import build_result, error_result
+from ..settings import ServerSettings
+from .notify import TaskNotifier, public, task_owner
+from .store import TERMINAL, MemoryTaskStore, RedisTaskStore, TaskStore
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from ..connection import Connection
 
 
 class RequestEnv(Protocol):
@@ -133,7 +133,7 @@ class TaskManager:
     def __init__(self, settings: ServerSettings, redis_url: str | None, audience: str) -> None:
         self.settings = settings
         self.store: TaskStore = RedisTaskStore(redis_url, audience) if redis_url else MemoryTaskStore()
-        #: Stores every change and sends ``notifications/tasks`` (:mod:`server.tasks_notify`).
+        #: Stores every change and sends ``notifications/tasks`` (:mod:`server.tasks.notify`).
         self.notices = TaskNotifier(self.store)
         self._shared = redis_url is not None
         self._running: dict[str, asyncio.Task[None]] = {}
