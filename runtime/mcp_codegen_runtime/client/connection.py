@@ -33,9 +33,7 @@ from .inputs import answer_input
 from .retry_policy import RetrySetting, resolve_policy
 from .retrying_calls import RetryingCalls
 from .session import JsonRpcSession, Timeouts
-from .subscriptions import Subscription, route_change
-from .tasks.handle import EXTENSION as TASKS_EXTENSION
-from .tasks.notify import TaskNotices
+from .subscriptions import ListenStreams, Subscription, route_change
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StdioTransport
 from .types import (
@@ -165,7 +163,7 @@ class ClientConnection(TransportConstructors, RetryingCalls):
         self._inflight: list[str] = []
         self._listen_task: asyncio.Task[None] | None = None
         self._subscriptions: set[Subscription] = set()
-        self.task_notices = TaskNotices()  # notifications/tasks, open listen streams (client/tasks/notify.py)
+        self.task_notices = ListenStreams()  # open listen streams (the task notices too once declared, below)
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -302,7 +300,8 @@ class ClientConnection(TransportConstructors, RetryingCalls):
         if declare is None:
             declare = any(t.task_support != "forbidden" for t in self.tool_defs)
         if declare:
-            caps = {**caps, "extensions": {**caps.get("extensions", {}), TASKS_EXTENSION: {}}}
+            self.task_notices = self.task_notices.with_task_notices()  # a task may notify from now on
+            caps = {**caps, "extensions": {**caps.get("extensions", {}), p.TASKS_EXTENSION: {}}}
         return caps
 
     # -- requests --------------------------------------------------------------------------
