@@ -27,6 +27,7 @@ from ..wire import protocol as p
 from ..wire.errors import McpError, TransportClosedError
 from ..wire.tools import ServerInfo, ToolDef
 from .constructors import TransportConstructors
+from .features import missing
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
@@ -49,16 +50,8 @@ from .types import (
 logger = logging.getLogger("mcp_codegen.client")
 server_log = logging.getLogger("mcp_codegen.client.server_log")
 
-_LOG_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL,
-    "emergency": logging.CRITICAL,
-}
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+               "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
 
 class ClientConnection(TransportConstructors, RetryingCalls):
@@ -300,7 +293,12 @@ class ClientConnection(TransportConstructors, RetryingCalls):
         if declare is None:
             declare = any(t.task_support != "forbidden" for t in self.tool_defs)
         if declare:
-            self.task_notices = self.task_notices.with_task_notices()  # a task may notify from now on
+            if type(self.task_notices) is ListenStreams:  # a task may notify from now on: keep its notices
+                try:
+                    from .tasks.notify import TaskNotices  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+                except ImportError as exc:
+                    missing("tasks", "declaring the tasks extension (declare_tasks)", exc)
+                self.task_notices = TaskNotices.over(self.task_notices)
             caps = {**caps, "extensions": {**caps.get("extensions", {}), p.TASKS_EXTENSION: {}}}
         return caps
 

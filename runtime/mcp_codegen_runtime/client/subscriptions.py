@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..wire import protocol as p
-from .features import missing
 
 logger = logging.getLogger("mcp_codegen.client")
 
@@ -210,20 +209,6 @@ class ListenStreams:
             if sid in self._pending:
                 self._pending.discard(sid)
                 self._open.add(sid)
-
-    def with_task_notices(self) -> ListenStreams:
-        """This record, keeping the task notices too from now on (the client declares the tasks
-        extension): a :class:`~client.tasks.notify.TaskNotices` over the same streams (the tasks
-        feature, ``client/features.py``)."""
-        if type(self) is not ListenStreams:
-            return self
-        try:
-            from .tasks.notify import TaskNotices  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-        except ImportError as exc:
-            missing("tasks", "declaring the tasks extension (declare_tasks)", exc)
-        notices: ListenStreams = TaskNotices()
-        notices._pending, notices._open = self._pending, self._open
-        return notices
 
 
 __all__ = ["Change", "ChangeKind", "ListenStreams", "Subscription", "change_of", "route_change", "subscription_id"]

@@ -34,8 +34,7 @@ What it does (the client core only sees JSON-RPC messages):
   GET stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
 * OAuth (``auth=OAuthSettings(...)``, ``client/oauth/flow.py``): the flow's token goes in
   ``Authorization``; a 401, or a 403 ``insufficient_scope``, runs the authorization flow and
-  sends the request again (a failed flow fails the request with ``-32600``).  The flow is an
-  optional feature, imported when ``auth`` is given (``client/http/auth.py``);
+  sends the request again (a failed flow fails the request with ``-32600``; optional: :func:`oauth_flow`);
 * cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
   is the cancellation in 2026 (legacy also POSTs the notification).
 """
@@ -51,9 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...wire import protocol as p
 from ...wire.sse import SseError
+from ..features import missing
 from ..headers import HeaderPlan
 from ..transports import JsonMessage, MessageSink, parse_incoming
-from .auth import OAuthError, oauth_flow
+from .auth import OAuthError
 from .env import remember_missing_sniffio, usable_for
 from .legacy import LegacySession, SessionRenewalError, session_lost
 from .pool import PooledHttp
@@ -65,6 +65,16 @@ if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
     from ..oauth.flow import OAuthFlow, OAuthSettings  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 logger = logging.getLogger("mcp_codegen.client.http")
+
+
+def oauth_flow() -> Any:
+    """The module of the OAuth flow (``client/oauth/flow.py``; optional: ``client/features.py``)."""
+    try:
+        from ..oauth import flow  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    except ImportError as exc:
+        missing("oauth", "Client.http(..., auth=...)", exc)
+    return flow
+
 
 #: Connections kept to the server, busy or idle (httpx keeps only 20 idle by default: with more
 #: calls in flight most answers closed their connection and the next call opened a new one).
@@ -133,8 +143,7 @@ class HttpTransport(ResponseReader):
         self._tools = [dict(t) for t in tools]
         self._closing = False
         self._auth = auth
-        if auth is not None:
-            oauth_flow()  # a private runtime copy without client/oauth/ says so here (http/auth.py)
+        self._flow: Any = oauth_flow() if auth is not None else None  # a copy without client/oauth/ says so here
         #: The OAuth flow (with ``auth``, once started).
         self.oauth: OAuthFlow | None = None
 
@@ -182,7 +191,7 @@ class HttpTransport(ResponseReader):
                 self._oauth_http = plain(checked)
                 self._http = self._http or (plain() if checked is not None else self._oauth_http)
         if self._auth is not None and self.oauth is None:
-            self.oauth = oauth_flow().OAuthFlow(self._auth, self.url, self._oauth_http)
+            self.oauth = self._flow.OAuthFlow(self._auth, self.url, self._oauth_http)
 
     async def aclose(self) -> None:
         if self._closing:

@@ -53,6 +53,14 @@ class TaskNotices(ListenStreams):
         self._boxes: collections.OrderedDict[str, collections.deque[JsonObject]] = collections.OrderedDict()
         self._news: dict[str, asyncio.Event] = {}
 
+    @classmethod
+    def over(cls, streams: ListenStreams) -> TaskNotices:
+        """Notices kept from now on, over the streams ``streams`` knows of (the record of the
+        client before it declared the extension: ``ClientConnection._modern_capabilities``)."""
+        notices = cls()
+        notices._pending, notices._open = streams._pending, streams._open
+        return notices
+
     def offer(self, method: str, params: Any) -> None:
         """Take a notification: an acknowledgement of one of the streams, or a task's status."""
         super().offer(method, params)
