@@ -113,10 +113,28 @@ _COMMON_EXPORTS = ("AudioContent", "BlobResourceContents", "EmbeddedResource", "
 _SERVER_EXPORTS = ("Context", "Elicited", "InputUnavailableError", "Principal", "ServerSettings")
 _CLIENT_EXPORTS = ("AuditRecord", "CatalogChange", "Change", "CompatReport", "Completion", "ElicitationRequest", "ElicitationResponse",
                    "Icon", "Progress", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "Root", "SamplingRequest",
-                   "SamplingResponse", "Subscription", "SyncTaskHandle", "TaskCancelledError", "TaskHandle", "TaskStatus", "Tool",
-                   "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset",
-                   "LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
-                   "SkillResource", "SkillSizeMismatchError", "SkillVerificationError")
+                   "SamplingResponse", "Subscription", "Tool", "ToolAnnotations", "ToolCallInfo", "UNSET", "Unset")
+#: The client's names of its optional features (``client/features.py`` of the runtime), re-exported
+#: only by a package whose spec uses the feature: importing them from ``client.gencode`` is what
+#: brings the feature's modules into a private runtime copy (:mod:`.runtime_copy`).
+_TASK_EXPORTS = ("SyncTaskHandle", "TaskCancelledError", "TaskHandle", "TaskStatus")
+_SKILL_EXPORTS = ("LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
+                  "SkillResource", "SkillSizeMismatchError", "SkillVerificationError")
+_OAUTH_EXPORTS = ("OAuthError", "OAuthSettings")
+
+
+def client_exports(ir: ProjectIR) -> list[str]:
+    """What ``__init__.py`` of a client imports from ``client.gencode`` and re-exports: the
+    records of every client, and the names of the features the spec uses (tasks: a tool with
+    ``task:``; skills: ``skills:``; OAuth: ``server.auth``), in import order."""
+    names = [*_CLIENT_EXPORTS]
+    if any(t.task != "forbidden" for t in ir.tools):
+        names += _TASK_EXPORTS
+    if ir.skills:
+        names += _SKILL_EXPORTS
+    if ir.server.auth is not None:
+        names += _OAUTH_EXPORTS
+    return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
 
 
 def package_exports(ir: ProjectIR) -> list[str]:
@@ -125,7 +143,7 @@ def package_exports(ir: ProjectIR) -> list[str]:
     if ir.server.target in ("server", "both"):
         names += [*_SERVER_EXPORTS, ir.server.base_class]
     if ir.server.target in ("client", "both"):
-        names += [*_CLIENT_EXPORTS, ir.server.client_class, ir.server.sync_client_class]
+        names += [*client_exports(ir), ir.server.client_class, ir.server.sync_client_class]
     return sorted(names)
 
 
@@ -167,6 +185,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
         "exports": package_exports(ir),
+        "client_exports": client_exports(ir),
         "resources": ir.resources,
         "templates": ir.templates,
         "prompts": ir.prompts,

@@ -13,12 +13,30 @@ module an annotation names.
 
 Optional features are the one exception, explicit in the runtime's text: an import whose line
 carries the marker ``# runtime-copy: optional`` (:data:`OPTIONAL`) is not followed.  Such an
-import names a feature the runtime loads only on use (e.g. ``agent_client`` of
-``client/gencode.py``, imported on first access); the module it imports is copied only when the
-package's own files import one of the names it provides from the marking module
-(:func:`imported_runtime_modules`), and the marking module says what happens without it (an
-``ImportError`` naming what is missing) and keeps ``mypy --strict`` of a copy without it clean
-(``# type: ignore[import-not-found, unused-ignore]``).  Each copied file's header names the runtime version and the module
+import names a feature the runtime loads only on use; the client has four, listed in its
+``client/features.py``: ``client/tasks/``, ``client/skills/``, ``client/oauth/`` and
+``client/agent/``.  The core client modules import them only on marked lines (inside the method
+that uses the feature, or under ``TYPE_CHECKING``), so no unmarked import reaches them.
+
+One mechanism decides which features a copy holds: the names the package's own files import.
+A marked import of a facade module (``client/gencode.py``, under ``TYPE_CHECKING``) lists the
+names a feature provides there (e.g. ``TaskHandle``; the module itself loads them on first
+access); the feature's module is copied, with its own closure, only when the package's files
+import one of those names from that facade module (:func:`imported_runtime_modules`).  The
+generator imports them exactly when the spec uses the feature (``codegen/render/package.py``:
+``client.py`` and ``__init__.py`` import the task names for tools with ``task:``,
+``__init__.py`` the Skills names for ``skills:`` and ``OAuthSettings`` for ``server.auth``; the
+``servers/`` tree of ``--layout agent`` imports ``agent_client``, ``AGENT_TREE_IMPORTS``
+there).  So a client-only copy of a spec without tasks, skills or auth holds none of the four.
+
+Whoever uses a feature a copy does not hold (``start_<tool>``, ``list_skills``,
+``Client.http(..., auth=...)``, ``gencode.TaskHandle``...) gets the ``ImportError`` of
+``client/features.py``, naming the feature and what brings it (declaring it in the spec, or
+``--library-runtime``).  The marked lines carry ``# type: ignore[import-not-found,
+unused-ignore]``, so ``mypy --strict`` of a copy without the feature stays clean.  OAuth in
+particular: a copy of a spec without ``server.auth`` connects over HTTP with a static
+``bearer_token`` or ``headers``, not with ``auth=OAuthSettings(...)``.
+Each copied file's header names the runtime version and the module
 it was copied from, nothing of the whole runtime, so a change to one runtime module changes only
 that module's copies.
 """

@@ -1,4 +1,6 @@
-"""A client-only private runtime copy is lean: just the closure of its imports, no optional feature it does not use."""
+"""A private runtime copy holds just the closure of the package's imports: the client's optional
+features (client/tasks/, client/skills/, client/oauth/, client/agent/) only when the spec uses
+them, and a copy without one says so when it is used."""
 
 from __future__ import annotations
 
@@ -7,33 +9,58 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+CASES = ROOT / "tests" / "golden" / "cases"
 MARKER = "# runtime-copy: optional"  # the documented marker of codegen/render/runtime_copy.py
+FEATURES = ("client/oauth", "client/tasks", "client/skills", "client/agent")
 
 
-def _build(out: Path, *extra: str) -> Path:
-    subprocess.run([sys.executable, "-m", "codegen", "build", str(ROOT / "specs/weather.yaml"), "-o", str(out),
-                    "--private-runtime", "--target", "client", *extra], check=True, capture_output=True)
-    return out / "weather"
+def _build(spec: Path, package: str, out: Path, *extra: str) -> Path:
+    subprocess.run([sys.executable, "-m", "codegen", "build", str(spec), "-o", str(out), "--private-runtime", *extra],
+                   check=True, capture_output=True)
+    return out / package
 
 
-def _module(path: Path, top: Path) -> tuple[str, bool]:
+def _weather(out: Path, *extra: str) -> Path:
+    return _build(ROOT / "specs" / "weather.yaml", "weather", out, "--target", "client", *extra)
+
+
+def _module(path: Path, top: Path) -> str:
     parts = list(path.relative_to(top).with_suffix("").parts)
-    package = parts[-1] == "__init__"
-    return ".".join(parts[:-1] if package else parts), package
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(pkg: Path) -> dict[str, set[str]]:
+    """Runtime module -> the names the generated files import from it (the package's own files,
+    and the ``servers/`` tree of ``--layout agent`` beside it)."""
+    root = f"{pkg.name}._runtime"
+    found: dict[str, set[str]] = {}
+    for f in pkg.parent.rglob("*.py"):
+        if "_runtime" in f.relative_to(pkg.parent).parts:
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            if node.level == 0 and (node.module == root or node.module.startswith(root + ".")):
+                name = node.module.removeprefix(root).lstrip(".")
+            elif node.level == 1 and f.parent == pkg and node.module.split(".")[0] == "_runtime":
+                name = node.module.removeprefix("_runtime").lstrip(".")
+            else:
+                continue
+            found.setdefault(name, set()).update(a.name for a in node.names)
+    return found
 
 
 def _closure(pkg: Path) -> set[str]:
-    """The runtime modules the package's own files import, followed through every unmarked relative import."""
+    """The runtime modules the generated files import, followed through every unmarked relative
+    import, and through a marked one only when the generated files import one of its names from
+    the module holding it (written apart from codegen/render/runtime_copy.py, on purpose)."""
     top = pkg / "_runtime"
-    have = {_module(p, top)[0] for p in top.rglob("*.py")}
-    todo: list[str] = []
-    for f in pkg.glob("*.py"):
-        for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("weather._runtime"):
-                todo.append(node.module.removeprefix("weather._runtime").lstrip("."))
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 1 and node.module.startswith("_runtime"):
-                todo.append(node.module.removeprefix("_runtime").lstrip("."))
+    have = {_module(p, top) for p in top.rglob("*.py")}
+    imported = _imported(pkg)
+    todo = list(imported)
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -53,7 +80,8 @@ def _closure(pkg: Path) -> set[str]:
             for node in ast.walk(ast.parse(text)):
                 if not (isinstance(node, ast.ImportFrom) and node.level > 0):
                     continue
-                if any(MARKER in line for line in lines[node.lineno - 1:node.end_lineno]):
+                marked = any(MARKER in line for line in lines[node.lineno - 1:node.end_lineno])
+                if marked and not imported.get(m, set()) & {a.asname or a.name for a in node.names}:
                     continue
                 b = base[: len(base) - (node.level - 1)] if node.level > 1 else base
                 target = ".".join([*b, *([node.module] if node.module else [])])
@@ -62,24 +90,144 @@ def _closure(pkg: Path) -> set[str]:
     return seen
 
 
-def test_a_client_only_copy_is_the_closure_of_its_imports_without_agent(tmp_path: Path) -> None:
-    pkg = _build(tmp_path)
+def _copied(pkg: Path) -> set[str]:
     top = pkg / "_runtime"
-    copied = {_module(p, top)[0] for p in top.rglob("*.py")}
-    assert copied == _closure(pkg)
-    assert not (top / "client" / "agent").exists()
-    # TODO (not done yet): client/oauth, client/tasks, client/skills are still imported by the core client
-    code = "import weather, weather.client; from weather._runtime.client import gencode\n" \
-           "try:\n    gencode.agent_client\nexcept ImportError as e:\n    assert 'client/agent/' in str(e)\n" \
-           "else:\n    raise AssertionError('agent_client without client/agent/')\n"
-    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    return {_module(p, top) for p in top.rglob("*.py")}
+
+
+def _features(pkg: Path) -> set[str]:
+    return {f for f in FEATURES if (pkg / "_runtime" / f).exists()}
+
+
+def _mypy(folder: Path, *targets: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *targets], cwd=folder,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_a_client_only_copy_of_a_spec_without_features_holds_none_of_them(tmp_path: Path) -> None:
+    pkg = _weather(tmp_path)
+    assert _copied(pkg) == _closure(pkg)
+    assert _features(pkg) == set()
+    assert not {m for m in _copied(pkg) if m.startswith("server")}
+    assert "TaskHandle" not in (pkg / "__init__.py").read_text()  # the feature names go with the feature
+
+
+@pytest.mark.parametrize(("case", "package", "extra", "features"), [
+    ("tasks", "jobs", ("--target", "client"), {"client/tasks"}),
+    ("skills", "skillful", (), {"client/skills"}),
+    ("kitchen_sink", "sink", ("--target", "client"), {"client/oauth"}),
+])
+def test_a_spec_using_a_feature_gets_its_modules(tmp_path: Path, case: str, package: str, extra: tuple[str, ...],
+                                                 features: set[str]) -> None:
+    pkg = _build(CASES / case / "spec.yaml", package, tmp_path, *extra)
+    assert _copied(pkg) == _closure(pkg)
+    assert _features(pkg) == features
+
+
+def test_an_agent_layout_copy_gets_client_agent(tmp_path: Path) -> None:
+    pkg = _weather(tmp_path, "--layout", "agent")
+    assert _copied(pkg) == _closure(pkg)
+    assert "client/agent" in _features(pkg)  # and client/oauth/, which the agent's server entries may name
+    assert (pkg / "_runtime" / "client" / "agent" / "connect.py").is_file()
+
+
+LEAN_USE = """
+import asyncio, pytest
+import weather, weather.client
+from weather import WeatherClient, WeatherSyncClient
+from weather._runtime import client as rt_client
+from weather._runtime.client import gencode
+
+def clear(exc, feature):
+    text = str(exc)
+    assert f"client/{feature}/" in text and "--library-runtime" in text, text
+    assert "in its spec" in text or "--layout agent" in text, text
+
+for name, feature in [("TaskHandle", "tasks"), ("SyncTaskHandle", "tasks"), ("LoadedSkill", "skills"),
+                      ("SkillEntry", "skills"), ("OAuthSettings", "oauth"), ("agent_client", "agent")]:
+    with pytest.raises(ImportError) as e:
+        getattr(gencode, name)
+    clear(e.value, feature)
+with pytest.raises(ImportError) as e:
+    rt_client.OAuthSettings
+clear(e.value, "oauth")
+assert rt_client.OAuthError.__name__ == "OAuthError"  # the transport's error is core
+
+WeatherClient.http("http://127.0.0.1:9/mcp", bearer_token="t")  # a static token needs no OAuth
+with pytest.raises(ImportError) as e:
+    WeatherClient.http("http://127.0.0.1:9/mcp", auth=object())
+clear(e.value, "oauth")
+
+async def main():
+    client = WeatherClient.http("http://127.0.0.1:9/mcp")
+    assert client.supports_skills is False  # no server yet: a plain answer, no import
+    for call in (client.list_skills(), client.get_skill("skill://x/SKILL.md"), client.load_skill("x")):
+        with pytest.raises(ImportError) as e:
+            await call
+        clear(e.value, "skills")
+    with pytest.raises(ImportError) as e:
+        await client._start_content(weather.TOOLS[0], {})
+    clear(e.value, "tasks")
+    client.declare_tasks = True
+    with pytest.raises(ImportError) as e:
+        client._modern_capabilities()
+    clear(e.value, "tasks")
+
+asyncio.run(main())
+sync = WeatherSyncClient.http("http://127.0.0.1:9/mcp")
+with pytest.raises(ImportError) as e:
+    sync.list_skills()
+clear(e.value, "skills")
+sync.close()
+print("ok")
+"""
+
+
+def test_a_lean_copy_imports_and_a_left_out_feature_says_what_brings_it(tmp_path: Path) -> None:
+    _weather(tmp_path)
+    done = subprocess.run([sys.executable, "-c", LEAN_USE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+FEATURE_USE = """
+import asyncio
+from jobs import JobsClient, JobsServerBase, TaskHandle
+from jobs.models import ExportReportOutput
+from skillful import SkillfulClient, SkillfulServerBase
+
+class Jobs(JobsServerBase):
+    async def export_report(self, args, ctx):
+        return ExportReportOutput(url="https://x/" + args.report, bytes=3)
+
+async def main():
+    async with JobsClient.in_process(Jobs(), era="modern", audit=None) as c:
+        handle = await c.start_export_report(report="r")
+        assert isinstance(handle, TaskHandle)
+        assert await handle.result() == ExportReportOutput(url="https://x/r", bytes=3)
+        assert type(c.task_notices).__name__ == "TaskNotices"
+    async with SkillfulClient.in_process(SkillfulServerBase(), audit=None) as c:
+        assert c.supports_skills
+        entries = await c.list_skills()
+        loaded = await c.load_skill(entries[0])
+        assert loaded.skill_md.verified
+
+asyncio.run(main())
+print("ok")
+"""
+
+
+def test_copies_with_features_run_and_pass_mypy_strict(tmp_path: Path) -> None:
+    jobs = _build(CASES / "tasks" / "spec.yaml", "jobs", tmp_path)
+    skillful = _build(CASES / "skills" / "spec.yaml", "skillful", tmp_path)
+    assert _features(jobs) == {"client/tasks"} and _features(skillful) == {"client/skills"}
+    done = subprocess.run([sys.executable, "-c", FEATURE_USE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    _mypy(tmp_path, "jobs", "skillful")
 
 
 def test_the_lean_copy_and_an_agent_layout_copy_pass_mypy_strict(tmp_path: Path) -> None:
-    lean = _build(tmp_path / "lean")
-    agent = _build(tmp_path / "agent", "--layout", "agent")
-    assert (agent / "_runtime" / "client" / "agent" / "connect.py").is_file()
-    for folder, targets in ((lean.parent, ["weather"]), (agent.parent, ["weather", "servers"])):
-        done = subprocess.run([sys.executable, "-m", "mypy", "--strict", *targets], cwd=folder,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, done.stdout
+    lean = _weather(tmp_path / "lean")
+    agent = _weather(tmp_path / "agent", "--layout", "agent")
+    _mypy(lean.parent, "weather")
+    _mypy(agent.parent, "weather", "servers")

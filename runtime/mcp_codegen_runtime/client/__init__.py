@@ -22,6 +22,7 @@ work is done in:
 ``session``             JSON-RPC ids, pending requests, idle and hard timeouts
 ``transports``          stdio transport (``inprocess``: in-process)
 ``types``               the models and records handlers and hooks receive
+``features``            the optional features below, and the error of a copy without one
 ``http/``               the Streamable HTTP transport (its answers, legacy session, h11 pool)
 ``oauth/``              the OAuth 2.1 flow of the HTTP transport (discovery, redirects,
                         token storage, grants without a user, DPoP)
@@ -29,6 +30,11 @@ work is done in:
 ``skills/``             the Skills calls and their verification
 ``agent/``              connections of ``--layout agent`` tool functions
 ======================  ==========================================================
+
+``oauth/``, ``tasks/``, ``skills/`` and ``agent/`` are optional features (``features``): the
+modules above import them where used, so a private runtime copy of a package that does not use
+one works without it; its names here (the OAuth settings, grants, redirects and token storage)
+are imported on first access.
 
 Connecting
     ``Client.stdio(command, args, env=..., cwd=..., stderr="passthrough"|"capture"|"discard")``
@@ -49,18 +55,49 @@ Errors
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .async_client import ClientBase
+from .features import missing
 from .handshake import Era
 from .hooks import arguments_digest as arguments_digest
 from .hooks import default_audit_hook
-from .oauth.flow import OAuthError, OAuthSettings
-from .oauth.grants import ClientCredentials, EnterpriseManaged, JwtBearer, assertion_from_env, assertion_from_file
-from .oauth.redirect import HeadlessRedirect, LoopbackBrowserRedirect
-from .oauth.tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage
+from .http.auth import OAuthError
 from .results import INVALID_ARGUMENTS_CODE as INVALID_ARGUMENTS_CODE
 from .results import UNSET, Unset, wire_arguments
 from .retry_policy import CallMayHaveRunError, RetriesExhaustedError, RetryPolicy
 from .sync_client import SyncClientBase
+
+if TYPE_CHECKING:
+    from .oauth.grants import (  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        ClientCredentials,
+        EnterpriseManaged,
+        JwtBearer,
+        assertion_from_env,
+        assertion_from_file,
+    )
+    from .oauth.redirect import HeadlessRedirect, LoopbackBrowserRedirect  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .oauth.settings import OAuthSettings  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .oauth.tokens import FileTokenStorage, MemoryTokenStorage, TokenStorage  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+
+#: The OAuth names (client/oauth/, an optional feature: client/features.py), imported on first access.
+_OAUTH = {"ClientCredentials": "grants", "EnterpriseManaged": "grants", "JwtBearer": "grants",
+          "assertion_from_env": "grants", "assertion_from_file": "grants", "HeadlessRedirect": "redirect",
+          "LoopbackBrowserRedirect": "redirect", "OAuthSettings": "settings", "FileTokenStorage": "tokens",
+          "MemoryTokenStorage": "tokens", "TokenStorage": "tokens"}
+
+
+def __getattr__(name: str) -> Any:
+    """The OAuth names, imported on first access (a private runtime copy may not hold them)."""
+    if name not in _OAUTH:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        from .oauth import grants, redirect, settings, tokens  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    except ImportError as exc:
+        missing("oauth", name, exc)
+    modules = {"grants": grants, "redirect": redirect, "settings": settings, "tokens": tokens}
+    return getattr(modules[_OAUTH[name]], name)
+
 
 __all__ = [
     "UNSET",

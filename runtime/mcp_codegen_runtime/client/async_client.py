@@ -5,6 +5,10 @@
 the generated client uses.  Every call is confirmed, sent with its ``input_required``
 rounds answered, mapped to a result or an exception, and audited (see
 ``client/hooks.py``, ``client/inputs.py``, ``client/results.py``).
+
+Tasks (``start_<tool>``, a call the server runs as a task) and Skills (``list_skills``...) are
+optional features (``client/features.py``): their modules are imported where used, so a private
+runtime copy of a package that does not use them works without them.
 """
 
 from __future__ import annotations
@@ -12,30 +16,34 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from ..wire import protocol as p
 from ..wire.content import ToolResult
 from ..wire.errors import InternalError, InvalidParamsError, OutputValidationError
+from ..wire.skills import SKILLS_EXTENSION
 from ..wire.tools import ToolDef
 from .catalog import CatalogCalls
 from .compat import catalog_changes
+from .features import missing
 from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, outcome_of, progress_handler, run_audit
 from .inputs import run_input_rounds
 from .listing import Tool, typed
 from .results import classify_invalid_params, parse_call_result, parse_output, tool_error
 from .retry_policy import is_repeatable
-from .skills.calls import SkillCalls
-from .tasks.handle import TaskHandle, wait_for_task
 from .tools import check_tools_page, collect_tools, compat_report
 from .types import AuditRecord, CompatReport, ProgressCallback
+
+if TYPE_CHECKING:  # the optional features (client/features.py): mypy of a copy without them sees Any
+    from .skills.calls import LoadedSkill, SkillEntry, SkillFile  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .tasks.handle import TaskHandle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class ClientBase(CatalogCalls, SkillCalls):
+class ClientBase(CatalogCalls):
     """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated
@@ -243,7 +251,11 @@ class ClientBase(CatalogCalls, SkillCalls):
 
         raw, rounds = await run_input_rounds(name, arguments, send, answer, self.max_input_rounds)
         if wait and raw.get("resultType") == "task":  # the tasks extension: poll it to its end
-            raw = await wait_for_task(self, name, tool_def, raw)
+            try:
+                from .tasks import handle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+            except ImportError as exc:
+                missing("tasks", f"{name}: the server ran the call as a task, which", exc)
+            raw = await handle.wait_for_task(self, name, tool_def, raw)
         return raw, rounds
 
     # -- tasks (client/tasks/handle.py) -----------------------------------------------------------------
@@ -265,11 +277,84 @@ class ClientBase(CatalogCalls, SkillCalls):
         def finish(raw: dict[str, Any]) -> M:
             return self._typed_output(tool, self._checked(tool, raw), raw, output_model)
 
-        return TaskHandle(self, tool.name, tool, await self._start(tool, args), finish)
+        try:
+            from .tasks import handle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("tasks", f"start_{tool.name}", exc)
+        return handle.TaskHandle(self, tool.name, tool, await self._start(tool, args), finish)
 
     async def _start_content(self, tool: ToolDef, args: dict[str, Any]) -> TaskHandle[ToolResult]:
         """``start_<tool>`` of a tool without ``outputSchema``: a handle whose result is the ToolResult."""
-        return TaskHandle(self, tool.name, tool, await self._start(tool, args), lambda raw: self._checked(tool, raw))
+        try:
+            from .tasks import handle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("tasks", f"start_{tool.name}", exc)
+        return handle.TaskHandle(self, tool.name, tool, await self._start(tool, args), lambda raw: self._checked(tool, raw))
+
+    # -- skills (client/skills/calls.py) ---------------------------------------------------------
+
+    @property
+    def supports_skills(self) -> bool:
+        """True when the server declared the Skills extension (connect first)."""
+        extensions = self.server_capabilities.get("extensions")
+        return isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)
+
+    async def list_skills(self, *, max_pages: int = 1000, timeout: float | None = None) -> list[SkillEntry]:
+        """Every skill the server lists (``skills/list``, following ``nextCursor``); reads no file
+        (:func:`~client.skills.calls.list_skills`).
+
+        Raises:
+            MethodNotFoundError: the server does not serve the extension.
+            ProtocolError: an entry or a page that is not what the extension defines.
+        """
+        try:
+            from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("skills", "list_skills", exc)
+        entries: list[SkillEntry] = await calls.list_skills(self, max_pages=max_pages, timeout=timeout)
+        return entries
+
+    async def get_skill(self, uri: str, *, timeout: float | None = None) -> SkillEntry:
+        """The entry of one skill (``skills/get``; ``uri`` is its ``SKILL.md``); reads no file.
+
+        Raises:
+            InvalidParamsError: the server serves no such skill (-32602).
+        """
+        try:
+            from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("skills", "get_skill", exc)
+        return await calls.get_skill(self, uri, timeout=timeout)
+
+    async def load_skill(self, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
+        """Read the skill's ``SKILL.md`` and verify it (size, digest, frontmatter) before use
+        (:func:`~client.skills.calls.load_skill`).
+
+        ``skill`` is an entry of :meth:`list_skills`, a ``SKILL.md`` URI (then fetched with
+        :meth:`get_skill` first), or a skill's name (then looked up in :meth:`list_skills`).
+
+        Raises:
+            SkillVerificationError: the file differs from the entry (a subclass says how).
+            InvalidParamsError: no skill has that URI or name.
+        """
+        try:
+            from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("skills", "load_skill", exc)
+        return await calls.load_skill(self, skill, timeout=timeout)
+
+    async def read_skill_file(self, skill: SkillEntry, path_or_uri: str, *, timeout: float | None = None) -> SkillFile:
+        """Read one file of ``skill`` (a URI, or a path inside the skill's folder) and verify it
+        against the manifest (size and digest; the frontmatter too for the skill's ``SKILL.md``).
+
+        Raises:
+            SkillVerificationError: the file differs from its manifest entry, or is not listed.
+        """
+        try:
+            from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        except ImportError as exc:
+            missing("skills", "read_skill_file", exc)
+        return await calls.read_skill_file(self, skill, path_or_uri, timeout=timeout)
 
 
 async def _nothing() -> None:

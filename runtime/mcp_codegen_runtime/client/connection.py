@@ -27,15 +27,14 @@ from ..wire import protocol as p
 from ..wire.errors import McpError, TransportClosedError
 from ..wire.tools import ServerInfo, ToolDef
 from .constructors import TransportConstructors
+from .features import missing
 from .handshake import Era, Handshake, legacy_outcome, modern_meta, requested_era
 from .hooks import default_audit_hook
 from .inputs import answer_input
 from .retry_policy import RetrySetting, resolve_policy
 from .retrying_calls import RetryingCalls
 from .session import JsonRpcSession, Timeouts
-from .subscriptions import Subscription, route_change
-from .tasks.handle import EXTENSION as TASKS_EXTENSION
-from .tasks.notify import TaskNotices
+from .subscriptions import ListenStreams, Subscription, route_change
 from .tools import ToolsPageCache
 from .transports import ClientTransport, StdioTransport
 from .types import (
@@ -51,16 +50,8 @@ from .types import (
 logger = logging.getLogger("mcp_codegen.client")
 server_log = logging.getLogger("mcp_codegen.client.server_log")
 
-_LOG_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL,
-    "emergency": logging.CRITICAL,
-}
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+               "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
 
 class ClientConnection(TransportConstructors, RetryingCalls):
@@ -165,7 +156,7 @@ class ClientConnection(TransportConstructors, RetryingCalls):
         self._inflight: list[str] = []
         self._listen_task: asyncio.Task[None] | None = None
         self._subscriptions: set[Subscription] = set()
-        self.task_notices = TaskNotices()  # notifications/tasks, open listen streams (client/tasks/notify.py)
+        self.task_notices = ListenStreams()  # open listen streams (the task notices too once declared, below)
         self._by_name: dict[str, ToolDef] = {td.name: td for td in self.tool_defs}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -302,7 +293,13 @@ class ClientConnection(TransportConstructors, RetryingCalls):
         if declare is None:
             declare = any(t.task_support != "forbidden" for t in self.tool_defs)
         if declare:
-            caps = {**caps, "extensions": {**caps.get("extensions", {}), TASKS_EXTENSION: {}}}
+            if type(self.task_notices) is ListenStreams:  # a task may notify from now on: keep its notices
+                try:
+                    from .tasks.notify import TaskNotices  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+                except ImportError as exc:
+                    missing("tasks", "declaring the tasks extension (declare_tasks)", exc)
+                self.task_notices = TaskNotices.over(self.task_notices)
+            caps = {**caps, "extensions": {**caps.get("extensions", {}), p.TASKS_EXTENSION: {}}}
         return caps
 
     # -- requests --------------------------------------------------------------------------

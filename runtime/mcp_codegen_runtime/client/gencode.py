@@ -5,10 +5,22 @@ arguments with :data:`UNSET` (:func:`wire_arguments` drops them); ``__init__.py`
 re-exports the records hooks and handlers receive; the per-tool modules of ``--layout agent``
 connect with :func:`agent_client` / :func:`agent_client_async` (``client/agent/connect.py``).
 
-Those two are optional: ``client/agent/`` is imported on their first access (module
+The names of the optional features (``client/features.py``) are imported on first access (module
 ``__getattr__``), and their imports carry the marker ``# runtime-copy: optional``, so a private
-runtime copy (``codegen/render/runtime_copy.py``) holds ``client/agent/`` only when the package's
-own files import one of them.  Elsewhere reading them raises an ``ImportError`` saying so.
+runtime copy (``codegen/render/runtime_copy.py``) holds a feature's modules only when the
+package's own files import one of its names from here:
+
+==============  ====================================================================
+``tasks``       ``TaskHandle``, ``SyncTaskHandle``, ``TaskStatus``, ``TaskCancelledError``
+                (``client.py`` and ``__init__.py`` of a spec with task tools)
+``skills``      ``LoadedSkill``, ``SkillEntry``, ``SkillFile``, ``SkillResource`` and the
+                ``Skill*Error`` classes (``__init__.py`` of a spec declaring skills)
+``oauth``       ``OAuthSettings`` (``__init__.py`` of a spec declaring ``server.auth``)
+``agent``       ``agent_client``, ``agent_client_async`` (``--layout agent``)
+==============  ====================================================================
+
+Elsewhere reading one raises the ``ImportError`` of :func:`~client.features.missing`, naming
+the feature and how to get it.
 """
 
 from __future__ import annotations
@@ -17,22 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from .async_client import ClientBase
 from .catalog import Completion
+from .features import missing
+from .http.auth import OAuthError
 from .listing import Icon, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations
 from .results import UNSET, Unset, wire_arguments
-from .skills.calls import (
-    LoadedSkill,
-    SkillDigestMismatchError,
-    SkillEntry,
-    SkillFile,
-    SkillFrontmatterMismatchError,
-    SkillResource,
-    SkillSizeMismatchError,
-    SkillVerificationError,
-)
 from .subscriptions import Change, Subscription
 from .sync_client import SyncClientBase
-from .tasks.handle import TaskCancelledError, TaskHandle, TaskStatus
-from .tasks.sync import SyncTaskHandle
 from .types import (
     AuditRecord,
     CatalogChange,
@@ -48,22 +50,54 @@ from .types import (
 
 if TYPE_CHECKING:
     from .agent.connect import agent_client, agent_client_async  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .oauth.settings import OAuthSettings  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .skills.calls import (  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        LoadedSkill,
+        SkillDigestMismatchError,
+        SkillEntry,
+        SkillFile,
+        SkillFrontmatterMismatchError,
+        SkillResource,
+        SkillSizeMismatchError,
+        SkillVerificationError,
+    )
+    from .tasks.handle import TaskCancelledError, TaskHandle, TaskStatus  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .tasks.sync import SyncTaskHandle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
-#: The optional names (see the module docstring).
-_OPTIONAL = frozenset({"agent_client", "agent_client_async"})
+#: The optional names (see the module docstring): name -> its feature.
+_OPTIONAL = {
+    "agent_client": "agent", "agent_client_async": "agent",
+    "OAuthSettings": "oauth",
+    **dict.fromkeys(("LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
+                     "SkillResource", "SkillSizeMismatchError", "SkillVerificationError"), "skills"),
+    **dict.fromkeys(("SyncTaskHandle", "TaskCancelledError", "TaskHandle", "TaskStatus"), "tasks"),
+}
 
 
 def __getattr__(name: str) -> Any:
     """The optional names, imported on first access."""
-    if name not in _OPTIONAL:
+    feature = _OPTIONAL.get(name)
+    if feature is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     try:
-        from .agent import connect  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return _optional(feature, name)
     except ImportError as exc:
-        raise ImportError(f"{name} needs the runtime's client/agent/ modules, which this private runtime copy does "
-                          "not hold (the package's own files do not use them); import the mcp-codegen-runtime "
-                          "library instead") from exc
-    return getattr(connect, name)
+        missing(feature, name, exc)
+
+
+def _optional(feature: str, name: str) -> Any:
+    """``name`` from the module of ``feature`` that provides it."""
+    if feature == "agent":
+        from .agent import connect  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return getattr(connect, name)
+    if feature == "oauth":
+        from .oauth import settings  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return getattr(settings, name)
+    if feature == "skills":
+        from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return getattr(calls, name)
+    from .tasks import handle, sync  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    return getattr(sync if name == "SyncTaskHandle" else handle, name)
 
 
 __all__ = [
@@ -78,6 +112,8 @@ __all__ = [
     "ElicitationResponse",
     "Icon",
     "LoadedSkill",
+    "OAuthError",
+    "OAuthSettings",
     "Progress",
     "Prompt",
     "PromptArgument",

@@ -177,4 +177,38 @@ def route_change(subscriptions: set[Subscription], method: str, params: Any) -> 
                 sub.offer(change)
 
 
-__all__ = ["Change", "ChangeKind", "Subscription", "change_of", "route_change", "subscription_id"]
+class ListenStreams:
+    """Which of the client's ``subscriptions/listen`` streams are open: sent, acknowledged by the
+    server (``notifications/subscriptions/acknowledged``) and not ended.  The streams are the
+    client's own (``client.subscribe(...)`` blocks, the ``watch_tools`` stream); a 2026 server
+    sends the notifications a stream asked for on it, and a task's status too (the tasks
+    extension: :class:`~client.tasks.notify.TaskNotices` extends this with those notices)."""
+
+    def __init__(self) -> None:
+        self._pending: set[Any] = set()
+        self._open: set[Any] = set()
+
+    def opening(self, listen_id: Any) -> None:
+        """A ``subscriptions/listen`` with this id was sent (open once acknowledged)."""
+        self._pending.add(listen_id)
+
+    def closed(self, listen_id: Any) -> None:
+        """The listen request ended (cancelled, or the server ended it)."""
+        self._pending.discard(listen_id)
+        self._open.discard(listen_id)
+
+    @property
+    def listening(self) -> bool:
+        """Whether a listen stream is open (acknowledged and not ended)."""
+        return bool(self._open)
+
+    def offer(self, method: str, params: Any) -> None:
+        """Take a notification: the acknowledgement of one of the streams opens it."""
+        if method == "notifications/subscriptions/acknowledged":
+            sid = subscription_id(params)
+            if sid in self._pending:
+                self._pending.discard(sid)
+                self._open.add(sid)
+
+
+__all__ = ["Change", "ChangeKind", "ListenStreams", "Subscription", "change_of", "route_change", "subscription_id"]

@@ -13,7 +13,7 @@ import asyncio
 import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, cast
 
 from ..wire.content import ToolResult
 from ..wire.resources import PromptResult
@@ -21,11 +21,12 @@ from .async_client import ClientBase
 from .catalog import Completion, ResourceContents
 from .handshake import Era
 from .listing import Prompt, Resource, ResourceTemplate, Tool
-from .skills.calls import SkillCalls
-from .skills.sync import SyncSkillCalls
 from .subscriptions import Change, Subscription
 from .transports import StderrMode
 from .types import CompatReport
+
+if TYPE_CHECKING:  # the optional Skills feature (client/features.py): mypy of a copy without it sees Any
+    from .skills.calls import LoadedSkill, SkillEntry, SkillFile  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 T = TypeVar("T")
 _C = TypeVar("_C", bound=ClientBase)
@@ -127,7 +128,7 @@ class SyncSubscription:
         return result
 
 
-class SyncClientBase(SyncSkillCalls, Generic[_C]):
+class SyncClientBase(Generic[_C]):
     """Blocking facade: runs an async client on a private event loop in a background thread.
 
     Works from plain scripts and from any thread, including one whose own event loop
@@ -190,10 +191,6 @@ class SyncClientBase(SyncSkillCalls, Generic[_C]):
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)
-
-    @property
-    def _skills(self) -> SkillCalls:
-        return self.client
 
     def connect(self) -> None:
         """Start the transport and negotiate the era (idempotent)."""
@@ -279,3 +276,26 @@ class SyncClientBase(SyncSkillCalls, Generic[_C]):
     def is_closed(self) -> bool:
         """True once the connection is gone (closed or lost)."""
         return self.client.is_closed
+
+    # -- skills (blocking twins; client/skills/calls.py is imported by the async client's calls) --
+
+    @property
+    def supports_skills(self) -> bool:
+        """True when the server declared the Skills extension (connect first)."""
+        return self.client.supports_skills
+
+    def list_skills(self, *, max_pages: int = 1000, timeout: float | None = None) -> list[SkillEntry]:
+        """Blocking :meth:`ClientBase.list_skills` (reads no file)."""
+        return self._run(self.client.list_skills(max_pages=max_pages, timeout=timeout))
+
+    def get_skill(self, uri: str, *, timeout: float | None = None) -> SkillEntry:
+        """Blocking :meth:`ClientBase.get_skill` (reads no file)."""
+        return self._run(self.client.get_skill(uri, timeout=timeout))
+
+    def load_skill(self, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
+        """Blocking :meth:`ClientBase.load_skill`: ``SKILL.md`` read and verified."""
+        return self._run(self.client.load_skill(skill, timeout=timeout))
+
+    def read_skill_file(self, skill: SkillEntry, path_or_uri: str, *, timeout: float | None = None) -> SkillFile:
+        """Blocking :meth:`ClientBase.read_skill_file`: one file, read and verified."""
+        return self._run(self.client.read_skill_file(skill, path_or_uri, timeout=timeout))

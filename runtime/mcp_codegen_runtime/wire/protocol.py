@@ -33,6 +33,9 @@ META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 META_PROGRESS_TOKEN: Final = "progressToken"
 
+#: The tasks extension (SEP-2663): its ``capabilities.extensions`` key.
+TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
+
 #: Result ``_meta`` key under which a declared tool error travels: ``{"code": ..., "data": ...}``.
 META_TOOL_ERROR: Final = "mcp-codegen/error"
 

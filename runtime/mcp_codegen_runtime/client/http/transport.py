@@ -34,7 +34,7 @@ What it does (the client core only sees JSON-RPC messages):
   GET stream open for unsolicited messages (``tools/list_changed``); closing sends DELETE;
 * OAuth (``auth=OAuthSettings(...)``, ``client/oauth/flow.py``): the flow's token goes in
   ``Authorization``; a 401, or a 403 ``insufficient_scope``, runs the authorization flow and
-  sends the request again (a failed flow fails the request with ``-32600``);
+  sends the request again (a failed flow fails the request with ``-32600``; optional: :func:`oauth_flow`);
 * cancelling (the core's ``notifications/cancelled``) closes the request's stream, which
   is the cancellation in 2026 (legacy also POSTs the notification).
 """
@@ -50,9 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...wire import protocol as p
 from ...wire.sse import SseError
+from ..features import missing
 from ..headers import HeaderPlan
-from ..oauth.metadata import OAuthError
 from ..transports import JsonMessage, MessageSink, parse_incoming
+from .auth import OAuthError
 from .env import remember_missing_sniffio, usable_for
 from .legacy import LegacySession, SessionRenewalError, session_lost
 from .pool import PooledHttp
@@ -61,9 +62,19 @@ from .responses import SSE_DRAIN_SECONDS, ResponseReader
 if TYPE_CHECKING:  # types only; httpx is optional, so mypy without it sees Any
     import httpx  # type: ignore[import-not-found, unused-ignore]
 
-    from ..oauth.flow import OAuthFlow, OAuthSettings
+    from ..oauth.flow import OAuthFlow, OAuthSettings  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 logger = logging.getLogger("mcp_codegen.client.http")
+
+
+def oauth_flow() -> Any:
+    """The module of the OAuth flow (``client/oauth/flow.py``; optional: ``client/features.py``)."""
+    try:
+        from ..oauth import flow  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    except ImportError as exc:
+        missing("oauth", "Client.http(..., auth=...)", exc)
+    return flow
+
 
 #: Connections kept to the server, busy or idle (httpx keeps only 20 idle by default: with more
 #: calls in flight most answers closed their connection and the next call opened a new one).
@@ -132,6 +143,7 @@ class HttpTransport(ResponseReader):
         self._tools = [dict(t) for t in tools]
         self._closing = False
         self._auth = auth
+        self._flow: Any = oauth_flow() if auth is not None else None  # a copy without client/oauth/ says so here
         #: The OAuth flow (with ``auth``, once started).
         self.oauth: OAuthFlow | None = None
 
@@ -173,15 +185,13 @@ class HttpTransport(ResponseReader):
 
                 checked = None
                 if self._auth is not None:  # names resolved and checked, answers size-limited (client/oauth/net.py)
-                    from ..oauth.net import make_checked_transport
+                    from ..oauth.net import make_checked_transport  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
                     checked = make_checked_transport(self.url, allow_local=self._auth.allow_local_urls)
                 self._oauth_http = plain(checked)
                 self._http = self._http or (plain() if checked is not None else self._oauth_http)
         if self._auth is not None and self.oauth is None:
-            from ..oauth.flow import OAuthFlow
-
-            self.oauth = OAuthFlow(self._auth, self.url, self._oauth_http)  # type: ignore[arg-type, unused-ignore]  # set above
+            self.oauth = self._flow.OAuthFlow(self._auth, self.url, self._oauth_http)
 
     async def aclose(self) -> None:
         if self._closing:

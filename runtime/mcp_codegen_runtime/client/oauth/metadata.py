@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...wire.urls import comparable_url
+from ..http.auth import OAuthError
 
 if TYPE_CHECKING:  # types only; httpx is optional
     import httpx  # type: ignore[import-not-found, unused-ignore]
@@ -58,10 +59,6 @@ MAX_METADATA_BYTES = 256 * 1024
 METADATA_DEADLINE = 10.0
 
 _PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
-
-
-class OAuthError(Exception):
-    """The authorization flow failed (the text says why; it never contains a token or a code)."""
 
 
 def parse_challenge(header: str | None) -> dict[str, str]:

@@ -1,10 +1,10 @@
 """Skills on the client (the Skills extension): list skills, load them, verify every file.
 
 ==================  ==============================================================
-``calls``           :class:`SkillCalls` (``list_skills``, ``load_skill``...), the records
-                    they return and the verification errors
-``sync``            :class:`SyncSkillCalls`, the blocking twins
+``calls``           the calls (``list_skills``, ``load_skill``...), the records they
+                    return and the verification errors
 ==================  ==============================================================
 
-Nothing is re-exported here: import from the module.
+An optional feature (``client/features.py``): ``ClientBase`` and ``SyncClientBase`` import it
+when one of their skill methods is called.  Nothing is re-exported here: import from the module.
 """

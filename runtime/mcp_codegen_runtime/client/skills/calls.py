@@ -1,14 +1,15 @@
 """The Skills extension (SEP-2640) on the client: list skills, load them lazily, verify every
-file before use.  :class:`SkillCalls` is a mixin of :class:`~client.async_client.ClientBase`.
+file before use.  The calls take the client (a :class:`SkillClient`); the methods of the same
+names on :class:`~client.async_client.ClientBase` (and the blocking client) call them.
 
-* :meth:`SkillCalls.list_skills` (``skills/list``, every page) and :meth:`SkillCalls.get_skill`
+* :func:`list_skills` (``skills/list``, every page) and :func:`get_skill`
   (``skills/get``) return typed :class:`SkillEntry` values and read **no file**: a host loads
   a skill only when it needs it (the extension forbids prefetching on connection, on listing
   or at approval).
-* :meth:`SkillCalls.load_skill` reads the skill's ``SKILL.md`` (``resources/read``) and checks
+* :func:`load_skill` reads the skill's ``SKILL.md`` (``resources/read``) and checks
   it against the entry: size, then digest, then the frontmatter field by field.  Any
   difference raises a :class:`SkillVerificationError` subclass and nothing of the content is
-  returned.  :meth:`SkillCalls.read_skill_file` does the same (size and digest) for any other
+  returned.  :func:`read_skill_file` does the same (size and digest) for any other
   file the entry lists.
 
 An entry whose ``resources`` is ``"dynamic"`` publishes no manifest: its files can be read,
@@ -21,7 +22,7 @@ import base64
 import binascii
 import importlib
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,7 +30,6 @@ from ...wire.content import BlobResourceContents, TextResourceContents
 from ...wire.errors import InvalidParamsError, McpError, ProtocolError
 from ...wire.skills import (
     SKILL_FILE,
-    SKILLS_EXTENSION,
     FrontmatterError,
     digest,
     frontmatter_block,
@@ -174,100 +174,92 @@ def verify(entry: SkillEntry, uri: str, data: bytes, *, frontmatter: bool = Fals
                     uri=uri, expected=entry.frontmatter.get(key), actual=found.get(key))
 
 
-class SkillCalls:
-    """``skills/list``, ``skills/get`` and verified, lazy reads (see the module docstring)."""
+class SkillClient(Protocol):
+    """What the calls need of the client (:class:`~client.async_client.ClientBase`)."""
 
-    # What the calls need of the client (ClientConnection implements both; ClientBase puts
-    # this mixin after it, so these never run).
     async def request(self, method: str, params: Mapping[str, Any] | None = None, *,
                       timeout: float | None = None) -> Any:
-        """Send one request and return its raw result (the connection's)."""
-        raise NotImplementedError
+        """Send one request and return its raw result."""
+        ...
 
-    @property
-    def server_capabilities(self) -> dict[str, Any]:
-        """The server's capabilities (the connection's)."""
-        raise NotImplementedError
 
-    @property
-    def supports_skills(self) -> bool:
-        """True when the server declared the Skills extension (connect first)."""
-        extensions = self.server_capabilities.get("extensions")
-        return isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)
+async def list_skills(client: SkillClient, *, max_pages: int = 1000, timeout: float | None = None) -> list[SkillEntry]:
+    """Every skill the server lists (``skills/list``, following ``nextCursor``); reads no file.
 
-    async def list_skills(self, *, max_pages: int = 1000, timeout: float | None = None) -> list[SkillEntry]:
-        """Every skill the server lists (``skills/list``, following ``nextCursor``); reads no file.
+    Raises:
+        MethodNotFoundError: the server does not serve the extension.
+        ProtocolError: an entry or a page that is not what the extension defines.
+    """
+    out: list[SkillEntry] = []
+    cursor: str | None = None
+    for _ in range(max_pages):
+        result = await client.request("skills/list", {"cursor": cursor} if cursor else {}, timeout=timeout)
+        skills = result.get("skills") if isinstance(result, dict) else None
+        if not isinstance(skills, list):
+            raise ProtocolError("skills/list: the result has no skills array")
+        out += [_entry(item, "skills/list") for item in skills]
+        cursor = result.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor:
+            return out
+    raise ProtocolError(f"skills/list: more than {max_pages} pages")
 
-        Raises:
-            MethodNotFoundError: the server does not serve the extension.
-            ProtocolError: an entry or a page that is not what the extension defines.
-        """
-        out: list[SkillEntry] = []
-        cursor: str | None = None
-        for _ in range(max_pages):
-            result = await self.request("skills/list", {"cursor": cursor} if cursor else {}, timeout=timeout)
-            skills = result.get("skills") if isinstance(result, dict) else None
-            if not isinstance(skills, list):
-                raise ProtocolError("skills/list: the result has no skills array")
-            out += [_entry(item, "skills/list") for item in skills]
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor:
-                return out
-        raise ProtocolError(f"skills/list: more than {max_pages} pages")
 
-    async def get_skill(self, uri: str, *, timeout: float | None = None) -> SkillEntry:
-        """The entry of one skill (``skills/get``; ``uri`` is its ``SKILL.md``); reads no file.
+async def get_skill(client: SkillClient, uri: str, *, timeout: float | None = None) -> SkillEntry:
+    """The entry of one skill (``skills/get``; ``uri`` is its ``SKILL.md``); reads no file.
 
-        Raises:
-            InvalidParamsError: the server serves no such skill (-32602).
-        """
-        result = await self.request("skills/get", {"uri": uri}, timeout=timeout)
-        return _entry(result.get("skill") if isinstance(result, dict) else None, "skills/get")
+    Raises:
+        InvalidParamsError: the server serves no such skill (-32602).
+    """
+    result = await client.request("skills/get", {"uri": uri}, timeout=timeout)
+    return _entry(result.get("skill") if isinstance(result, dict) else None, "skills/get")
 
-    async def load_skill(self, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
-        """Read the skill's ``SKILL.md`` and verify it (size, digest, frontmatter) before use.
 
-        ``skill`` is an entry of :meth:`list_skills`, a ``SKILL.md`` URI (then fetched with
-        :meth:`get_skill` first), or a skill's name (then looked up in :meth:`list_skills`).
+async def load_skill(client: SkillClient, skill: SkillEntry | str, *, timeout: float | None = None) -> LoadedSkill:
+    """Read the skill's ``SKILL.md`` and verify it (size, digest, frontmatter) before use.
 
-        Raises:
-            SkillVerificationError: the file differs from the entry (a subclass says how).
-            InvalidParamsError: no skill has that URI or name.
-        """
-        if isinstance(skill, SkillEntry):
-            entry = skill
-        elif "://" in skill:
-            entry = await self.get_skill(skill, timeout=timeout)
-        else:
-            listed = await self.list_skills(timeout=timeout)
-            named = [e for e in listed if e.name == skill]
-            if not named:
-                names = ", ".join(sorted(e.name for e in listed)) or "none"
-                raise InvalidParamsError(f"no skill named {skill!r} (the server lists: {names})")
-            entry = named[0]
-        file = await self.read_skill_file(entry, entry.uri, timeout=timeout)
-        if not file.verified:  # a dynamic skill: no manifest, so at least the frontmatter must agree
-            found = _frontmatter_of(file.text, entry.uri)
-            if any(found.get(k) != entry.frontmatter.get(k) for k in set(found) | set(entry.frontmatter)):
-                raise SkillFrontmatterMismatchError(f"{entry.uri}: frontmatter differs from the entry's", uri=entry.uri)
-            return LoadedSkill(entry=entry, skill_md=file, frontmatter=found)
-        return LoadedSkill(entry=entry, skill_md=file, frontmatter=dict(entry.frontmatter))
+    ``skill`` is an entry of :func:`list_skills`, a ``SKILL.md`` URI (then fetched with
+    :func:`get_skill` first), or a skill's name (then looked up in :func:`list_skills`).
 
-    async def read_skill_file(self, skill: SkillEntry, path_or_uri: str, *, timeout: float | None = None) -> SkillFile:
-        """Read one file of ``skill`` (a URI, or a path inside the skill's folder) and verify it
-        against the manifest (size and digest; the frontmatter too for the skill's ``SKILL.md``).
+    Raises:
+        SkillVerificationError: the file differs from the entry (a subclass says how).
+        InvalidParamsError: no skill has that URI or name.
+    """
+    if isinstance(skill, SkillEntry):
+        entry = skill
+    elif "://" in skill:
+        entry = await get_skill(client, skill, timeout=timeout)
+    else:
+        listed = await list_skills(client, timeout=timeout)
+        named = [e for e in listed if e.name == skill]
+        if not named:
+            names = ", ".join(sorted(e.name for e in listed)) or "none"
+            raise InvalidParamsError(f"no skill named {skill!r} (the server lists: {names})")
+        entry = named[0]
+    file = await read_skill_file(client, entry, entry.uri, timeout=timeout)
+    if not file.verified:  # a dynamic skill: no manifest, so at least the frontmatter must agree
+        found = _frontmatter_of(file.text, entry.uri)
+        if any(found.get(k) != entry.frontmatter.get(k) for k in set(found) | set(entry.frontmatter)):
+            raise SkillFrontmatterMismatchError(f"{entry.uri}: frontmatter differs from the entry's", uri=entry.uri)
+        return LoadedSkill(entry=entry, skill_md=file, frontmatter=found)
+    return LoadedSkill(entry=entry, skill_md=file, frontmatter=dict(entry.frontmatter))
 
-        Raises:
-            SkillVerificationError: the file differs from its manifest entry, or is not listed.
-        """
-        uri = path_or_uri if "://" in path_or_uri else skill.file_uri(path_or_uri)
-        if skill.resources != "dynamic" and skill.resource(uri) is None:  # before any read
-            raise SkillVerificationError(f"{uri} is not in the manifest of {skill.uri}", uri=uri)
-        result = await self.request("resources/read", {"uri": uri}, timeout=timeout)
-        data, mime = _contents(result, uri)
-        if skill.resources != "dynamic":
-            verify(skill, uri, data, frontmatter=uri == skill.uri and uri.endswith("/" + SKILL_FILE))
-        return SkillFile(uri=uri, mime_type=mime, data=data, verified=skill.resources != "dynamic")
+
+async def read_skill_file(client: SkillClient, skill: SkillEntry, path_or_uri: str, *,
+                          timeout: float | None = None) -> SkillFile:
+    """Read one file of ``skill`` (a URI, or a path inside the skill's folder) and verify it
+    against the manifest (size and digest; the frontmatter too for the skill's ``SKILL.md``).
+
+    Raises:
+        SkillVerificationError: the file differs from its manifest entry, or is not listed.
+    """
+    uri = path_or_uri if "://" in path_or_uri else skill.file_uri(path_or_uri)
+    if skill.resources != "dynamic" and skill.resource(uri) is None:  # before any read
+        raise SkillVerificationError(f"{uri} is not in the manifest of {skill.uri}", uri=uri)
+    result = await client.request("resources/read", {"uri": uri}, timeout=timeout)
+    data, mime = _contents(result, uri)
+    if skill.resources != "dynamic":
+        verify(skill, uri, data, frontmatter=uri == skill.uri and uri.endswith("/" + SKILL_FILE))
+    return SkillFile(uri=uri, mime_type=mime, data=data, verified=skill.resources != "dynamic")
 
 
 def _entry(item: Any, method: str) -> SkillEntry:
@@ -296,7 +288,7 @@ def _contents(result: Any, uri: str) -> tuple[bytes, str | None]:
 
 __all__ = [
     "LoadedSkill",
-    "SkillCalls",
+    "SkillClient",
     "SkillDigestMismatchError",
     "SkillEntry",
     "SkillFile",
@@ -304,5 +296,9 @@ __all__ = [
     "SkillResource",
     "SkillSizeMismatchError",
     "SkillVerificationError",
+    "get_skill",
+    "list_skills",
+    "load_skill",
+    "read_skill_file",
     "verify",
 ]

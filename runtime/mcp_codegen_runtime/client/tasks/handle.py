@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from ...wire import protocol as p
 from ...wire.errors import McpError, ProtocolError, from_wire
 from .notify import TaskNotices, newer, quiet_period
 
@@ -39,7 +40,7 @@ T = TypeVar("T")
 JsonObject = dict[str, Any]
 
 #: The extension's identifier (``capabilities.extensions`` key).
-EXTENSION = "io.modelcontextprotocol/tasks"
+EXTENSION = p.TASKS_EXTENSION
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: Poll interval when the server suggests none, and the bounds applied to its suggestion (seconds).
 DEFAULT_POLL = 0.5

@@ -3,10 +3,11 @@ task's status on the client's open ``subscriptions/listen`` streams instead of b
 
 :class:`TaskNotices` (one per client) keeps
 
-* which listen streams are open: acknowledged by the server (``notifications/subscriptions/
-  acknowledged``) and not ended.  The streams are the client's own: ``client.subscribe(...)``
-  blocks and the ``watch_tools`` stream; a 2026-07-28 request of a client declaring the
-  extension names it in its ``clientCapabilities``, which is what opts a stream in;
+* which listen streams are open (it extends :class:`~client.subscriptions.ListenStreams`, the
+  record of a client that does not declare the extension): acknowledged by the server and not
+  ended.  The streams are the client's own: ``client.subscribe(...)`` blocks and the
+  ``watch_tools`` stream; a 2026-07-28 request of a client declaring the extension names it in
+  its ``clientCapabilities``, which is what opts a stream in;
 * whether this server sent any ``notifications/tasks`` yet (:attr:`TaskNotices.server_sends`);
 * the latest notices of each task (at most :data:`MAX_TASKS` tasks, :data:`MAX_QUEUED` notices
   each), so that one arriving before its handle exists (the call's answer and the stream race)
@@ -24,7 +25,7 @@ import collections
 from collections.abc import Mapping
 from typing import Any
 
-from ...wire import protocol as p
+from ..subscriptions import ListenStreams
 
 JsonObject = dict[str, Any]
 
@@ -42,46 +43,27 @@ def quiet_period(pause: float) -> float:
     return min(MAX_QUIET, max(MIN_QUIET, 10 * pause))
 
 
-def _sid(params: Any) -> Any:
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get(p.META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
-
-
-class TaskNotices:
-    """The task notifications of one client (see the module docstring)."""
+class TaskNotices(ListenStreams):
+    """The task notifications of one client, and its listen streams (see the module docstring)."""
 
     def __init__(self) -> None:
+        super().__init__()
         #: True once the server sent a ``notifications/tasks``.
         self.server_sends = False
-        self._pending: set[Any] = set()
-        self._open: set[Any] = set()
         self._boxes: collections.OrderedDict[str, collections.deque[JsonObject]] = collections.OrderedDict()
         self._news: dict[str, asyncio.Event] = {}
 
-    # -- the listen streams ------------------------------------------------------------------
-    def opening(self, listen_id: Any) -> None:
-        """A ``subscriptions/listen`` with this id was sent (open once acknowledged)."""
-        self._pending.add(listen_id)
+    @classmethod
+    def over(cls, streams: ListenStreams) -> TaskNotices:
+        """Notices kept from now on, over the streams ``streams`` knows of (the record of the
+        client before it declared the extension: ``ClientConnection._modern_capabilities``)."""
+        notices = cls()
+        notices._pending, notices._open = streams._pending, streams._open
+        return notices
 
-    def closed(self, listen_id: Any) -> None:
-        """The listen request ended (cancelled, or the server ended it)."""
-        self._pending.discard(listen_id)
-        self._open.discard(listen_id)
-
-    @property
-    def listening(self) -> bool:
-        """Whether a listen stream is open (acknowledged and not ended)."""
-        return bool(self._open)
-
-    # -- what arrives ------------------------------------------------------------------------
     def offer(self, method: str, params: Any) -> None:
         """Take a notification: an acknowledgement of one of the streams, or a task's status."""
-        if method == "notifications/subscriptions/acknowledged":
-            sid = _sid(params)
-            if sid in self._pending:
-                self._pending.discard(sid)
-                self._open.add(sid)
-            return
+        super().offer(method, params)
         if method != NOTIFICATION or not isinstance(params, dict) or not isinstance(params.get("taskId"), str):
             return
         if not isinstance(params.get("status"), str):
