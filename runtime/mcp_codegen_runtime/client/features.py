@@ -1,4 +1,4 @@
-"""The client's optional features, and the error of a private runtime copy that left one out.
+"""The client's optional features: what each brings, and the error of a private copy without one.
 
 Four subpackages of the client are optional: the core client modules import them only where a
 feature is used (inside the method, or under ``TYPE_CHECKING``), on a line marked
