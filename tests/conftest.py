@@ -21,7 +21,7 @@ EXAMPLES = REPO / "generated_examples"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", default=False,
-                     help="rewrite tests/golden expectations from the current generator output")
+                     help="rewrite tests/generator/golden expectations from the current generator output")
 
 
 @pytest.fixture

@@ -182,7 +182,7 @@ def test_diff_compares_an_agent_tree_with_a_spec(tmp_path: Path) -> None:
 def test_every_golden_and_example_spec_makes_a_tree_clean_under_mypy_strict(tmp_path: Path) -> None:
     """The signatures of every shape the goldens hold (TypedDicts, Mapping, datetime, enums,
     overlays, odd names) import what they use: all specs in one tree, client side."""
-    specs = sorted((REPO / "tests" / "golden" / "cases").glob("*/spec.yaml")) + sorted((REPO / "specs").glob("*.yaml"))
+    specs = sorted((REPO / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml")) + sorted((REPO / "specs").glob("*.yaml"))
     _build(specs, tmp_path, Options(layout="agent", target="client"))
     servers = [p.name for p in (tmp_path / "servers").iterdir() if p.is_dir()]
     assert len(servers) == len(specs)

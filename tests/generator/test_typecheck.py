@@ -11,7 +11,7 @@ from codegen import build
 from codegen.options import Options
 
 REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "tests" / "golden" / "cases"
+CASES = REPO / "tests" / "generator" / "golden" / "cases"
 
 
 def mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
