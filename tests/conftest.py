@@ -17,6 +17,21 @@ settings.load_profile("explore" if os.environ.get("MCP_CODEGEN_FUZZ") == "long" 
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "generated_examples"
+TESTS = Path(__file__).resolve().parent
+
+#: The suite's folders by concern: a test gets the marker of the folder it lives in, so
+#: ``pytest -m generator`` (or runtime, interop) selects by what changed.
+CONCERNS = ("generator", "runtime", "interop")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            concern = item.path.resolve().relative_to(TESTS).parts[0]
+        except ValueError:
+            continue
+        if concern in CONCERNS:
+            item.add_marker(concern)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
