@@ -184,7 +184,7 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     stub = out / "weather_impl.py"
     text = stub.read_text("utf-8")
     assert "class WeatherService(WeatherServerBase):" in text and "_runtime" not in text
-    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "weather_impl.py"], cwd=out,
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "weather_impl.py"], cwd=out,
                           capture_output=True, text=True, timeout=600)
     assert mypy.returncode == 0, mypy.stdout  # the stub type-checks as written
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],
