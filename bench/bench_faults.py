@@ -1,4 +1,4 @@
-"""Faults under load: the scenario of tests/functional/test_faults_under_load.py, longer, figures printed.
+"""Faults under load: the scenario of tests/runtime/test_faults_under_load.py, longer, figures printed.
 
 Two ``python -m everything --http`` replicas behind a sticky load balancer with failover
 (tests/support/lb_proxy.py) share a real ``redis-server``; ``--clients`` generated clients of one

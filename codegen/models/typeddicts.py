@@ -78,7 +78,7 @@ def _black_style(cls: str) -> str:
     (``ast.unparse`` writes ``'a'``), and black itself only when a line does not fit (long
     unions wrapped as black wraps them).  Black formats each top-level class the same way
     whatever stands around it, so class by class is black on all of them; the full-module
-    check of ``tests/unit/test_trusted_format.py`` holds it to that."""
+    check of ``tests/generator/test_trusted_format.py`` holds it to that."""
     from ..render.blackstyle import double_quotes
 
     text = double_quotes(cls) if "'" in cls else cls

@@ -38,7 +38,7 @@ modules at once, or that reaches a class DCG inlined (``collapse_root_models``; 
 the import order where the output does not show it, which only a builtin's ``RootModel`` in
 a unit importing from pydantic first leaves unchanged); the shared unit when one of its
 root classes is inlined where other units use it but its own document keeps it (then the
-unit runs alone first, as the other units' memo keys hold its names).  ``tests/unit/test_modelunits.py``
+unit runs alone first, as the other units' memo keys hold its names).  ``tests/generator/test_modelunits.py``
 checks, on every example, golden and benchmark spec, that the cut gives what the unit runs
 give, memo entry for memo entry, and that each class's text is the one DCG writes for the
 whole document.

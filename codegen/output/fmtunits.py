@@ -29,7 +29,7 @@ statement of its block.  Before any other line black keeps the source's blank li
 most two at module level) unless the line before is an import, a docstring or the end of a
 class or function; so a top-level assignment is cut from the assignment before it under the
 same blank-line and comment conditions.  Sources with ``fmt:`` directives, form feeds, ``\\r`` or a
-``# type:`` comment are not cut at all.  ``tests/unit/test_fmtunits.py`` checks the
+``# type:`` comment are not cut at all.  ``tests/generator/test_fmtunits.py`` checks the
 identity on every generated example and on hand-written edge cases.
 """
 

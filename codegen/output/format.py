@@ -45,7 +45,7 @@ def format_python_once(source: str) -> str:
     """One pass of black: ``format_str`` makes a second one when the first changed the text.
 
     ``_format_str_once`` is black's own (private; black is pinned, and
-    ``tests/unit/test_fmtunits.py`` compares the result with ``format_str`` on the whole
+    ``tests/generator/test_fmtunits.py`` compares the result with ``format_str`` on the whole
     file).  Without it, ``format_str`` itself, which is just as correct, only slower.
     """
     import black

@@ -13,7 +13,7 @@ not control: black formats its classes except those in the narrow shape black pr
 leaves unchanged (:mod:`codegen.output.trust_dcg`), and the request TypedDicts the writer
 adds there are trusted as the templates are (:func:`models_fits`).
 
-Nothing here is taken on faith: ``tests/unit/test_trusted_format.py`` runs black on every
+Nothing here is taken on faith: ``tests/generator/test_trusted_format.py`` runs black on every
 trusted file of every golden, example and benchmark spec and of a property-based corpus of
 hostile spec strings, and ``build --verify-format`` (used by ``scripts/test``) does the same
 on any build.

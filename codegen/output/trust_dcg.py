@@ -1,7 +1,7 @@
 """Which of datamodel-code-generator's classes in ``models.py`` black would leave as they are.
 
 DCG's unformatted output, after :mod:`codegen.render.blackstyle`, is black's style already in
-almost every class (``tests/unit/test_trusted_format.py``: black changes none of the classes
+almost every class (``tests/generator/test_trusted_format.py``: black changes none of the classes
 of the benchmark specs, one of the 213 of the examples and goldens: a line too long).  This
 module recognises, line by line, the narrow shape in which black provably has nothing to
 decide, and :func:`dcg_fits` says a class unit is in it; black formats every other unit,
@@ -24,7 +24,7 @@ in its context, as before.  The shape (anything else is black's):
   ``\"\"\"`` alone on the last line.  Black re-indents a class docstring only where its
   lines are not at that indentation (PEP 257 trimming) and leaves other strings alone.
 
-Nothing here is taken on faith: ``tests/unit/test_trusted_format.py`` runs black on every
+Nothing here is taken on faith: ``tests/generator/test_trusted_format.py`` runs black on every
 ``models.py`` of every golden, example and benchmark spec and of property-based corpora of
 hostile descriptions, names, enums, defaults, patterns and numbers, and ``build
 --verify-format`` does the same on any build.  ``MCP_CODEGEN_FORMAT_ALL=1`` formats

@@ -40,7 +40,7 @@ _LIBYAML = getattr(yaml, "CSafeLoader", None) is not None
 #: value, a date that does not exist: ValueError): readers of YAML data catch all of them
 CONSTRUCT_ERRORS = (yaml.YAMLError, ValueError, OverflowError)
 #: What libyaml and PyYAML's pure-Python parser read differently, each found by the differential
-#: corpus of ``tests/unit/test_spec_load_yaml.py``: byte order marks, the Unicode line and
+#: corpus of ``tests/generator/test_spec_load_yaml.py``: byte order marks, the Unicode line and
 #: paragraph separators, NEL, tabs, carriage returns and other control characters, a comment
 #: right after a block scalar's header (``|#``), directives.  A text with any of them (or a
 #: ``?`` in a plain scalar of a flow collection: :func:`_libyaml_may_differ`) is read by the

@@ -8,7 +8,7 @@ microseconds: when the ``fast`` accelerator is on (jsonschema-rs and orjson inst
 :func:`meta_valid_natively` answers first.  Only a native "valid" is trusted; anything else,
 and every dialect the two libraries might read differently, is decided by jsonschema.  That a
 native "valid" means jsonschema finds no error is checked by
-``tests/unit/test_pull_meta_native.py`` on a corpus, on the official JSON-Schema-Test-Suite and
+``tests/generator/test_pull_meta_native.py`` on a corpus, on the official JSON-Schema-Test-Suite and
 on generated schemas, for every dialect in :data:`NATIVE_DIALECTS`.  ``pull``'s schema repairs
 (:mod:`codegen.commands.pull.schemas`) take the same shortcut.
 """

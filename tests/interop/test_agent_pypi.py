@@ -38,6 +38,6 @@ def test_a_pypi_server_and_an_npm_server_in_one_agent_tree(tmp_path: Path) -> No
     proc = subprocess.run([sys.executable, "agent_script.py"], cwd=tree, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["UTC False", "12:30 21:30 Asia/Tokyo +9.0h", "Echo: next to the clock"]
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers", "agent_script.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "servers", "agent_script.py"],
                           cwd=tree, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -42,7 +42,7 @@ def test_the_doc_blocks_all_run() -> None:
     # the two blocks of the Connections section left out say which test runs the same thing
     left_out = [b.not_run for b in code if not b.runs]
     assert len(code) >= 10 and len(left_out) == 2
-    assert all(reason and "tests/functional/test_agent_connections.py" in reason for reason in left_out)
+    assert all(reason and "tests/runtime/test_agent_connections.py" in reason for reason in left_out)
 
 
 def test_the_walkthrough_runs_as_written(tmp_path: Path) -> None:

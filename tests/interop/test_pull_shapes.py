@@ -64,7 +64,7 @@ def test_browser_servers_build_import_and_pass_mypy_strict(tmp_path: Path, brows
     proc = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=out,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *sorted(browsers)], cwd=out,
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", *sorted(browsers)], cwd=out,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

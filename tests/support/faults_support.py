@@ -1,6 +1,6 @@
 """Faults under load: two replicas behind a load balancer sharing a real redis-server.
 
-Used by tests/functional/test_faults_under_load.py and bench/bench_faults.py.
+Used by tests/runtime/test_faults_under_load.py and bench/bench_faults.py.
 
 * :class:`Redis`: ``redis-server`` on a fixed free port (no persistence), stopped by its PID
   and restarted on the same port (its state is lost, as after a real restart);

@@ -1,5 +1,5 @@
 """A real authorization server on loopback and an OAuth-protected generated server, for the
-OAuth resource-server tests (tests/functional/test_oauth_server.py).
+OAuth resource-server tests (tests/runtime/test_oauth_server.py).
 
 * :func:`auth_server`: ``oauth2-mock-server`` (npm; installed on first use by
   ``scripts/npm-oauth``, run on Node 22 from ``scripts/node22``) driven by

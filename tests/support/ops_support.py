@@ -1,4 +1,4 @@
-"""Operations tests (tests/functional/test_http_ops.py): a small server run as real processes.
+"""Operations tests (tests/runtime/test_http_ops.py): a small server run as real processes.
 
 * :class:`OpsServer`: tools ``pid`` (the serving process id: tells workers apart),
   ``sleep`` (sleeps, reporting progress every 50 ms, so a client sees it is in flight) and

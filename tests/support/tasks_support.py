@@ -1,5 +1,5 @@
 """What every task store must do (``server.tasks.store``), run against the memory store
-(tests/unit/test_tasks_parts.py) and a real redis-server (tests/functional/test_tasks.py)."""
+(tests/runtime/test_tasks_parts.py) and a real redis-server (tests/runtime/test_tasks.py)."""
 
 from __future__ import annotations
 

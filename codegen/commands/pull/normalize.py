@@ -198,7 +198,7 @@ def _usable_tools(tools: list[Any], notes: list[Note]) -> list[dict[str, Any]]:
 def runtime_member_names() -> frozenset[str]:
     """:func:`codegen.ir.lower.runtime_member_names` (the names tool methods must not shadow),
     computed the same way without importing the lowering and the schema machinery it brings
-    (about 0.15 s of a pull); ``tests/unit/test_pull_imports.py`` checks that both agree."""
+    (about 0.15 s of a pull); ``tests/generator/test_pull_imports.py`` checks that both agree."""
     lower = sys.modules.get("codegen.ir.lower")
     if lower is not None:
         return frozenset(lower.runtime_member_names())

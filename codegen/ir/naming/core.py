@@ -2,7 +2,7 @@
 
 The lowering step (:mod:`codegen.ir.lower`), the model-document builder
 (:mod:`codegen.schemas.document`) and ``mcp-codegen pull`` (:mod:`codegen.commands.pull.normalize`)
-call the functions below; none of them derives a name itself (``tests/unit/test_naming_authority.py``
+call the functions below; none of them derives a name itself (``tests/generator/test_naming_authority.py``
 checks that no other module builds :class:`ClassName`/:class:`PyIdent`/:class:`MethodName` or calls
 :func:`snake`/:func:`pascal`).  The model generator (datamodel-code-generator) is *told* the
 names decided here: class names as the document's ``$defs`` keys and ``title`` s, field names

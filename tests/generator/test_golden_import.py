@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codegen import build
 
-CASES = Path(__file__).resolve().parents[1] / "golden" / "cases"
+CASES = Path(__file__).resolve().parent / "golden" / "cases"
 
 
 def test_golden_builds_import_without_warnings(tmp_path: Path) -> None:

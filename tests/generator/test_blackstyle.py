@@ -22,7 +22,7 @@ from codegen.render.blackstyle import AST_LINE, black_style, double_quotes, long
 from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
-SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
+SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml"))
 
 
 def test_double_quotes_only_where_the_text_stays_the_same() -> None:

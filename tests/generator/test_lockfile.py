@@ -76,7 +76,7 @@ def test_lock_is_owned_by_the_manifest(weather_files: dict[str, str]) -> None:
 
 
 def test_lock_is_deterministic_across_hash_seeds() -> None:
-    spec = REPO / "tests" / "golden" / "cases" / "kitchen_sink" / "spec.yaml"
+    spec = REPO / "tests" / "generator" / "golden" / "cases" / "kitchen_sink" / "spec.yaml"
     code = ("import sys; from pathlib import Path; from codegen import generate; "
             "r = generate([Path(sys.argv[1])]); "
             "sys.stdout.write(next(f.content for f in r.files if f.path.endswith('mcp-codegen.lock')))")

@@ -16,7 +16,7 @@ from codegen.render.docs import DOCS_MANIFEST
 from codegen.render.markdown import md_cell, md_code, md_text
 
 CASES = Path(__file__).parent / "docs"
-UPDATE = "pytest tests/golden/test_docs.py --update-goldens"
+UPDATE = "pytest tests/generator/golden/test_docs.py --update-goldens"
 
 
 def _generated(case: Path) -> dict[str, str]:

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench"))
 from make_specs import spec_document  # noqa: E402
 
-SPECS = sorted((REPO / "specs").glob("*.yaml")) + sorted((REPO / "tests" / "golden" / "cases").glob("*/spec.yaml")) \
+SPECS = sorted((REPO / "specs").glob("*.yaml")) + sorted((REPO / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml")) \
     + [REPO / "bench" / "specs" / "bench.yaml"]
 
 

@@ -26,8 +26,8 @@ from codegen.models.generate import run_dcg
 from codegen.render.blackstyle import AST_LINE, black_style
 
 ROOT = Path(__file__).resolve().parents[2]
-SPECS = (sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
-         + sorted((ROOT / "tests" / "golden" / "docs").glob("*/specs/*.yaml")))
+SPECS = (sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml"))
+         + sorted((ROOT / "tests" / "generator" / "golden" / "docs").glob("*/specs/*.yaml")))
 
 
 @pytest.fixture(autouse=True)

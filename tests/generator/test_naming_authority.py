@@ -70,7 +70,7 @@ def test_the_scan_would_catch_a_re_derivation(tmp_path: Path) -> None:
 def _specs() -> list[tuple[str, Path, Path]]:
     """(id, spec, folder of its committed package) for every golden case and example."""
     out = []
-    for case in sorted((ROOT / "tests" / "golden" / "cases").iterdir()):
+    for case in sorted((ROOT / "tests" / "generator" / "golden" / "cases").iterdir()):
         if (case / "spec.yaml").exists():
             packages = [p.parent for p in (case / "expected").glob("*/models.py")]
             out += [(f"golden/{case.name}", case / "spec.yaml", pkg) for pkg in packages]
@@ -176,7 +176,7 @@ def test_a_model_that_ignores_its_names_is_refused(monkeypatch: pytest.MonkeyPat
     import codegen.models.generate as generate
     from codegen.models.told import told_names
 
-    low = lower_one(ROOT / "tests" / "golden" / "cases" / "names" / "spec.yaml", "names.yaml", with_models=False)
+    low = lower_one(ROOT / "tests" / "generator" / "golden" / "cases" / "names" / "spec.yaml", "names.yaml", with_models=False)
     assert low.ir is not None
     cls, decided = next((c, pairs) for c, pairs in decided_fields(low.ir.model_schema).items() if pairs)
     wire = next(iter(decided))

@@ -76,7 +76,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _mypy(package: Path, source: str) -> list[str]:
     (package / "use.py").write_text(source, "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary",
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
                            "--hide-error-context", "use.py"], cwd=package, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "MYPYPATH": str(package)})
     return [re.sub(r"^use\.py:\d+: ", "", line) for line in proc.stdout.splitlines() if line.startswith("use.py:")]

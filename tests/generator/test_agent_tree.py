@@ -139,11 +139,11 @@ def report() -> str:
     found: list[str] = servers.search_tools("note", detail="summary")
     return f"{note} {listed} {found} {asyncio.run(get_weather_async(location='Oslo')).conditions}"
 ''', "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers", "use_tools.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "servers", "use_tools.py"],
                           cwd=tree, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     script.write_text(script.read_text("utf-8").replace('unit="celsius"', 'unit="kelvin"'), "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "use_tools.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "use_tools.py"],
                           cwd=tree, capture_output=True, text=True, timeout=900)
     script.unlink()
     assert proc.returncode == 1 and "kelvin" in proc.stdout, proc.stdout
@@ -182,11 +182,11 @@ def test_diff_compares_an_agent_tree_with_a_spec(tmp_path: Path) -> None:
 def test_every_golden_and_example_spec_makes_a_tree_clean_under_mypy_strict(tmp_path: Path) -> None:
     """The signatures of every shape the goldens hold (TypedDicts, Mapping, datetime, enums,
     overlays, odd names) import what they use: all specs in one tree, client side."""
-    specs = sorted((REPO / "tests" / "golden" / "cases").glob("*/spec.yaml")) + sorted((REPO / "specs").glob("*.yaml"))
+    specs = sorted((REPO / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml")) + sorted((REPO / "specs").glob("*.yaml"))
     _build(specs, tmp_path, Options(layout="agent", target="client"))
     servers = [p.name for p in (tmp_path / "servers").iterdir() if p.is_dir()]
     assert len(servers) == len(specs)
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "servers"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -1,7 +1,7 @@
-"""Golden tests: each case under tests/golden/cases/<case>/ is generated in memory and compared
-byte for byte with its expected/ tree (runtime copies excluded; tests/unit/test_runtime_layout.py checks them).
+"""Golden tests: each case under tests/generator/golden/cases/<case>/ is generated in memory and compared
+byte for byte with its expected/ tree (runtime copies excluded; tests/generator/test_runtime_layout.py checks them).
 
-Update after a deliberate change with:  pytest tests/golden/test_golden.py --update-goldens
+Update after a deliberate change with:  pytest tests/generator/golden/test_golden.py --update-goldens
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from codegen.output.emit import MANIFEST
 
 CASES = Path(__file__).parent / "cases"
 ERRORS = Path(__file__).parent / "errors"
-UPDATE = "pytest tests/golden/test_golden.py --update-goldens"
+UPDATE = "pytest tests/generator/golden/test_golden.py --update-goldens"
 
 
 def _generated(case: Path) -> dict[str, str]:

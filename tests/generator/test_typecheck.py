@@ -11,11 +11,11 @@ from codegen import build
 from codegen.options import Options
 
 REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "tests" / "golden" / "cases"
+CASES = REPO / "tests" / "generator" / "golden" / "cases"
 
 
 def mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", *args],
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", *args],
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
@@ -51,12 +51,12 @@ def test_natural_client_code_passes_mypy_strict(tmp_path: Path) -> None:
     """Calls written the way the README writes them type-check; a wrong enum value does not."""
     (tmp_path / "natural_use.py").write_text(NATURAL_USE, "utf-8")
     env_path = str(REPO / "generated_examples")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "natural_use.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "natural_use.py"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**__import__("os").environ, "MYPYPATH": env_path})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (tmp_path / "wrong_use.py").write_text(NATURAL_USE.replace('unit="celsius"', 'unit="kelvin"'), "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "wrong_use.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "wrong_use.py"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**__import__("os").environ, "MYPYPATH": env_path})
     assert proc.returncode == 1 and "Literal['kelvin']" in proc.stdout and 'Argument "unit"' in proc.stdout, proc.stdout
@@ -117,10 +117,10 @@ def test_task_handles_are_typed(tmp_path: Path) -> None:
     """``start_<tool>`` handles carry the tool's output type through ``result()`` (async and sync)."""
     env = {**__import__("os").environ, "MYPYPATH": str(REPO / "generated_examples")}
     (tmp_path / "task_use.py").write_text(TASK_USE, "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "task_use.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "task_use.py"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (tmp_path / "task_wrong.py").write_text(TASK_USE.replace("out: SlowComputeOutput", "out: str"), "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "task_wrong.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "task_wrong.py"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 1 and "Incompatible types in assignment" in proc.stdout, proc.stdout

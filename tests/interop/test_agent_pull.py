@@ -93,7 +93,7 @@ def test_a_script_calls_the_tools_through_the_modules(pulled: tuple[Path, Path])
     assert lines[3] == "Echo: awaited"
     assert lines[4] == "The sum of 3 and 4 is 7."
     assert lines[5:9] == ["hello from a file", "", "Allowed directories:", str(files)]  # the file ends with a newline
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "servers", "agent_script.py"],
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "servers", "agent_script.py"],
                           cwd=tree, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -38,7 +38,7 @@ from codegen.api import build
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = [ROOT / "specs" / n for n in ("weather.yaml", "notes.yaml", "catalog.yaml")] + sorted(
-    (ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
+    (ROOT / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml"))
 GAPS: dict[str, int] = {}
 UNSUPPORTED: dict[str, str] = {}
 
@@ -163,7 +163,7 @@ def _same_under_ecma(value: Any) -> bool:
     """Whether Python's and ECMA-262's ``\\d``/``\\w`` agree on every string of ``value``: no
     letter or digit beyond ASCII (jsonschema, the oracle here, matches patterns with Python's
     ``re``, where ``\\d`` also matches ``٠``; the server, rightly, uses ECMA-262 semantics,
-    which the JSON-Schema-Test-Suite and tests/unit/test_residual_patterns.py check)."""
+    which the JSON-Schema-Test-Suite and tests/runtime/test_residual_patterns.py check)."""
     if isinstance(value, str):
         return all(ch.isascii() or not (ch.isalnum() or ch == "_") for ch in value)
     if isinstance(value, dict):

@@ -579,7 +579,7 @@ def test_a_script_using_it_passes_mypy_strict(tmp_path: Path) -> None:
     env = {**os.environ, "MYPYPATH": str(EXAMPLES)}
 
     def mypy(name: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", name], cwd=tmp_path,
+        return subprocess.run([sys.executable, "-m", "mypy", "--strict", name], cwd=tmp_path,
                               capture_output=True, text=True, timeout=600, env=env)
 
     done = mypy("typed_use.py")

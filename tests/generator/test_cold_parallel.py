@@ -1,7 +1,7 @@
 """models/parallel.py: DCG on two halves of the model document at once gives the same bytes.
 
 Checked on every example and golden spec and on a 60-tool benchmark spec: models.py's body
-and every memo entry are those of one DCG run per unit (what tests/unit/test_modelunits.py
+and every memo entry are those of one DCG run per unit (what tests/generator/test_modelunits.py
 holds the single cold run to); a whole build of the benchmark spec is byte-identical with
 the halves and without; a child that fails leaves its call to this process; the idle-CPU gate.
 """
@@ -22,7 +22,7 @@ from codegen.models import units as modelunits
 from codegen.models.generate import run_dcg
 
 ROOT = Path(__file__).resolve().parents[2]
-SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
+SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml"))
 
 
 @pytest.fixture(autouse=True)

@@ -131,7 +131,7 @@ def test_real_tools_case_imports_and_validates(tmp_path: Path) -> None:
 
     from codegen import build
 
-    spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
+    spec = yaml.safe_load((REPO / "tests" / "generator" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
     spec["server"]["package"] = "real_tools_live"  # not the golden's own package name
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
     result, written = build([tmp_path / "spec.yaml"], tmp_path / "out")
@@ -185,7 +185,7 @@ def test_schema_checked_tool_without_jsonschema_fails_clearly(tmp_path: Path) ->
     """Without the jsonschema package a schema-checked tool is never run on unchecked input:
     the server answers an internal error and logs why; the typed client warns and sends."""
     from codegen import build
-    spec = yaml.safe_load((REPO / "tests" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
+    spec = yaml.safe_load((REPO / "tests" / "generator" / "golden" / "cases" / "real_tools" / "spec.yaml").read_text("utf-8"))
     spec["server"]["package"] = "real_tools_nojs"
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), "utf-8")
     result, written = build([tmp_path / "spec.yaml"], tmp_path / "out")

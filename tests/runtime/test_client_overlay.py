@@ -150,7 +150,7 @@ def test_the_overlay_model_type_checks_for_user_code(tmp_path: Path) -> None:
     code = "from ol import OlSyncClient\n\ndef f(c: OlSyncClient) -> str:\n    return c.get_note(id=1).text.upper()\n"
     (tmp_path / "out" / "use_ok.py").write_text(code, "utf-8")
     (tmp_path / "out" / "use_bad.py").write_text(code.replace(".text.upper()", ".txt"), "utf-8")
-    run = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    run = [sys.executable, "-m", "mypy", "--strict"]
     ok = subprocess.run([*run, "use_ok.py"], cwd=tmp_path / "out", capture_output=True, text=True, timeout=600)
     assert ok.returncode == 0, ok.stdout
     bad = subprocess.run([*run, "use_bad.py"], cwd=tmp_path / "out", capture_output=True, text=True, timeout=600)

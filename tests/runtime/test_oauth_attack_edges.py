@@ -1,7 +1,7 @@
 """Edges of the resource server's token checks that real HTTP cannot pin to the second:
 ``exp``/``nbf``/``iat`` exactly at the clock skew, and an ``alg`` outside a configured
 allow-list refused before any key is fetched.  The attacks over HTTP are in
-tests/functional/test_oauth_attacks.py."""
+tests/runtime/test_oauth_attacks.py."""
 
 from __future__ import annotations
 

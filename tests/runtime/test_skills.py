@@ -1,5 +1,5 @@
 """Skills (SEP-2640) end to end: a generated server (real process over HTTP, and in process)
-serves the skills of tests/golden/cases/skills; the generated client lists them without
+serves the skills of tests/generator/golden/cases/skills; the generated client lists them without
 reading a file, loads them lazily and verifies size, digest and frontmatter (async and sync);
 a tampered server is refused with a typed error, a tampered package does not start, and
 ``check`` reports the drift."""
@@ -24,7 +24,7 @@ from http_support import ServerProcess
 from codegen import build, check
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE = ROOT / "tests" / "golden" / "cases" / "skills"
+CASE = ROOT / "tests" / "generator" / "golden" / "cases" / "skills"
 SOURCES = CASE / "skills"
 IMPL = '''
 from skillful import Context

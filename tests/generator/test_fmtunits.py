@@ -17,7 +17,7 @@ from codegen.output.format import format_python, format_python_once
 from codegen.render.package import environment, render_package
 
 ROOT = Path(__file__).resolve().parents[2]
-SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/spec.yaml"))
+SPECS = sorted((ROOT / "specs").glob("*.yaml")) + sorted((ROOT / "tests" / "generator" / "golden" / "cases").glob("*/spec.yaml"))
 
 
 def _raw_modules(spec: Path) -> dict[str, str]:

@@ -85,7 +85,7 @@ def test_rebuild_reports_unchanged_and_keeps_hand_written(built: Path, tmp_path:
 def test_stale_owned_file_is_deleted_but_not_hand_written(tmp_path: Path) -> None:
     spec = tmp_path / "specs" / "s.yaml"
     spec.parent.mkdir()
-    spec.write_text((REPO / "tests/golden/cases/minimal/spec.yaml").read_text())
+    spec.write_text((REPO / "tests/generator/golden/cases/minimal/spec.yaml").read_text())
     out = tmp_path / "out"
     assert run("build", str(spec.parent), "-o", str(out)).returncode == 0
     (out / "minimal" / "extra.py").write_text("# mine\n")
@@ -102,7 +102,7 @@ def test_refuses_to_overwrite_hand_written_file(tmp_path: Path) -> None:
     out = tmp_path / "out"
     (out / "minimal").mkdir(parents=True)
     (out / "minimal" / "client.py").write_text("# my own client\n")
-    proc = run("build", str(REPO / "tests/golden/cases/minimal/spec.yaml"), "-o", str(out))
+    proc = run("build", str(REPO / "tests/generator/golden/cases/minimal/spec.yaml"), "-o", str(out))
     assert proc.returncode == 1
     assert "E041" in proc.stderr and "nothing was written" in proc.stderr
     assert snapshot(out) == {"minimal/client.py": b"# my own client\n"}
@@ -127,7 +127,7 @@ def test_validate_exit_codes(tmp_path: Path) -> None:
     warn = run("validate", str(SPECS / "catalog.yaml"), "--strict")
     assert warn.returncode == 1 and "W100" in warn.stderr
     assert run("validate", str(SPECS / "catalog.yaml")).returncode == 0
-    bad = run("validate", str(REPO / "tests/golden/errors/refs.yaml"))
+    bad = run("validate", str(REPO / "tests/generator/golden/errors/refs.yaml"))
     assert bad.returncode == 1 and "E025" in bad.stderr
 
 
@@ -159,7 +159,7 @@ def test_builds_are_identical_across_hash_seeds(tmp_path: Path) -> None:
     for seed in ("0", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         out = tmp_path / f"seed{seed}"
-        proc = run_process("build", str(SPECS), str(REPO / "tests/golden/cases/kitchen_sink/spec.yaml"), "-o", str(out), env=env)
+        proc = run_process("build", str(SPECS), str(REPO / "tests/generator/golden/cases/kitchen_sink/spec.yaml"), "-o", str(out), env=env)
         assert proc.returncode == 0, proc.stderr
         outs.append(snapshot(out))
     assert outs[0] == outs[1]
@@ -184,7 +184,7 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
     stub = out / "weather_impl.py"
     text = stub.read_text("utf-8")
     assert "class WeatherService(WeatherServerBase):" in text and "_runtime" not in text
-    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "weather_impl.py"], cwd=out,
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "weather_impl.py"], cwd=out,
                           capture_output=True, text=True, timeout=600)
     assert mypy.returncode == 0, mypy.stdout  # the stub type-checks as written
     check = subprocess.run([sys.executable, "-m", "weather", "--check", "--impl", "weather_impl:WeatherService"],

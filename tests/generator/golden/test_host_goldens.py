@@ -1,8 +1,8 @@
-"""Golden diagnostics of the host-limits lint (W111): tests/golden/errors/hosts/<case>.yaml
+"""Golden diagnostics of the host-limits lint (W111): tests/generator/golden/errors/hosts/<case>.yaml
 linted with each profile, compared with <case>.<profile>.txt.  Apart from the error goldens
 of test_golden.py because these specs are valid: only ``validate`` prints these warnings.
 
-Update after a deliberate change with:  pytest tests/golden/test_host_goldens.py --update-goldens
+Update after a deliberate change with:  pytest tests/generator/golden/test_host_goldens.py --update-goldens
 """
 
 from __future__ import annotations
@@ -25,4 +25,4 @@ def test_host_golden(case: str, profile: str, update_goldens: bool) -> None:
     if update_goldens:
         expected.write_text(text, encoding="utf-8", newline="\n")
     assert text == expected.read_text("utf-8"), "diagnostics changed; review and run " \
-        "`pytest tests/golden/test_host_goldens.py --update-goldens`"
+        "`pytest tests/generator/golden/test_host_goldens.py --update-goldens`"

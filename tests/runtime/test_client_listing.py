@@ -128,7 +128,7 @@ def describe(c: EverythingSyncClient) -> list[str]:
 
 def _mypy(tmp_path: Path, name: str, text: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / name).write_text(text, "utf-8")
-    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", name], cwd=tmp_path,
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", name], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, env={**os.environ, "MYPYPATH": str(GENERATED)})
 
 
