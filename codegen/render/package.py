@@ -121,6 +121,11 @@ _TASK_EXPORTS = ("SyncTaskHandle", "TaskCancelledError", "TaskHandle", "TaskStat
 _SKILL_EXPORTS = ("LoadedSkill", "SkillDigestMismatchError", "SkillEntry", "SkillFile", "SkillFrontmatterMismatchError",
                   "SkillResource", "SkillSizeMismatchError", "SkillVerificationError")
 _OAUTH_EXPORTS = ("OAuthError", "OAuthSettings")
+#: The server's names of its optional features (``server/features.py`` of the runtime), the same way:
+#: ``TaskContext`` (the context of a call run as a task) for a spec with task tools,
+#: ``SkillIntegrityError`` (a packaged skill file changed since the build) for one with skills.
+_SERVER_TASK_EXPORTS = ("TaskContext",)
+_SERVER_SKILL_EXPORTS = ("SkillIntegrityError",)
 
 
 def client_exports(ir: ProjectIR) -> list[str]:
@@ -137,11 +142,23 @@ def client_exports(ir: ProjectIR) -> list[str]:
     return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
 
 
+def server_exports(ir: ProjectIR) -> list[str]:
+    """What ``__init__.py`` of a server imports from ``server.gencode`` and re-exports: the
+    handler-facing names of every server, and the names of the features the spec uses (tasks: a
+    tool with ``task:``; skills: ``skills:``), sorted."""
+    names = [*_SERVER_EXPORTS]
+    if any(t.task != "forbidden" for t in ir.tools):
+        names += _SERVER_TASK_EXPORTS
+    if ir.skills:
+        names += _SERVER_SKILL_EXPORTS
+    return sorted(names)
+
+
 def package_exports(ir: ProjectIR) -> list[str]:
     """``__all__`` of the package: the public surface of its target (sorted)."""
     names = list(_COMMON_EXPORTS)
     if ir.server.target in ("server", "both"):
-        names += [*_SERVER_EXPORTS, ir.server.base_class]
+        names += [*server_exports(ir), ir.server.base_class]
     if ir.server.target in ("client", "both"):
         names += [*client_exports(ir), ir.server.client_class, ir.server.sync_client_class]
     return sorted(names)
@@ -186,6 +203,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "has_client": ir.server.target in ("client", "both"),
         "exports": package_exports(ir),
         "client_exports": client_exports(ir),
+        "server_exports": server_exports(ir),
         "resources": ir.resources,
         "templates": ir.templates,
         "prompts": ir.prompts,

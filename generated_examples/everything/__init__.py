@@ -64,6 +64,8 @@ from mcp_codegen_runtime.server.gencode import (
     InputUnavailableError,
     Principal,
     ServerSettings,
+    SkillIntegrityError,
+    TaskContext,
 )
 from .client import EverythingClient, EverythingSyncClient
 from .errors import (
@@ -118,6 +120,7 @@ __all__ = [
     "SkillEntry",
     "SkillFile",
     "SkillFrontmatterMismatchError",
+    "SkillIntegrityError",
     "SkillResource",
     "SkillSizeMismatchError",
     "SkillVerificationError",
@@ -125,6 +128,7 @@ __all__ = [
     "SyncTaskHandle",
     "TOOLS",
     "TaskCancelledError",
+    "TaskContext",
     "TaskHandle",
     "TaskStatus",
     "TextContent",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES = ROOT / "tests" / "golden" / "cases"
+CASES = ROOT / "tests" / "generator" / "golden" / "cases"
 MARKER = "# runtime-copy: optional"  # the documented marker of codegen/render/runtime_copy.py
 FEATURES = ("client/oauth", "client/tasks", "client/skills", "client/agent")
 

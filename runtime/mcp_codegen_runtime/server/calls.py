@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -37,7 +37,9 @@ from .eager import within
 from .input_required import RequestStateCodec
 from .results import build_result, error_result
 from .settings import ServerSettings
-from .tasks.manager import TaskContext, TaskManager
+
+if TYPE_CHECKING:
+    from .tasks.manager import TaskManager  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -73,7 +75,10 @@ class ToolCalls:
     _disabled: dict[str, set[str]]
     _limits: Limits
     _states: RequestStateCodec
-    _tasks: TaskManager
+
+    def _tasks(self) -> TaskManager:
+        """The tasks extension (:class:`~server.dispatch.ServerCore` makes it on first use)."""
+        raise NotImplementedError
 
     def authorize(self, principal: Any, tool: ToolDef, args: BaseModel) -> bool | Awaitable[bool]:
         """Override to restrict calls; False gives an ``isError`` "not authorized" result."""
@@ -90,7 +95,8 @@ class ToolCalls:
         tool = self._tools.get(name)
         if tool is None or name in self._disabled["tools"]:
             raise UnknownToolError(f"Unknown tool: {name}", data={"tool": name})
-        as_task = self._tasks.as_task(tool, env)  # -32021 for a task-only tool and a client without tasks
+        # -32021 for a task-only tool and a client without tasks; no tasks extension for other tools
+        as_task = tool.task_support != "forbidden" and self._tasks().as_task(tool, env)
         answers: dict[str, Any] | None = None
         if env.modern:
             answers = self._input_required_answers(params, name, args, conn)
@@ -114,10 +120,10 @@ class ToolCalls:
         if not allowed:
             return self._finish(error_result(f"Not authorized to call {name}", p.TOOL_ERROR_FORBIDDEN), env)
         if as_task:  # declared inputs first (an input_required round), then the task (server.tasks)
-            missing = self._tasks.declared_inputs_missing(tool, env, answers or {})
+            missing = self._tasks().declared_inputs_missing(tool, env, answers or {})
             if missing:
                 return self._ask(name, args, conn, answers or {}, missing)
-        ctx = (TaskContext if as_task else Context)(
+        fields: dict[str, Any] = dict(
             conn=conn,
             request_id=rid,
             tool=tool,
@@ -129,8 +135,11 @@ class ToolCalls:
             client_request_timeout=self.settings.client_request_timeout,
             answers=answers,
         )
-        if isinstance(ctx, TaskContext):
-            return self._finish_task(await self._tasks.start(self, tool, model, ctx, env, conn), env)
+        if as_task:
+            from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+            task = TaskContext(**fields)
+            return self._finish_task(await self._tasks().start(self, tool, model, task, env, conn), env)
+        ctx = Context(**fields)
         try:
             value = await within(self.settings.call_timeout, self._run_handler(tool, model, ctx, conn.client_key))
         except InputRequired:

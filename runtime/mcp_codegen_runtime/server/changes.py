@@ -41,11 +41,9 @@ from ..wire.errors import InternalError, InvalidParamsError
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.tools import ToolDef
 from .connection import Connection, is_network_client
+from .extensions import TASK_NOTIFICATION, declares_tasks, task_owner
 from .replicas import ChangeBus
 from .settings import ServerSettings
-from .tasks.manager import declares_tasks
-from .tasks.notify import NOTIFICATION as TASK_NOTIFICATION
-from .tasks.notify import task_owner
 
 JsonObject = dict[str, Any]
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
@@ -62,16 +62,19 @@ from .admission import Limits
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
+from .extensions import SKILL_METHODS, TASK_METHODS, TASKS_EXTENSION
+from .features import missing
 from .input_required import RequestStateCodec
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
 from .settings import ServerSettings
 from .signing import Signer, load_keys, resolve_audience
 from .sizelimits import exceeds_limits, measured_within
-from .skills import SKILL_METHODS, SkillService
-from .tasks.manager import EXTENSION as TASKS_EXTENSION
-from .tasks.manager import TASK_METHODS, TaskManager
 from .telemetry import active as observed
 from .telemetry import observe
+
+if TYPE_CHECKING:
+    from .skills import SkillService  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .tasks.manager import TaskManager  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
@@ -113,9 +116,22 @@ class ServerCore(ToolCalls, Catalog):
         self._init_notifications(RedisChangeBus(redis_url, audience) if redis_url else None)
         self._limits = Limits(s, RedisRateLimit(redis_url, audience, s.rate_limit_per_second, s.rate_limit_burst)
                               if redis_url else None)
-        self._tasks = TaskManager(s, redis_url, audience)  # the tasks extension (server.tasks)
-        self._tasks.notices.publish = self.publish_task  # notifications/tasks (server.tasks.notify)
+        self._task_store = (redis_url, audience)  # the tasks extension (server.tasks), made on first use
+        self._task_manager: TaskManager | None = None
         self._load_skills()  # packaged skill files, checked against the build's digests
+
+    # ------------------------------------------------------------- tasks (server.tasks)
+    def _tasks(self) -> TaskManager:
+        """The tasks extension, made on first use: a private runtime copy of a server without
+        task tools holds no ``server/tasks/`` (``server/features.py``)."""
+        if self._task_manager is None:
+            try:
+                from .tasks.manager import TaskManager  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+            except ImportError as exc:
+                missing("tasks", "a task (tasks extension)", exc)
+            self._task_manager = TaskManager(self.settings, *self._task_store)
+            self._task_manager.notices.publish = self.publish_task  # notifications/tasks (server.tasks.notify)
+        return self._task_manager
 
     # ------------------------------------------------------------- tool set
     def enabled_tools(self) -> tuple[ToolDef, ...]:
@@ -126,33 +142,51 @@ class ServerCore(ToolCalls, Catalog):
         """Release the Redis connections of the change bus and the rate limit (on shutdown)."""
         await self.close_bus()
         await self._limits.aclose()
-        await self._tasks.aclose()
+        if self._task_manager is not None:
+            await self._task_manager.aclose()
 
     # ------------------------------------------------------------- skills (server.skills)
     def _load_skills(self) -> None:
-        """Read and check the packaged skill files (:meth:`~server.skills.SkillService.load`)."""
-        self._skills = SkillService(self.settings, self._cursors)
-        self._skill_bytes = self._skills.load(self.skill_defs, self.skill_root)
+        """Read and check the packaged skill files (:meth:`~server.skills.SkillService.load`); a
+        server without skills loads no ``server/skills.py`` (optional: ``server/features.py``)."""
+        self._skills: SkillService | None = None
+        self._skill_bytes: dict[str, bytes] = {}
+        if self.skill_defs:
+            self._skill_bytes = self._skill_service().load(self.skill_defs, self.skill_root)
+
+    def _skill_service(self) -> SkillService:
+        if self._skills is None:
+            try:
+                from .skills import SkillService  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+            except ImportError as exc:
+                missing("skills", "serving skills (Skills extension)", exc)
+            self._skills = SkillService(self.settings, self._cursors)
+        return self._skills
 
     def add_skill_capabilities(self, caps: JsonObject, modern: bool) -> None:
         """Declare the Skills extension (2026-07-28) in ``caps`` when the server has skills."""
-        self._skills.add_capabilities(caps, modern, self.skill_defs)
+        if self.skill_defs:
+            self._skill_service().add_capabilities(caps, modern, self.skill_defs)
 
     def skill_resources(self) -> list[JsonObject]:
         """The ``resources/list`` entries of the skills: one per ``SKILL.md``."""
-        return self._skills.resources(self.skill_defs)
+        return self._skill_service().resources(self.skill_defs) if self.skill_defs else []
 
     def is_skill_file(self, uri: Any) -> bool:
         """True when ``uri`` names a packaged skill file."""
-        return self._skills.is_file(uri)
+        return self._skills is not None and self._skills.is_file(uri)
 
     def read_skill_file(self, uri: str, env: RequestEnv) -> JsonObject:
         """The ``resources/read`` result of a packaged skill file (``uri`` must be one)."""
-        return self._skills.read(uri, env)
+        result: JsonObject = self._skill_service().read(uri, env)
+        return result
 
     def serve_skills(self, method: str, params: JsonObject, env: RequestEnv) -> JsonObject:
-        """Answer a ``skills/*`` or ``resources/directory/read`` request."""
-        return self._skills.serve(method, params, env, self.skill_defs)
+        """Answer a ``skills/*`` or ``resources/directory/read`` request (-32601 without skills)."""
+        if not self.skill_defs:
+            raise MethodNotFoundError(f"Method not found: {method}")
+        result: JsonObject = self._skill_service().serve(method, params, env, self.skill_defs)
+        return result
 
     # ------------------------------------------------------------- the core
     async def handle(self, message: Any, conn: Connection, text: bytes | None = None) -> JsonObject | list[JsonObject] | None:
@@ -331,7 +365,7 @@ class ServerCore(ToolCalls, Catalog):
         if method == "server/discover":
             return self._discover()
         if method in TASK_METHODS:
-            return await self._tasks.serve(method, params, env, conn)
+            return await self._tasks().serve(method, params, env, conn)
         if method in SKILL_METHODS:
             return self.serve_skills(method, params, env)
         if method == "resources/read" and self.is_skill_file(params.get("uri")):

@@ -5,6 +5,19 @@ names; ``__main__.py`` calls :func:`main`; ``asgi.py`` re-exports the HTTP names
 point and the HTTP transport are loaded on first use (``from ... import main`` or
 ``HttpApp``), so importing a generated package for stdio serving or in-process tests loads
 neither ``argparse`` nor the HTTP stack.
+
+The names of the optional features (``server/features.py``) are imported on first access too, and
+their imports carry the marker ``# runtime-copy: optional``, so a private runtime copy
+(``codegen/render/runtime_copy.py``) holds a feature's modules only when the package's own files
+import one of its names from here:
+
+==============  ====================================================================
+``tasks``       ``TaskContext`` (``__init__.py`` of a spec with task tools)
+``skills``      ``SkillIntegrityError`` (``__init__.py`` of a spec declaring skills)
+==============  ====================================================================
+
+Elsewhere reading one raises the ``ImportError`` of :func:`~server.features.missing`, naming
+the feature and how to get it.
 """
 
 from __future__ import annotations
@@ -13,15 +26,20 @@ from typing import TYPE_CHECKING, Any
 
 from .base import ServerBase
 from .context import Context, Elicited, InputUnavailableError
+from .features import missing
 from .principal import Principal
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
     from .http import HttpApp, HttpSettings, app_from_env, asgi_app, close_sse_stream
     from .main import main
+    from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 #: The HTTP names, loaded with the transport on first access.
 _HTTP_NAMES = frozenset({"HttpApp", "HttpSettings", "app_from_env", "asgi_app", "close_sse_stream"})
+#: The optional names (see the module docstring): name -> its feature.
+_OPTIONAL = {"SkillIntegrityError": "skills", "TaskContext": "tasks"}
 
 
 def __getattr__(name: str) -> Any:
@@ -34,10 +52,24 @@ def __getattr__(name: str) -> Any:
         from . import http
 
         value = getattr(http, name)
+    elif name in _OPTIONAL:
+        try:
+            value = _optional(name)
+        except ImportError as exc:
+            missing(_OPTIONAL[name], name, exc)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _optional(name: str) -> Any:
+    """``name`` from the module of the optional feature that provides it."""
+    if name == "SkillIntegrityError":
+        from . import skills  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return skills.SkillIntegrityError
+    from .tasks import manager  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    return manager.TaskContext
 
 
 __all__ = [
@@ -49,6 +81,8 @@ __all__ = [
     "Principal",
     "ServerBase",
     "ServerSettings",
+    "SkillIntegrityError",
+    "TaskContext",
     "app_from_env",
     "asgi_app",
     "close_sse_stream",

@@ -40,13 +40,12 @@ from ..wire.skills import (
     stored_path,
 )
 from .calls import RequestEnv
+from .extensions import SKILL_METHODS
 from .settings import ServerSettings
 from .signing import Signer
 
 JsonObject = dict[str, Any]
 
-#: The extension's own methods (2026-07-28 only).
-SKILL_METHODS = frozenset({"skills/list", "skills/get", "resources/directory/read"})
 
 
 class SkillIntegrityError(RuntimeError):

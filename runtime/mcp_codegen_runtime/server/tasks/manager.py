@@ -50,6 +50,7 @@ from ...wire import protocol as p
 from ...wire.errors import InvalidParamsError, MissingCapabilityError, ProtocolError
 from ...wire.tools import ToolDef
 from ..context import Context, InputRequired
+from ..extensions import TASK_METHODS, TASKS_EXTENSION, declares_tasks
 from ..results import build_result, error_result
 from ..settings import ServerSettings
 from .notify import TaskNotifier, public, task_owner
@@ -80,17 +81,9 @@ logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
 
 #: The extension's identifier (``capabilities.extensions`` key).
-EXTENSION = "io.modelcontextprotocol/tasks"
-#: The methods the extension adds (``tasks/result`` and ``tasks/list`` are not among them).
-TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+EXTENSION = TASKS_EXTENSION
 _REQUIRED: JsonObject = {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
 _CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
-
-def declares_tasks(caps: Mapping[str, Any]) -> bool:
-    """True when client capabilities name the tasks extension."""
-    extensions = caps.get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION), dict)
 
 
 def _iso_now() -> str:

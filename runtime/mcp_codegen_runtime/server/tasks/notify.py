@@ -23,31 +23,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..principal import identity
-from ..signing import digest
+from ..extensions import TASK_NOTIFICATION as NOTIFICATION
+from ..extensions import task_owner
 from .store import TERMINAL, TaskStore
-
-if TYPE_CHECKING:
-    from ..connection import Connection
 
 logger = logging.getLogger("mcp_codegen.server")
 JsonObject = dict[str, Any]
 
-#: The notification method.
-NOTIFICATION = "notifications/tasks"
 #: Least time between two notifications of one task that only change its ``statusMessage`` (s).
 MESSAGE_INTERVAL = 0.1
 #: The record fields that are the server's own (never sent to the client).
 _PRIVATE = ("owner", "tool")
 
 Publish = Callable[[str, JsonObject], Awaitable[None]]
-
-
-def task_owner(conn: Connection) -> str:
-    """Whose tasks a connection's requests touch: the verified principal, else its client key."""
-    return digest(identity(conn.principal)) if conn.principal is not None else conn.client_key
 
 
 def public(record: JsonObject) -> JsonObject:

@@ -60,6 +60,7 @@ from mcp_codegen_runtime.server.gencode import (
     InputUnavailableError,
     Principal,
     ServerSettings,
+    SkillIntegrityError,
 )
 from .client import SkillfulClient, SkillfulSyncClient
 from .errors import (
@@ -111,6 +112,7 @@ __all__ = [
     "SkillEntry",
     "SkillFile",
     "SkillFrontmatterMismatchError",
+    "SkillIntegrityError",
     "SkillResource",
     "SkillSizeMismatchError",
     "SkillVerificationError",

@@ -56,6 +56,7 @@ from mcp_codegen_runtime.server.gencode import (
     InputUnavailableError,
     Principal,
     ServerSettings,
+    TaskContext,
 )
 from .client import JobsClient, JobsSyncClient
 from .errors import (
@@ -109,6 +110,7 @@ __all__ = [
     "SyncTaskHandle",
     "TOOLS",
     "TaskCancelledError",
+    "TaskContext",
     "TaskHandle",
     "TaskStatus",
     "TextContent",
