@@ -16,7 +16,11 @@ carries the marker ``# runtime-copy: optional`` (:data:`OPTIONAL`) is not follow
 import names a feature the runtime loads only on use; the client has four, listed in its
 ``client/features.py``: ``client/tasks/``, ``client/skills/``, ``client/oauth/`` and
 ``client/agent/``.  The core client modules import them only on marked lines (inside the method
-that uses the feature, or under ``TYPE_CHECKING``), so no unmarked import reaches them.
+that uses the feature, or under ``TYPE_CHECKING``), so no unmarked import reaches them.  The
+server has two, the same way (``server/features.py``): ``server/tasks/`` and ``server/skills.py``,
+brought by ``TaskContext`` and ``SkillIntegrityError`` of ``server/gencode.py``, which a server's
+``__init__.py`` imports for task tools and ``skills:``; the names its core routes by stay in
+``server/extensions.py``.
 
 One mechanism decides which features a copy holds: the names the package's own files import.
 A marked import of a facade module (``client/gencode.py``, under ``TYPE_CHECKING``) lists the

@@ -1,6 +1,6 @@
-"""A private runtime copy holds just the closure of the package's imports: the client's optional
-features (client/tasks/, client/skills/, client/oauth/, client/agent/) only when the spec uses
-them, and a copy without one says so when it is used."""
+"""A private runtime copy holds just the closure of the package's imports: the optional features
+(client/tasks/, client/skills/, client/oauth/, client/agent/; server/tasks/, server/skills.py)
+only when the spec uses them, and a copy without one says so when it is used."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "generator" / "golden" / "cases"
 MARKER = "# runtime-copy: optional"  # the documented marker of codegen/render/runtime_copy.py
-FEATURES = ("client/oauth", "client/tasks", "client/skills", "client/agent")
+FEATURES = ("client/oauth", "client/tasks", "client/skills", "client/agent", "server/tasks", "server/skills.py")
 
 
 def _build(spec: Path, package: str, out: Path, *extra: str) -> Path:
@@ -115,8 +115,11 @@ def test_a_client_only_copy_of_a_spec_without_features_holds_none_of_them(tmp_pa
 
 @pytest.mark.parametrize(("case", "package", "extra", "features"), [
     ("tasks", "jobs", ("--target", "client"), {"client/tasks"}),
-    ("skills", "skillful", (), {"client/skills"}),
+    ("skills", "skillful", (), {"client/skills", "server/skills.py"}),
     ("kitchen_sink", "sink", ("--target", "client"), {"client/oauth"}),
+    ("tasks", "jobs", ("--target", "server"), {"server/tasks"}),
+    ("skills", "skillful", ("--target", "server"), {"server/skills.py"}),
+    ("kitchen_sink", "sink", ("--target", "server"), set()),
 ])
 def test_a_spec_using_a_feature_gets_its_modules(tmp_path: Path, case: str, package: str, extra: tuple[str, ...],
                                                  features: set[str]) -> None:
@@ -220,7 +223,8 @@ print("ok")
 def test_copies_with_features_run_and_pass_mypy_strict(tmp_path: Path) -> None:
     jobs = _build(CASES / "tasks" / "spec.yaml", "jobs", tmp_path)
     skillful = _build(CASES / "skills" / "spec.yaml", "skillful", tmp_path)
-    assert _features(jobs) == {"client/tasks"} and _features(skillful) == {"client/skills"}
+    assert _features(jobs) == {"client/tasks", "server/tasks"}
+    assert _features(skillful) == {"client/skills", "server/skills.py"}
     done = subprocess.run([sys.executable, "-c", FEATURE_USE], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
     _mypy(tmp_path, "jobs", "skillful")
@@ -231,3 +235,110 @@ def test_the_lean_copy_and_an_agent_layout_copy_pass_mypy_strict(tmp_path: Path)
     agent = _weather(tmp_path / "agent", "--layout", "agent")
     _mypy(lean.parent, "weather")
     _mypy(agent.parent, "weather", "servers")
+
+
+def test_a_server_only_copy_of_a_spec_without_features_holds_none_of_them(tmp_path: Path) -> None:
+    pkg = _build(ROOT / "specs" / "weather.yaml", "weather", tmp_path, "--target", "server")
+    assert _copied(pkg) == _closure(pkg)
+    assert _features(pkg) == set()
+    assert not {m for m in _copied(pkg) if m.startswith("client")}
+    assert "TaskContext" not in (pkg / "__init__.py").read_text()
+
+
+LEAN_SERVER_USE = """
+import asyncio, dataclasses, pytest
+import weather
+from weather import WeatherServerBase
+from weather._runtime.server import gencode
+
+def clear(exc, feature, folder):
+    text = str(exc)
+    assert f"the {feature} feature" in text and folder in text and "--library-runtime" in text, text
+    assert "in its spec" in text, text
+
+for name, feature, folder in [("TaskContext", "tasks", "server/tasks/"),
+                              ("SkillIntegrityError", "skills", "server/skills.py")]:
+    with pytest.raises(ImportError) as e:
+        getattr(gencode, name)
+    clear(e.value, feature, folder)
+
+class Lean(WeatherServerBase):
+    pass
+
+server = Lean()  # no tasks, no skills: nothing of them is imported
+with pytest.raises(ImportError) as e:
+    server._tasks()  # what a task tool call or tasks/* needs
+clear(e.value, "tasks", "server/tasks/")
+
+class Tasky(WeatherServerBase):  # a tool turned into a task tool at run time
+    tool_defs = tuple(dataclasses.replace(t, task_support="optional") for t in WeatherServerBase.tool_defs)
+
+async def main():
+    env = type("Env", (), {"modern": True, "caps": {}})()
+    with pytest.raises(ImportError) as e:
+        await Tasky()._call_tool({"name": Tasky.tool_defs[0].name, "arguments": {}}, 1, None, env)
+    clear(e.value, "tasks", "server/tasks/")
+
+asyncio.run(main())
+
+class Skilled(WeatherServerBase):
+    skill_defs = (object(),)
+
+with pytest.raises(ImportError) as e:
+    Skilled()
+clear(e.value, "skills", "server/skills.py")
+print("ok")
+"""
+
+
+def test_a_lean_server_copy_says_what_brings_a_left_out_feature(tmp_path: Path) -> None:
+    _build(ROOT / "specs" / "weather.yaml", "weather", tmp_path, "--target", "server")
+    done = subprocess.run([sys.executable, "-c", LEAN_SERVER_USE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    _mypy(tmp_path, "weather")
+
+
+SERVER_FEATURE_USE = """
+import asyncio
+from jobs import JobsServerBase, TaskContext
+from jobs.models import ExportReportOutput
+from jobs._runtime.wire import protocol as p
+from skillful import SkillfulServerBase, SkillIntegrityError
+
+seen = []
+
+class Jobs(JobsServerBase):
+    async def export_report(self, args, ctx):
+        seen.append(isinstance(ctx, TaskContext))
+        return ExportReportOutput(url="https://x/" + args.report, bytes=3)
+
+def meta(caps):
+    return {p.META_PROTOCOL_VERSION: p.MODERN_VERSIONS[-1], p.META_CLIENT_CAPABILITIES: caps}
+
+async def main():
+    async with Jobs().connect_in_process() as peer:
+        caps = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        await peer.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "export_report", "arguments": {"report": "r"}, "_meta": meta(caps)}})
+        while (answer := await peer.receive()).get("id") != 1:
+            pass
+        assert "result" in answer, answer
+    async with SkillfulServerBase().connect_in_process() as peer:
+        await peer.send({"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {"_meta": meta({})}})
+        while (answer := await peer.receive()).get("id") != 2:
+            pass
+        assert answer["result"]["skills"], answer
+    assert issubclass(SkillIntegrityError, RuntimeError)
+
+asyncio.run(main())
+print("ok")
+"""
+
+
+def test_server_only_copies_with_features_serve_and_pass_mypy_strict(tmp_path: Path) -> None:
+    jobs = _build(CASES / "tasks" / "spec.yaml", "jobs", tmp_path, "--target", "server")
+    skillful = _build(CASES / "skills" / "spec.yaml", "skillful", tmp_path, "--target", "server")
+    assert _features(jobs) == {"server/tasks"} and _features(skillful) == {"server/skills.py"}
+    done = subprocess.run([sys.executable, "-c", SERVER_FEATURE_USE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    _mypy(tmp_path, "jobs", "skillful")

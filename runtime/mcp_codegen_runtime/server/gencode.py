@@ -66,10 +66,10 @@ def __getattr__(name: str) -> Any:
 def _optional(name: str) -> Any:
     """``name`` from the module of the optional feature that provides it."""
     if name == "SkillIntegrityError":
-        from . import skills  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-        return skills.SkillIntegrityError
-    from .tasks import manager  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-    return manager.TaskContext
+        from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return SkillIntegrityError
+    from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    return TaskContext
 
 
 __all__ = [
