@@ -63,22 +63,25 @@ def test_natural_client_code_passes_mypy_strict(tmp_path: Path) -> None:
 
 
 def _pydantic_only_python() -> Path:
-    """A venv (cached in the ignored .cache/) with pydantic and nothing else: what a user of a
-    stdio server has.  pydantic is pinned to the version the test environment runs."""
+    """A venv (cached in the ignored .cache/) with the runtime library, no extra, and pydantic,
+    nothing else: what a user of a stdio server has.  pydantic is pinned to the version the test
+    environment runs; the runtime is this checkout's (editable, so the cache follows it)."""
     import pydantic
 
-    venv = REPO / ".cache" / f"pydantic-only-{pydantic.VERSION}"
+    venv = REPO / ".cache" / f"runtime-pydantic-only-{pydantic.VERSION}"
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                         f"pydantic=={pydantic.VERSION}"], check=True, timeout=600)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                        "-e", str(REPO / "runtime")], check=True, timeout=600)
     return python
 
 
 def test_packages_pass_mypy_strict_with_only_pydantic_installed(tmp_path: Path) -> None:
-    """Without httpx, uvicorn or jsonschema, every target type-checks (the HTTP parts import
-    their optional package lazily) and imports."""
+    """With the runtime but none of its extras (no httpx, uvicorn or jsonschema), every target
+    type-checks (the HTTP parts import their optional package lazily) and imports."""
     python = _pydantic_only_python()
     check = subprocess.run([str(python), "-c", "import httpx"], capture_output=True, timeout=60)
     assert check.returncode != 0, "the pydantic-only venv must not have httpx"

@@ -242,14 +242,14 @@ def _make_server(pkg: Any, seen: list[Any]) -> Any:
     server_mod = importlib.import_module(pkg.__name__ + ".server")
     base = next(v for k, v in vars(server_mod).items()
                 if k.endswith("ServerBase") and isinstance(v, type) and v.__module__ == server_mod.__name__)
-    content = importlib.import_module(pkg.__name__ + "._runtime.wire.content")
+    content = importlib.import_module("mcp_codegen_runtime.wire.content")
 
     def handler(self: Any, args: Any, ctx: Any) -> Any:
         seen.append(args.model_dump(mode="json", by_alias=True, exclude_unset=True))
         return content.ToolResult(content=[content.TextContent(type="text", text="ok")])
 
     methods = {tool.method: handler for tool in base.tool_defs}
-    settings_mod = importlib.import_module(pkg.__name__ + "._runtime.server.settings")
+    settings_mod = importlib.import_module("mcp_codegen_runtime.server.settings")
     settings = settings_mod.ServerSettings(rate_limit_per_second=1e9, rate_limit_burst=10**9)
     return type("SuiteServer", (base,), methods)(settings)
 
@@ -257,8 +257,8 @@ def _make_server(pkg: Any, seen: list[Any]) -> Any:
 async def run_package(pkg_name: str, groups: list[Group], report: Report) -> None:
     pkg = importlib.import_module(pkg_name)
     seen: list[Any] = []
-    accelerator = importlib.import_module(pkg_name + "._runtime.wire.accelerator")
-    accel = importlib.import_module(pkg_name + "._runtime.schema.accel")
+    accelerator = importlib.import_module("mcp_codegen_runtime.wire.accelerator")
+    accel = importlib.import_module("mcp_codegen_runtime.schema.accel")
     if report.accelerated is not None:
         accelerator.set_enabled(report.accelerated)
     before = dict(accel.counts)
