@@ -278,6 +278,15 @@ async def main():
     with pytest.raises(ImportError) as e:
         await Tasky()._call_tool({"name": Tasky.tool_defs[0].name, "arguments": {}}, 1, None, env)
     clear(e.value, "tasks", "server/tasks/")
+    # tasks/* to a server without task tools: the library's answers (no task can exist), not an import error
+    from weather._runtime.wire.errors import InvalidParamsError, MissingCapabilityError
+    with pytest.raises(MissingCapabilityError):
+        await server._serve("tasks/get", {"taskId": "t1"}, 2, None, env)
+    declared = type("Env", (), {"modern": True, "caps": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})()
+    with pytest.raises(InvalidParamsError, match="unknown task 't1'"):
+        await server._serve("tasks/get", {"taskId": "t1"}, 3, None, declared)
+    with pytest.raises(InvalidParamsError, match="needs a string taskId"):
+        await server._serve("tasks/cancel", {}, 4, None, declared)
 
 asyncio.run(main())
 

@@ -62,7 +62,7 @@ from .admission import Limits
 from .calls import RequestEnv, ToolCalls
 from .catalog import CATALOG_METHODS, SUBSCRIBE_METHODS, Catalog
 from .connection import Connection
-from .extensions import SKILL_METHODS, TASK_METHODS, TASKS_EXTENSION
+from .extensions import SKILL_METHODS, TASK_METHODS, TASKS_EXTENSION, task_request_id, unknown_task
 from .features import missing
 from .input_required import RequestStateCodec
 from .replicas import REDIS_URL_ENV, RedisChangeBus, RedisRateLimit
@@ -365,6 +365,10 @@ class ServerCore(ToolCalls, Catalog):
         if method == "server/discover":
             return self._discover()
         if method in TASK_METHODS:
+            if self._task_manager is None and not any(t.task_support != "forbidden" for t in self.tool_defs):
+                # no task tool, so no task of this server can exist: the answers of an unknown task,
+                # without loading the tasks feature (a private runtime copy may not hold it)
+                raise unknown_task(task_request_id(method, params, env.caps))
             return await self._tasks().serve(method, params, env, conn)
         if method in SKILL_METHODS:
             return self.serve_skills(method, params, env)

@@ -47,10 +47,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from ...wire import protocol as p
-from ...wire.errors import InvalidParamsError, MissingCapabilityError, ProtocolError
+from ...wire.errors import InvalidParamsError, ProtocolError
 from ...wire.tools import ToolDef
 from ..context import Context, InputRequired
-from ..extensions import TASK_METHODS, TASKS_EXTENSION, declares_tasks
+from ..extensions import TASK_METHODS, TASKS_EXTENSION, declares_tasks, missing_tasks_extension, task_request_id, unknown_task
 from ..results import build_result, error_result
 from ..settings import ServerSettings
 from .notify import TaskNotifier, public, task_owner
@@ -82,17 +82,11 @@ JsonObject = dict[str, Any]
 
 #: The extension's identifier (``capabilities.extensions`` key).
 EXTENSION = TASKS_EXTENSION
-_REQUIRED: JsonObject = {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
 _CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 
 def _iso_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _missing_extension(what: str) -> MissingCapabilityError:
-    return MissingCapabilityError(f"Missing client capability: {what} needs the {EXTENSION} extension",
-                                  data=_REQUIRED)
 
 
 class TaskContext(Context):
@@ -145,7 +139,7 @@ class TaskManager:
         if env.modern and declares_tasks(env.caps):
             return True
         if tool.task_support == "required":
-            raise _missing_extension(f"tool {tool.name}")
+            raise missing_tasks_extension(f"tool {tool.name}")
         return False
 
     @staticmethod
@@ -262,14 +256,10 @@ class TaskManager:
     # ------------------------------------------------------------- tasks/*
     async def serve(self, method: str, params: JsonObject, env: RequestEnv, conn: Connection) -> JsonObject:
         """``tasks/get``, ``tasks/update`` or ``tasks/cancel`` (a 2026-07-28 request)."""
-        if not declares_tasks(env.caps):
-            raise _missing_extension(method)
-        task_id = params.get("taskId")
-        if not isinstance(task_id, str):
-            raise InvalidParamsError(f"Invalid params: {method} needs a string taskId")
+        task_id = task_request_id(method, params, env.caps)
         record = await self.store.get(task_id)
         if record is None or record.get("owner") != self.owner(conn):
-            raise InvalidParamsError(f"Invalid params: unknown task {task_id!r}")
+            raise unknown_task(task_id)
         if method == "tasks/get":
             return public(record)
         if method == "tasks/update":
