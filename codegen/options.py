@@ -22,6 +22,8 @@ SKILLS = ("server", "tree")
 RUNTIMES = ("library", "private")
 #: The runtime distribution's import name (what library-mode packages import; reserved, E033).
 RUNTIME_PACKAGE = "mcp_codegen_runtime"
+#: The folder of a package's private runtime copy (``build --private-runtime``: ``<package>._runtime``).
+PRIVATE_RUNTIME = "_runtime"
 
 #: Worker processes a build may use (spec workers, formatting workers, the second DCG half).
 JOBS_ENV = "MCP_CODEGEN_JOBS"

@@ -62,11 +62,12 @@ def _validated(table: object) -> ConfigFile:
 
 
 def _validated_by_pydantic(table: object) -> ConfigFile:
-    """The table checked by a pydantic model (lax: ``"yes"`` is true, as it always was)."""
+    """The table checked by a pydantic model (a key that does not exist or a value of the wrong
+    type is refused; ``shared-runtime`` of earlier versions with a message saying what replaces it)."""
     from pydantic import BaseModel, ConfigDict
 
     class Table(BaseModel):
-        model_config = ConfigDict(extra="forbid", populate_by_name=True)
+        model_config = ConfigDict(extra="forbid")
         specs: list[str] | str | None = None
         output: str | None = None
         target: Literal["server", "client", "both"] | None = None

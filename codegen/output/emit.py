@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
+from ..options import PRIVATE_RUNTIME, RUNTIME_PACKAGE
 from ..render.files import GeneratedFile, owner_folder
 from .atomic import replace_file
 from .format import format_files
@@ -137,7 +138,7 @@ def write_tree(files: list[GeneratedFile], out: Path, stale: list[str]) -> Write
         _replace_all(staged)
         for rel in stale:
             path = out / rel
-            if path.is_file() and not path.is_symlink():
+            if path.is_file() and not _through_symlink(out, rel):  # never through a linked folder
                 path.unlink()
                 report.deleted.append(rel)
         _prune_emptied(out, report.deleted)
@@ -151,7 +152,7 @@ def _prune_emptied(out: Path, deleted: list[str]) -> None:
     folders = {Path(rel).parent for rel in deleted if len(Path(rel).parts) > 2}
     for folder in sorted({p for f in folders for p in (f, *f.parents) if len(p.parts) > 1}, key=lambda p: -len(p.parts)):
         path = out / folder
-        if not path.is_dir() or path.is_symlink():
+        if not path.is_dir() or _through_symlink(out, folder.as_posix()):
             continue
         cache = path / "__pycache__"
         if cache.is_dir() and not cache.is_symlink() and all(c.suffix == ".pyc" and c.is_file() for c in cache.iterdir()):
@@ -331,19 +332,31 @@ def diff_tree(files: list[GeneratedFile], out: Path) -> list[str]:
 
 
 #: The folder ``build --shared-runtime`` of earlier versions wrote at the output folder's top.
-_OLD_SHARED_RUNTIME = "mcp_codegen_runtime"
+_OLD_SHARED_RUNTIME = RUNTIME_PACKAGE
 _INSTALL_RUNTIME = ("install the runtime library beside the packages (`pip install mcp-codegen-runtime`, or from a"
                     " clone: `pip install <clone>/runtime`)")
 
 
+def _generated_copy(folder: Path) -> bool:
+    """True when ``folder`` holds a runtime module mcp-codegen copied (its header says so)."""
+    for path in folder.rglob("*.py"):
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                if HEADER_MARK in fh.readline():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def runtime_layout_notes(out: Path, files: Iterable[GeneratedFile], removed: Iterable[str] = ()) -> list[str]:
-    """What to do about runtime copies of the old vendored layout in ``out``.
+    """What to do about runtime copies of a vendored layout in ``out`` that this build does not write.
 
     Packages import the installed ``mcp-codegen-runtime`` unless built with a private runtime,
-    so a ``<package>/_runtime/`` that this build does not write (still there for ``check``, or
-    just ``removed`` by ``build``) means the package now needs the library installed; and the
-    old shared copy ``OUT/mcp_codegen_runtime/``, which no build owns any more, would shadow the
-    installed library for code run from ``out``.
+    so a generated ``<package>/_runtime/`` that this build does not write (still there for
+    ``check``, or just ``removed`` by ``build``) means the package now needs the library
+    installed; and the shared copy ``OUT/mcp_codegen_runtime/`` of earlier versions, which no
+    build owns any more, would shadow the installed library for code run from ``out``.
 
     Args:
         out: the output folder.
@@ -351,15 +364,21 @@ def runtime_layout_notes(out: Path, files: Iterable[GeneratedFile], removed: Ite
         removed: paths (relative to ``out``) a build has just deleted.
     """
     files = list(files)
-    private = {owner_folder(f.path) for f in files if f.path.split("/")[1:2] == ["_runtime"]}
+    private = {owner_folder(f.path) for f in files if f.path.split("/")[1:2] == [PRIVATE_RUNTIME]}
     packages = sorted({owner_folder(f.path) for f in files} - private)
-    gone = {p.split("/", 1)[0] for p in removed if p.split("/")[1:2] == ["_runtime"]}
-    notes = [f"{out / pkg}: the runtime copy in _runtime/ (the vendored layout of mcp-codegen before 0.2) "
-             f"{'was removed' if pkg in gone else 'is no longer generated'}: the package imports the installed "
-             f"mcp-codegen-runtime now; {_INSTALL_RUNTIME}, or keep a copy with --private-runtime (server.runtime: private)"
-             for pkg in packages if pkg in gone or (out / pkg / "_runtime").is_dir()]
-    if (out / _OLD_SHARED_RUNTIME / MANIFEST).is_file():
+    gone = {p.split("/", 1)[0] for p in removed if p.split("/")[1:2] == [PRIVATE_RUNTIME]}
+    notes = [f"{out / pkg}: the runtime copy in {PRIVATE_RUNTIME}/ (a vendored layout: earlier mcp-codegen versions, or "
+             f"--private-runtime) {'was removed' if pkg in gone else 'is no longer generated'}: the package imports "
+             f"the installed mcp-codegen-runtime now; {_INSTALL_RUNTIME}, or keep a copy with --private-runtime "
+             f"(server.runtime: private)"
+             for pkg in packages if pkg in gone or _generated_copy(out / pkg / PRIVATE_RUNTIME)]
+    if stale_shared_runtime(out):
         notes.append(f"{out / _OLD_SHARED_RUNTIME} is the shared runtime copy of an earlier `build --shared-runtime`; no build"
                      f" owns it now and it shadows the installed runtime for code run from {out}: delete the folder and "
                      f"{_INSTALL_RUNTIME}")
     return notes
+
+
+def stale_shared_runtime(out: Path) -> bool:
+    """Whether ``out`` holds the shared runtime copy of an earlier ``build --shared-runtime``."""
+    return (out / _OLD_SHARED_RUNTIME / MANIFEST).is_file()

@@ -6,6 +6,8 @@ from and with:
 * the spec format version and the spec's display path;
 * the generator and the pinned formatter / model generator versions (a different black or
   datamodel-code-generator produces different bytes, so ``check`` explains a drift by them);
+* the runtime: ``library`` (the ``mcp-codegen-runtime`` range the package depends on and the
+  runtime version it was built with) or ``private`` (the runtime version copied into it);
 * per tool: the canonical schema fingerprint (:func:`mcp_codegen_runtime.wire.tools.tool_fingerprint`,
   the same hash the generated client compares with a live ``tools/list``), a hash of the whole
   wire ``Tool`` (description, annotations ...), and the Python names the generator chose;
@@ -89,8 +91,8 @@ def lock_data(ir: ProjectIR, versions: dict[str, str] | None = None) -> dict[str
 
 
 def _runtime_entry(ir: ProjectIR) -> dict[str, Any]:
-    """Which runtime the package runs on: the library (the range and extras it depends on) or a
-    private copy (the runtime version copied, and its modules)."""
+    """Which runtime the package runs on: the library (the range it depends on, and the runtime
+    version it was built with) or a private copy (the runtime version copied)."""
     from mcp_codegen_runtime import RUNTIME_VERSION
 
     from .runtime_copy import runtime_requirement

@@ -212,6 +212,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "needs_jsonschema": any(t.schema_checked or t.overlay_checked for t in tools),
         "runtime_version": RUNTIME_VERSION,
         "runtime_api": RUNTIME_API,
+        "runtime_minor": int(RUNTIME_VERSION.split(".")[1]),  # a minor release adds to the facade
         "runtime_requirement": runtime_requirement(),
         "runtime_extras": runtime_extras(ir, any(t.schema_checked or t.overlay_checked for t in tools)),
         "runtime_packages": [],

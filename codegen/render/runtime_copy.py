@@ -54,14 +54,15 @@ from typing import Any
 
 from mcp_codegen_runtime import RUNTIME_VERSION
 
+from ..options import PRIVATE_RUNTIME, RUNTIME_PACKAGE
 from .files import GeneratedFile
 
 #: The import name of the runtime distribution (what library-mode packages import).
-PACKAGE = "mcp_codegen_runtime"
+PACKAGE = RUNTIME_PACKAGE
 #: The marker of an import the closure does not follow (an optional feature; see the module docstring).
 OPTIONAL = "# runtime-copy: optional"
 #: The folder of a package's private copy (imported as ``<package>._runtime``).
-PRIVATE = "_runtime"
+PRIVATE = PRIVATE_RUNTIME
 
 
 @cache
@@ -147,24 +148,36 @@ def optional_imports(module: str, names: set[str]) -> set[str]:
 
 def imported_runtime_modules(files: list[GeneratedFile], root: str) -> set[str]:
     """The runtime modules the package's own files import from ``root`` (``<pkg>._runtime``),
-    with the optional features (:data:`OPTIONAL`) providing a name they import."""
-    prefix = root + "."
+    with the optional features (:data:`OPTIONAL`) providing a name they import.
+
+    Every form counts: ``from <pkg>._runtime.x import n``, ``from ._runtime.x import n``,
+    ``from <pkg>._runtime import x`` (``x`` a module) and ``import <pkg>._runtime.x``."""
+    sources = runtime_sources()
     wanted: set[str] = set()
+
+    def inner(name: str, base: str) -> str | None:
+        """``name`` (an imported module) inside the runtime, if it is one of ``base``'s."""
+        return name[len(base):].lstrip(".") if name == base or name.startswith(base + ".") else None
+
     for f in files:
         if not f.path.endswith(".py") or f.verbatim:
             continue
         for node in ast.walk(ast.parse(f.content)):
-            module = None
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if node.module == root or node.module.startswith(prefix):
-                    module = node.module[len(root):].lstrip(".")
-            elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                if node.module == PRIVATE or node.module.startswith(PRIVATE + "."):
-                    module = node.module[len(PRIVATE):].lstrip(".")
-            if module is not None:
-                wanted.update(_with_parents(module))
-                if module in runtime_sources():
-                    wanted |= optional_imports(module, {alias.name for alias in node.names})
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if (module := inner(alias.name, root)) is not None:
+                        wanted.update(_with_parents(module))
+                continue
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            module = inner(node.module, root) if node.level == 0 else inner(node.module, PRIVATE)
+            if module is None:
+                continue
+            wanted.update(_with_parents(module))
+            names = {alias.name for alias in node.names}
+            wanted.update(m for name in names if (m := f"{module}.{name}".strip(".")) in sources)  # modules imported by name
+            if module in sources:
+                wanted |= optional_imports(module, names)
     return wanted
 
 

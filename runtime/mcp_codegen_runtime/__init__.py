@@ -12,7 +12,7 @@ only the ones above it::
 
     wire/     protocol constants, JSON-RPC, errors, content blocks, versions, headers, SSE, tool tables
     schema/   argument and result validation (models, or jsonschema for schema-checked tools)
-    server/   ServerBase (base) = the protocol core (core) + in-process and HTTP serving;
+    server/   ServerBase (base) = the protocol core (dispatch) + in-process and HTTP serving;
               connections, context, stdio, ``python -m`` main   (target "server")
     server/http/  Streamable HTTP (both eras) as an ASGI app, uvicorn launcher
     client/   ClientBase, transports (stdio, HTTP, in-process), the sync facade  (target "client")

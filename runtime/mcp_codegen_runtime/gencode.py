@@ -10,15 +10,17 @@ move anything else without changing a generated file:
 ``client.gencode``      what ``client.py`` uses (and the records ``__init__.py`` re-exports)
 ======================  ==============================================================
 
-(The runtime copy of ``--target client`` has no ``server/``, that of ``--target server``
+(A private runtime copy of ``--target client`` has no ``server/``, that of ``--target server``
 no ``client/``, so each side has its own facade.)  Whatever is not in an ``__all__`` here is
 internal and may change in any release.
 
-:data:`RUNTIME_API` counts incompatible changes of these three modules.  A generated
-package's ``__init__.py`` calls ``require_api(N)`` before importing anything else from the
-runtime: with a shared runtime (``mcp_codegen_runtime``, installed separately) older than
-the package, or one that dropped API ``N``, the import fails with an :class:`ImportError`
-naming both versions rather than with a missing name deep inside the package.
+:data:`RUNTIME_API` counts incompatible changes of these three modules; it is the major number
+of the ``mcp-codegen-runtime`` version, and a minor release only adds to them.  A generated
+package's ``__init__.py`` calls ``require_api(N[, minor])`` before importing anything else from
+the runtime: on an installed runtime older than the package (an older API, or an older minor
+release of its API), or one that dropped API ``N``, the import fails with an
+:class:`ImportError` naming both versions and the ``pip install`` that fixes it, rather than
+with a missing name deep inside the package.
 """
 
 from __future__ import annotations
@@ -78,27 +80,33 @@ RUNTIME_API = int(RUNTIME_VERSION.split(".")[0])
 RUNTIME_API_MIN = 1
 
 
-def require_api(needed: int, package: str) -> None:
+def require_api(needed: int, package: str, minor: int = 0) -> None:
     """Refuse to load ``package`` (generated for runtime API ``needed``) on a runtime without it.
 
     Args:
         needed: The :data:`RUNTIME_API` of the runtime the package was generated with.
         package: The generated package's name, for the message.
+        minor: The minor version of that runtime: a minor release adds to the facade, so an
+            older minor of the same API may lack a name the package imports.
 
     Raises:
-        ImportError: ``needed`` is outside ``RUNTIME_API_MIN..RUNTIME_API``; the message
-            names both versions and the command that fixes it.
+        ImportError: ``needed`` is outside ``RUNTIME_API_MIN..RUNTIME_API``, or the runtime is an
+            older minor release of API ``needed``; the message names both versions and the
+            command that fixes it.
     """
-    if RUNTIME_API_MIN <= needed <= RUNTIME_API:
+    have_minor = int(RUNTIME_VERSION.split(".")[1])
+    if RUNTIME_API_MIN <= needed < RUNTIME_API or (needed == RUNTIME_API and minor <= have_minor):
         return
     runtime = __name__.rpartition(".")[0]
     have = f"{runtime} {RUNTIME_VERSION} provides runtime API {RUNTIME_API_MIN}..{RUNTIME_API}"
-    if needed > RUNTIME_API:
-        fix = f"upgrade the runtime: pip install --upgrade 'mcp-codegen-runtime~={needed}.0'"
+    if needed > RUNTIME_API or needed == RUNTIME_API:
+        fix = f"upgrade the runtime: pip install --upgrade 'mcp-codegen-runtime~={needed}.{minor}'"
+        wanted = f"runtime API {needed}" + (f" (mcp-codegen-runtime {needed}.{minor} or newer)" if needed == RUNTIME_API else "")
     else:
         fix = (f"rebuild {package} with an mcp-codegen made for runtime {RUNTIME_VERSION}, or install the runtime"
-               f" it was built for: pip install 'mcp-codegen-runtime~={needed}.0'")
-    raise ImportError(f"{package} needs mcp-codegen runtime API {needed}, but {have}: {fix}")
+               f" it was built for: pip install 'mcp-codegen-runtime~={needed}.{minor}'")
+        wanted = f"runtime API {needed}"
+    raise ImportError(f"{package} needs mcp-codegen {wanted}, but {have}: {fix}")
 
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Generated output is marked generated: a ``.gitattributes`` in every generated package folder
-(and the shared runtime's), owned by the generator like its other files, and never written over
-a hand-written one; the runtime copy names its source and the generator's version."""
+(a private runtime copy inside it included), owned by the generator like its other files, and
+never written over a hand-written one; a private runtime copy names its runtime version and module."""
 
 from __future__ import annotations
 

@@ -653,3 +653,13 @@ def test_a_runtime_without_the_packages_api_fails_at_import(tmp_path: Path) -> N
         f"pip install 'mcp-codegen-runtime~={RUNTIME_API}.0'")
     _set_api(runtime, RUNTIME_API + 1, RUNTIME_API)  # a newer runtime that still serves it
     assert load().returncode == 0, load().stderr
+    _set_api(runtime, RUNTIME_API, RUNTIME_API)  # the same API, but a package built by a later minor release
+    init = tmp_path / "minimal" / "__init__.py"
+    init.write_text(init.read_text("utf-8").replace(f"require_api({RUNTIME_API}, __name__)",
+                                                    f"require_api({RUNTIME_API}, __name__, 99)"), "utf-8")
+    later = load()
+    assert later.returncode != 0
+    assert later.stderr.strip().splitlines()[-1] == (
+        f"ImportError: minimal needs mcp-codegen runtime API {RUNTIME_API} (mcp-codegen-runtime {RUNTIME_API}.99 or "
+        f"newer), but mcp_codegen_runtime {RUNTIME_VERSION} provides runtime API {RUNTIME_API}..{RUNTIME_API}: upgrade "
+        f"the runtime: pip install --upgrade 'mcp-codegen-runtime~={RUNTIME_API}.99'")

@@ -91,3 +91,26 @@ def test_check_and_build_say_what_to_do_with_the_vendored_layout(tmp_path: Path)
     assert stale.returncode == 1
     assert "mcp_codegen_runtime is the shared runtime copy of an earlier `build --shared-runtime`" in stale.stderr
     assert "delete the folder" in stale.stderr
+
+
+def test_a_linked_or_hand_written_runtime_folder_is_left_alone(tmp_path: Path) -> None:
+    """The stale copy is deleted only inside the output folder: a ``_runtime`` that is a link to
+    a folder elsewhere keeps that folder's files; a hand-written ``_runtime`` is no note."""
+    spec = tmp_path / "weather.yaml"
+    shutil.copy(SPECS / "weather.yaml", spec)
+    out = tmp_path / "out"
+    assert _cli("build", str(spec), "-o", str(out), "--private-runtime", cwd=tmp_path).returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(out / "weather" / "_runtime", elsewhere)
+    (out / "weather" / "_runtime").symlink_to(elsewhere, target_is_directory=True)
+    before = sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*.py"))
+    assert len(before) > 20
+    assert _cli("build", str(spec), "-o", str(out), cwd=tmp_path).returncode == 0
+    assert sorted(p.relative_to(elsewhere).as_posix() for p in elsewhere.rglob("*.py")) == before  # nothing followed
+    (out / "weather" / "_runtime").unlink()
+    mine = out / "weather" / "_runtime"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n", "utf-8")
+    check = _cli("check", str(spec), "-o", str(out), cwd=tmp_path)
+    assert check.returncode == 0 and "_runtime" not in check.stderr, check.stderr
+    assert (mine / "notes.txt").read_text("utf-8") == "mine\n"

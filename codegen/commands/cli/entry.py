@@ -101,6 +101,7 @@ def quick_build(argv: list[str]) -> int | None:
 
 def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any]] | None:
     """What :func:`codegen.api.build` checks before it generates anything, in the same order."""
+    from ...options import RUNTIME_PACKAGE
     from ...output import cache
     from ...spec.discovery import discover
     from ...spec.sources import one_read_per_file
@@ -112,6 +113,8 @@ def _up_to_date(parsed: dict[str, Any]) -> tuple[list[Path], Path, dict[str, Any
     if cfg is None:
         return None
     paths, out = list(cfg.specs), cfg.output
+    if (out / RUNTIME_PACKAGE).is_dir():  # maybe an earlier version's shared runtime: the full build says what to do
+        return None
     with one_read_per_file():
         specs, diags = discover(paths)
         if diags or not specs or not out.is_dir():

@@ -96,8 +96,11 @@ def _optional(feature: str, name: str) -> Any:
     if feature == "skills":
         from .skills import calls  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
         return getattr(calls, name)
-    from .tasks import handle, sync  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-    return getattr(sync if name == "SyncTaskHandle" else handle, name)
+    if name == "SyncTaskHandle":
+        from .tasks import sync  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return getattr(sync, name)
+    from .tasks import handle  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    return getattr(handle, name)
 
 
 __all__ = [

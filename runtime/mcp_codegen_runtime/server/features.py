@@ -10,9 +10,9 @@ one of the feature's names from it (see ``codegen/render/runtime_copy.py``):
 feature         modules                      in a private copy when
 ==============  ===========================  ==================================================
 ``tasks``       ``server/tasks/``            a tool of the spec declares ``task:``
-                                             (``TASK_SUPPORT`` in ``server.py``)
+                                             (``TaskContext``, which ``__init__.py`` imports)
 ``skills``      ``server/skills.py``         the spec declares ``skills:``
-                                             (``SKILL_SERVICE`` in ``server.py``)
+                                             (``SkillIntegrityError``, likewise)
 ==============  ===========================  ==================================================
 
 What stays in every copy, chosen at run time rather than by the spec: the Redis state of
