@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..options import PRIVATE_RUNTIME
 from ..render.files import GeneratedFile
 
 
 def generated_module(path: str) -> bool:
     """True for a generated ``.py`` module (``path`` relative to the output folder), not a runtime copy."""
     parts = path.split("/")
-    return path.endswith(".py") and "_runtime" not in parts[:-1]
+    return path.endswith(".py") and PRIVATE_RUNTIME not in parts[:-1]
 
 
 def verify_format(files: Iterable[GeneratedFile]) -> list[str]:

@@ -25,7 +25,7 @@ from ..models.generate import ModelsModule
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string, width
-from .runtime_copy import PACKAGE, private_modules, private_packages, render_private_runtime, runtime_requirement
+from .runtime_copy import PACKAGE, PRIVATE, private_modules, private_packages, render_private_runtime, runtime_requirement
 
 #: Output file -> template (one template per generated file kind).
 TEMPLATES = {
@@ -128,12 +128,22 @@ _SERVER_TASK_EXPORTS = ("TaskContext",)
 _SERVER_SKILL_EXPORTS = ("SkillIntegrityError",)
 
 
+def _uses_tasks(ir: ProjectIR) -> bool:
+    """A tool of the spec declares ``task:`` (the tasks extension's names are then exported)."""
+    return any(t.task != "forbidden" for t in ir.tools)
+
+
+def _needs_jsonschema(ir: ProjectIR) -> bool:
+    """A tool is checked against its original schema (or overlay), so jsonschema is needed."""
+    return any(t.schema_checked or t.overlay_checked for t in ir.tools)
+
+
 def client_exports(ir: ProjectIR) -> list[str]:
     """What ``__init__.py`` of a client imports from ``client.gencode`` and re-exports: the
     records of every client, and the names of the features the spec uses (tasks: a tool with
     ``task:``; skills: ``skills:``; OAuth: ``server.auth``), in import order."""
     names = [*_CLIENT_EXPORTS]
-    if any(t.task != "forbidden" for t in ir.tools):
+    if _uses_tasks(ir):
         names += _TASK_EXPORTS
     if ir.skills:
         names += _SKILL_EXPORTS
@@ -147,7 +157,7 @@ def server_exports(ir: ProjectIR) -> list[str]:
     handler-facing names of every server, and the names of the features the spec uses (tasks: a
     tool with ``task:``; skills: ``skills:``), sorted."""
     names = [*_SERVER_EXPORTS]
-    if any(t.task != "forbidden" for t in ir.tools):
+    if _uses_tasks(ir):
         names += _SERVER_TASK_EXPORTS
     if ir.skills:
         names += _SERVER_SKILL_EXPORTS
@@ -198,7 +208,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "server_models": used_models,
         "client_models": client_models,
         "client_import_lines": import_lines,
-        "rt": PACKAGE if ir.server.runtime == "library" else "._runtime",
+        "rt": PACKAGE if ir.server.runtime == "library" else f".{PRIVATE}",
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
         "exports": package_exports(ir),
@@ -209,12 +219,12 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "prompts": ir.prompts,
         "any_catalog": bool(ir.resources or ir.templates or ir.prompts),
         "any_completions": any(x.completions for x in (*ir.templates, *ir.prompts)),
-        "needs_jsonschema": any(t.schema_checked or t.overlay_checked for t in tools),
+        "needs_jsonschema": _needs_jsonschema(ir),
         "runtime_version": RUNTIME_VERSION,
         "runtime_api": RUNTIME_API,
         "runtime_minor": int(RUNTIME_VERSION.split(".")[1]),  # a minor release adds to the facade
         "runtime_requirement": runtime_requirement(),
-        "runtime_extras": runtime_extras(ir, any(t.schema_checked or t.overlay_checked for t in tools)),
+        "runtime_extras": runtime_extras(ir),
         "runtime_packages": [],
         "skills": ir.skills if ir.server.target in ("server", "both") else (),
         "skill_files": SKILL_FILES,
@@ -244,12 +254,12 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     return files
 
 
-def runtime_extras(ir: ProjectIR, needs_jsonschema: bool) -> list[str]:
+def runtime_extras(ir: ProjectIR) -> list[str]:
     """The runtime extras a package cannot work without (its dependency asks for exactly these):
     ``jsonschema`` for tools checked against their original schema, ``oauth`` for a server that
     verifies OAuth access tokens.  What a deployment chooses (HTTP, Redis, the accelerator) stays
     an extra of the package itself."""
-    extras = ["jsonschema"] if needs_jsonschema else []
+    extras = ["jsonschema"] if _needs_jsonschema(ir) else []
     if ir.server.auth is not None and ir.server.target in ("server", "both"):
         extras.append("oauth")
     return sorted(extras)
