@@ -32,6 +32,7 @@ from typing import NoReturn
 FEATURES: dict[str, tuple[str, str]] = {
     "tasks": ("server/tasks/", "a tool declaring 'task: optional' or 'task: required' in its spec"),
     "skills": ("server/skills.py", "'skills:' in its spec"),
+    "upstream": ("server/upstream/", "'upstream:' in its spec (a spec converted from OpenAPI)"),
 }
 
 

@@ -14,6 +14,8 @@ import one of its names from here:
 ==============  ====================================================================
 ``tasks``       ``TaskContext`` (``__init__.py`` of a spec with task tools)
 ``skills``      ``SkillIntegrityError`` (``__init__.py`` of a spec declaring skills)
+``upstream``    ``UpstreamServer``, ``UpstreamDef``, ``HttpBinding`` (``server.py`` and
+                ``upstream.py`` of a spec with an ``upstream`` section)
 ==============  ====================================================================
 
 Elsewhere reading one raises the ``ImportError`` of :func:`~server.features.missing`, naming
@@ -35,11 +37,13 @@ if TYPE_CHECKING:
     from .main import main
     from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
     from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    from .upstream import HttpBinding, UpstreamDef, UpstreamServer  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 #: The HTTP names, loaded with the transport on first access.
 _HTTP_NAMES = frozenset({"HttpApp", "HttpSettings", "app_from_env", "asgi_app", "close_sse_stream"})
 #: The optional names (see the module docstring): name -> its feature.
-_OPTIONAL = {"SkillIntegrityError": "skills", "TaskContext": "tasks"}
+_OPTIONAL = {"SkillIntegrityError": "skills", "TaskContext": "tasks",
+             "HttpBinding": "upstream", "UpstreamDef": "upstream", "UpstreamServer": "upstream"}
 
 
 def __getattr__(name: str) -> Any:
@@ -68,6 +72,9 @@ def _optional(name: str) -> Any:
     if name == "SkillIntegrityError":
         from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
         return SkillIntegrityError
+    if _OPTIONAL[name] == "upstream":
+        from .upstream import HttpBinding, UpstreamDef, UpstreamServer  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+        return {"HttpBinding": HttpBinding, "UpstreamDef": UpstreamDef, "UpstreamServer": UpstreamServer}[name]
     from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
     return TaskContext
 
@@ -76,6 +83,7 @@ __all__ = [
     "Context",
     "Elicited",
     "HttpApp",
+    "HttpBinding",
     "HttpSettings",
     "InputUnavailableError",
     "Principal",
@@ -83,6 +91,8 @@ __all__ = [
     "ServerSettings",
     "SkillIntegrityError",
     "TaskContext",
+    "UpstreamDef",
+    "UpstreamServer",
     "app_from_env",
     "asgi_app",
     "close_sse_stream",
