@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ... import RUNTIME_VERSION
 from .body import Part
 
 #: Methods retried (RFC 9110 §9.2.2 idempotent methods).
@@ -81,8 +80,7 @@ class UpstreamClient:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             httpx = _need_httpx()
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), follow_redirects=False,
-                                             headers={"User-Agent": f"mcp-codegen-runtime/{RUNTIME_VERSION}"})
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
             self._loop = loop
         return self._client
 

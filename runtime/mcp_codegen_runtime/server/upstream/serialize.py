@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -68,7 +68,7 @@ def _undefined(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict)) and not value)
 
 
-def _items(value: list[Any] | dict[str, Any], enc: Any, pair: str) -> list[str]:
+def _items(value: list[Any] | dict[str, Any], enc: Callable[[str], str], pair: str) -> list[str]:
     """The items of a list, or an object's ``key<pair>value`` entries, each encoded."""
     if isinstance(value, dict):
         return [enc(str(k)) + pair + enc(text_of(v)) for k, v in value.items()]
@@ -136,7 +136,7 @@ def query_items(name: str, value: Any, style: str, explode: bool, allow_reserved
     return [f"{key}=" + sep.join(_items(value, enc, sep))]
 
 
-def _deep(key: str, value: dict[str, Any], enc: Any) -> list[str]:
+def _deep(key: str, value: dict[str, Any], enc: Callable[[str], str]) -> list[str]:
     """``key[k]=v`` for each entry; nested objects go deeper (``key[a][b]``), lists repeat the key."""
     out: list[str] = []
     for k, v in value.items():
