@@ -245,3 +245,26 @@ def test_invalid_base64_is_a_tool_error(base: str) -> None:
     definition = tool("t", binding, {"body": {}})
     result = call(server_class({"baseUrl": f"{base}/echo"}, [definition])(), "t", {"body": "not base64!"})
     assert error_of(result)[:2] == ("cannot send the arguments: the body is not valid base64", "mcp-codegen.upstream")
+
+
+def test_one_pooled_client_closed_with_the_server(base: str) -> None:
+    import asyncio
+
+    from upstream_support import call_many
+
+    server = server_class({"baseUrl": f"{base}/echo"}, [tool("t", {"method": "GET", "path": "/p"})])()
+    pools: list[Any] = []
+
+    async def run() -> None:
+        first = await call_many(server, [("t", {})])  # call_many ends with server.close_shared()
+        assert not first[0].get("isError"), first
+
+    original = server.on_close
+
+    def spy(close: Any) -> None:
+        pools.append(server.__dict__["_upstream_state_"].client)
+        original(close)
+
+    server.on_close = spy  # type: ignore[method-assign]
+    asyncio.run(run())
+    assert len(pools) == 1 and pools[0]._client is None  # made once, closed by close_shared
