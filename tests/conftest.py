@@ -41,7 +41,8 @@ SLOW = frozenset({
     "test_oauth_server", "test_ops_factory_telemetry", "test_output_errors", "test_schema_checker_startup",
     "test_security_http", "test_serve_first_try", "test_server_main", "test_server_stdio_raw",
     "test_shared_redis", "test_skills", "test_state_keys_http", "test_stdio_loop", "test_stdio_order",
-    "test_task_notifications", "test_tasks",
+    "test_task_notifications", "test_tasks", "test_upstream_results", "test_upstream_security",
+    "test_upstream_wire",
 })
 
 #: The longest modules (measured: minutes for the conformance run, tens of seconds for the

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ..wire import jsonrpc
@@ -26,6 +27,8 @@ from ..wire.errors import McpTimeoutError, ProtocolError, TransportClosedError, 
 Outgoing = jsonrpc.JsonObject | list[jsonrpc.JsonObject]
 Sink = Callable[[Outgoing], Awaitable[None]]
 _conn_ids = itertools.count(1)
+#: The HTTP request headers of a connection that has none (stdio, in process).
+NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 
 
 def is_network_client(client_key: str) -> bool:
@@ -41,13 +44,17 @@ class Connection:
         sink: coroutine function receiving each outgoing message (dict).
         principal: the authenticated identity (``None`` on stdio).
         client_key: rate-limit key of the client; unique per connection by default.
+        request_headers: the HTTP request's headers (lower-case names, read-only; empty on
+            stdio and in process).
     """
 
     def __init__(
-        self, sink: Sink | None = None, *, principal: Any = None, client_key: str | None = None
+        self, sink: Sink | None = None, *, principal: Any = None, client_key: str | None = None,
+        request_headers: Mapping[str, str] = NO_HEADERS,
     ) -> None:
         self._sink = sink
         self.principal = principal
+        self.request_headers = request_headers
         self.client_key = client_key or f"conn-{next(_conn_ids)}"
         #: Negotiated version after a legacy ``initialize`` (None: no legacy session).
         self.legacy_version: str | None = None
@@ -165,4 +172,4 @@ class Connection:
         self.closed = True
 
 
-__all__ = ["Connection", "Outgoing", "ProtocolError", "Sink", "is_network_client"]
+__all__ = ["NO_HEADERS", "Connection", "Outgoing", "ProtocolError", "Sink", "is_network_client"]

@@ -134,6 +134,12 @@ class Context:
         return self._conn.principal
 
     @property
+    def request_headers(self) -> Mapping[str, str]:
+        """The headers of the caller's HTTP request (lower-case names, read-only; empty on
+        stdio and in process).  They may hold the caller's credentials: never log them."""
+        return self._conn.request_headers
+
+    @property
     def progress_token(self) -> str | int | None:
         token = self.meta.get(p.META_PROGRESS_TOKEN)
         return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
@@ -118,6 +119,7 @@ class ServerCore(ToolCalls, Catalog):
                               if redis_url else None)
         self._task_store = (redis_url, audience)  # the tasks extension (server.tasks), made on first use
         self._task_manager: TaskManager | None = None
+        self._closers: list[Callable[[], Awaitable[None]]] = []  # on_close
         self._load_skills()  # packaged skill files, checked against the build's digests
 
     # ------------------------------------------------------------- tasks (server.tasks)
@@ -139,11 +141,23 @@ class ServerCore(ToolCalls, Catalog):
         return tuple(t for t in self.tool_defs if t.name not in self._disabled["tools"])
 
     async def close_shared(self) -> None:
-        """Release the Redis connections of the change bus and the rate limit (on shutdown)."""
+        """Release the Redis connections of the change bus and the rate limit, and what
+        :meth:`on_close` registered (on shutdown: HTTP lifespan, end of stdio)."""
         await self.close_bus()
         await self._limits.aclose()
         if self._task_manager is not None:
             await self._task_manager.aclose()
+        closers, self._closers = self._closers, []
+        for close in closers:
+            try:
+                await close()
+            except Exception:
+                logger.warning("a resource of the server failed to close", exc_info=True)
+
+    def on_close(self, close: Callable[[], Awaitable[None]]) -> None:
+        """Have :meth:`close_shared` await ``close()`` (a feature's pooled connections, e.g.
+        the upstream client of ``server.upstream``)."""
+        self._closers.append(close)
 
     # ------------------------------------------------------------- skills (server.skills)
     def _load_skills(self) -> None:

@@ -64,6 +64,9 @@ TOOL_ERROR_FORBIDDEN: Final = "mcp-codegen.forbidden"
 TOOL_ERROR_RATE_LIMITED: Final = "mcp-codegen.rate_limited"
 TOOL_ERROR_TIMEOUT: Final = "mcp-codegen.timeout"
 TOOL_ERROR_INPUT_UNAVAILABLE: Final = "mcp-codegen.input_unavailable"
+#: An upstream-bound tool (``server/upstream/``): the REST API failed, answered an error no
+#: declared error matches (``data: {"status", "body"}``), or an answer its schema refuses.
+TOOL_ERROR_UPSTREAM: Final = "mcp-codegen.upstream"
 #: ``data.code`` of the -32603 a server sends when a handler's result breaks the output schema.
 ERROR_INVALID_OUTPUT: Final = "mcp-codegen.invalid_output"
 

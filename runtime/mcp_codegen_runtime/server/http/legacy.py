@@ -41,7 +41,7 @@ from .access import client_key
 from .request import HttpError, Receive, Request, Send
 from .responses import pump, send_empty, send_json, status_for
 from .settings import HttpSettings
-from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into
+from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into, request_headers
 
 if TYPE_CHECKING:
     from ..interface import ServedServer
@@ -284,7 +284,7 @@ class LegacyHandler:
         session = self.session(req, principal)
         # the caller's current token (refreshed, stepped up) for what this request runs
         # (and the task it starts, which copies the context): ``StreamConnection.principal``
-        reset = REQUEST_PRINCIPAL.set((session.conn, principal))
+        reset = REQUEST_PRINCIPAL.set((session.conn, principal, request_headers(req)))
         try:
             await self._post(session, req, receive, send, message)
         finally:

@@ -28,7 +28,7 @@ from .access import client_key
 from .request import HttpError, Receive, Request, Send
 from .responses import pump, send_empty, status_for
 from .settings import HttpSettings
-from .streams import EventStream, StreamConnection, answer_into
+from .streams import EventStream, StreamConnection, answer_into, request_headers
 
 if TYPE_CHECKING:
     from ..interface import ServedServer
@@ -188,7 +188,7 @@ class StatelessHandler:
                 )
         bad_meta = meta_problem(params)
         stream = EventStream(0, self.settings.max_events_per_stream)
-        conn = StreamConnection(lambda _: stream, principal, client_key(req, principal))
+        conn = StreamConnection(lambda _: stream, principal, client_key(req, principal), request_headers(req))
         task = asyncio.get_running_loop().create_task(answer_into(stream, self.server, message, conn))
         try:
             await pump(

@@ -18,14 +18,16 @@ import asyncio
 import contextvars
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ...wire import jsonrpc
-from ..connection import Connection, Outgoing
+from ..connection import NO_HEADERS, Connection, Outgoing
 
 if TYPE_CHECKING:
     from ..interface import ServedServer
+    from .request import Request
 
 
 class EventStream:
@@ -132,19 +134,25 @@ def close_sse_stream() -> bool:
     return True
 
 
-#: (connection, principal) of the HTTP request being handled on a legacy session's
-#: connection (set by ``server.http.legacy`` for that request and the task it starts).
-REQUEST_PRINCIPAL: contextvars.ContextVar[tuple[Connection, Any] | None] = contextvars.ContextVar(
+#: (connection, principal, request headers) of the HTTP request being handled on a legacy
+#: session's connection (set by ``server.http.legacy`` for that request and the task it starts).
+REQUEST_PRINCIPAL: contextvars.ContextVar[tuple[Connection, Any, Mapping[str, str]] | None] = contextvars.ContextVar(
     "mcp_http_principal", default=None)
+
+
+def request_headers(req: Request) -> Mapping[str, str]:
+    """A read-only view of ``req``'s headers (lower-case names, repeated ones joined), for
+    ``ctx.request_headers``."""
+    return MappingProxyType({name: value for name in req.headers if (value := req.get(name)) is not None})
 
 
 class StreamConnection(Connection):
     """A connection whose outgoing messages go to event streams (none once it is closed).
 
-    ``principal`` is the one given, except while a request of this connection set
-    :data:`REQUEST_PRINCIPAL`: then that request's own.  A legacy session outlives the
-    tokens of its caller: after a refresh or a step-up the same caller (equal principal)
-    holds other scopes and another expiry, and ``ctx.principal`` and
+    ``principal`` and ``request_headers`` are the ones given, except while a request of this
+    connection set :data:`REQUEST_PRINCIPAL`: then that request's own.  A legacy session
+    outlives the tokens of its caller: after a refresh or a step-up the same caller (equal
+    principal) holds other scopes and another expiry, and ``ctx.principal`` and
     ``ServerBase.authorize`` must see those of the token the request came with.
 
     Args:
@@ -152,10 +160,12 @@ class StreamConnection(Connection):
             (None for unsolicited messages).
         principal: the authenticated identity (or None).
         client_key: the rate-limit key.
+        headers: the HTTP request's headers (:func:`request_headers`).
     """
 
-    def __init__(self, route: Callable[[jsonrpc.RequestId | None], EventStream], principal: Any, client_key: str) -> None:
-        super().__init__(principal=principal, client_key=client_key)
+    def __init__(self, route: Callable[[jsonrpc.RequestId | None], EventStream], principal: Any, client_key: str,
+                 headers: Mapping[str, str] = NO_HEADERS) -> None:
+        super().__init__(principal=principal, client_key=client_key, request_headers=headers)
         self.route = route
 
     @property
@@ -166,6 +176,15 @@ class StreamConnection(Connection):
     @principal.setter
     def principal(self, value: Any) -> None:
         self._principal = value
+
+    @property
+    def request_headers(self) -> Mapping[str, str]:
+        current = REQUEST_PRINCIPAL.get()
+        return current[2] if current is not None and current[0] is self else self._headers
+
+    @request_headers.setter
+    def request_headers(self, value: Mapping[str, str]) -> None:
+        self._headers = value
 
     async def deliver(self, message: Outgoing, related_to: jsonrpc.RequestId | None) -> None:
         if not self.closed:

@@ -221,6 +221,7 @@ async def serve_stdio(
     finally:
         server.close_subscriptions()
         await session.aclose(server.settings.shutdown_grace)
+        await server.close_shared()
         writer.shutdown(wait=True)
         if pipes is not None:
             pipes.lines.close()
