@@ -32,7 +32,6 @@ from .naming.core import (
     RESERVED_MODULE_NAMES,
     RUNTIME_ERROR_NAMES,
     SERVER_CLASSES,
-    UPSTREAM_MODULE_NAMES,
     NameRegistry,
     Origin,
     answer_class,
@@ -41,7 +40,6 @@ from .naming.core import (
     def_class,
     error_class,
     handler_method,
-    http_const,
     input_method,
     package_name,
     prompt_class,
@@ -52,9 +50,9 @@ from .naming.core import (
     tool_method,
     tool_stem,
     unshadowed_package,
-    upstream_const,
 )
 from .naming.models import typed_dict_class
+from .naming.upstream import UPSTREAM_MODULE_NAMES, http_const, upstream_const
 from .nodes import (
     AuthIR,
     CompletionIR,

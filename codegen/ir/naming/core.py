@@ -15,7 +15,7 @@ Who decides what (the function to call for each kind of name):
 package                        :func:`package_name`, :func:`unshadowed_package` (W101)
 server/client classes, script  :func:`class_stem`, :func:`server_names`, :data:`SERVER_CLASSES`
 tool method / constant         :func:`tool_method`, :func:`tool_const`
-upstream constants             :func:`upstream_const`, :func:`http_const`, :data:`UPSTREAM_MODULE_NAMES`
+upstream constants             :mod:`codegen.ir.naming.upstream`
 tool classes                   :func:`tool_stem`, :func:`tool_class`, :func:`answer_class`
 error classes                  :func:`error_class`
 input / handler / completion   :func:`input_method`, :func:`handler_method`, :func:`completion_method`
@@ -288,21 +288,6 @@ def tool_class(stem: str, role: str) -> ClassName:
 def tool_const(method: str) -> str:
     """The module constant holding a tool's definition: ``get_weather`` -> ``GET_WEATHER_TOOL``."""
     return method.upper().rstrip("_") + "_TOOL"
-
-
-#: Names the modules of a spec with ``upstream`` define or import besides (``upstream.py``,
-#: ``server.py``): no class of such a spec may take them.
-UPSTREAM_MODULE_NAMES = frozenset({"UPSTREAM", "UpstreamDef", "UpstreamServer", "HttpBinding", "json"})
-
-
-def upstream_const() -> str:
-    """The module constant (``upstream.py``) holding the spec's ``upstream`` as an ``UpstreamDef``."""
-    return "UPSTREAM"
-
-
-def http_const(method: str) -> str:
-    """The module constant holding a tool's ``http`` binding: ``get_pet`` -> ``GET_PET_HTTP``."""
-    return method.upper().rstrip("_") + "_HTTP"
 
 
 def error_class(code: str) -> str:
