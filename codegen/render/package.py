@@ -284,9 +284,10 @@ def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> Gen
 
     One typed stub per handler the server base declares (tools, resources, resource templates,
     prompts, completion handlers), each annotated with types the package exports, so the stub
-    passes ``mypy --strict`` as written."""
+    passes ``mypy --strict`` as written.  Tools that call the spec's upstream get none: the base
+    class implements them."""
     env = env or environment()
-    tools = list(ir.tools)
+    tools = [t for t in ir.tools if t.http is None]  # a tool calling the upstream is generated whole
     models = sorted({t.input_class for t in tools} | {t.server_output_class for t in tools if t.server_output_class}
                     | {t.variables_class for t in ir.templates} | {p.arguments_class for p in ir.prompts})
     names = {"Context", ir.server.base_class}
@@ -298,5 +299,6 @@ def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> Gen
         names |= {"PromptMessage", "PromptResult"}
     text = env.get_template("impl.py.jinja").render({
         "server": ir.server, "tools": tools, "tool_models": models, "package_names": sorted(names),
+        "bound_tools": [t for t in ir.tools if t.http is not None],
         "resources": ir.resources, "templates": ir.templates, "prompts": ir.prompts})
     return GeneratedFile(f"{ir.server.impl_module}.py", text)
