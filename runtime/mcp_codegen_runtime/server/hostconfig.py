@@ -17,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .base import ServerBase
 
@@ -94,6 +94,18 @@ def upstream_variables(base: type[ServerBase]) -> list[tuple[str, str]]:
     for var, what in out:
         first.setdefault(var, what)
     return list(first.items())
+
+
+def print_variables(base: type[ServerBase], out: TextIO) -> None:
+    """Write to ``out`` (stderr) the upstream's variables the entry holds (empty placeholders where
+    the user has set nothing) and what each is for, never their values; nothing without an upstream."""
+    variables = upstream_variables(base)
+    if not variables:
+        return
+    print(f"{base.server_info.name}: the tools call a REST API; set these in the entry's env (empty = unset):", file=out)
+    width = max(len(var) for var, _ in variables)
+    for var, what in variables:
+        print(f"  {var.ljust(width)}  {what}", file=out)
 
 
 def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[str] | None = None) -> dict[str, Any]:

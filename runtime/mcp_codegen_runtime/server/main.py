@@ -41,7 +41,7 @@ from ..schema.available import missing_schema_checker
 from .base import ServerBase
 from .dispatch import SUPPORTED_VERSIONS
 from .handlers import check_implementation
-from .hostconfig import HOSTS, host_config, merge_config, upstream_base_url, upstream_env, upstream_variables
+from .hostconfig import HOSTS, host_config, merge_config, print_variables, upstream_base_url, upstream_env
 from .logs import JsonLogFormatter, configure_logging
 from .replicas import REDIS_URL_ENV
 from .settings import ServerSettings
@@ -242,19 +242,6 @@ def _check_optional(parser: argparse.ArgumentParser, base: type[ServerBase], arg
         raise SystemExit(f"{parser.prog}: error: {exc}") from None
 
 
-def _print_variables(base: type[ServerBase]) -> None:
-    """On stderr: the environment variables of the upstream the entry holds (empty placeholders
-    where the user has set nothing) and what each is for, never their values."""
-    variables = upstream_variables(base)
-    if not variables:
-        return
-    print(f"{base.server_info.name}: the tools call a REST API; set these in the entry's env (empty = unset):",
-          file=sys.stderr)
-    width = max(len(var) for var, _ in variables)
-    for var, what in variables:
-        print(f"  {var.ljust(width)}  {what}", file=sys.stderr)
-
-
 def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None = None) -> argparse.ArgumentParser:
     info = base.server_info
     parser = _Parser(prog=prog, description=f"Serve the {info.name} MCP server.", epilog=_ENV_HELP)
@@ -363,7 +350,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         if upstream_url is not None:
             _configure_upstream(parser, base, args)  # checked, and passed on to the entry
         config = host_config(args.print_config, base, args.impl, ["--upstream", upstream_url] if upstream_url else [])
-        _print_variables(base)
+        print_variables(base, sys.stderr)
         if args.write_config is None:
             print(json.dumps(config, indent=2))
             return
