@@ -183,7 +183,7 @@ def _places(doc: SourceDoc, http: dict[str, Any], ptr: str, args: dict[str, Any]
         where, at = arg.get("in"), join_pointer(ptr, "args", key)
         place = _place(where, arg.get("name"))
         if place in taken:
-            out.append(doc.diag("E134", f"arguments {taken[place]!r} and {key!r} both go to {_show(place)}", at,
+            out.append(doc.diag("E134", f"arguments {taken[place]!r} and {key!r} both go to {_show((where, arg.get('name')))}", at,
                                 hint="each argument needs its own place"))
         else:
             taken[place] = key
@@ -200,11 +200,12 @@ def _places(doc: SourceDoc, http: dict[str, Any], ptr: str, args: dict[str, Any]
         if not isinstance(fixed, dict):
             continue
         place, at = _place(fixed.get("in"), fixed.get("name")), join_pointer(ptr, "fixed", i)
+        shown = _show((fixed.get("in"), fixed.get("name")))
         if place in taken:
-            out.append(doc.diag("E139", f"fixed value goes to {_show(place)}, where argument {taken[place]!r} goes", at,
+            out.append(doc.diag("E139", f"fixed value goes to {shown}, where argument {taken[place]!r} goes", at,
                                 hint="drop the argument from inputSchema and http.args, or drop the fixed value"))
         elif place in fixed_taken:
-            out.append(doc.diag("E139", f"fixed values {fixed_taken[place]} and {i} both go to {_show(place)}", at,
+            out.append(doc.diag("E139", f"fixed values {fixed_taken[place]} and {i} both go to {shown}", at,
                                 hint="keep one of them"))
         else:
             fixed_taken[place] = i
