@@ -162,8 +162,8 @@ def test_wrap_looks_behind_a_root_ref(tmp_path: Path) -> None:
 
 
 # -- what the generator writes ----------------------------------------------------------------
-def _files(spec: Path, options: Options = Options()) -> dict[str, str]:
-    result = generate([spec], options=options)
+def _files(spec: Path, options: Options | None = None) -> dict[str, str]:
+    result = generate([spec], options=options or Options())
     assert result.ok, [d.render() for d in result.diagnostics]
     return {f.path: f.content for f in result.files}
 
