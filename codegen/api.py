@@ -143,7 +143,8 @@ def scaffold(paths: Sequence[Path], out: Path, target: str | None = None) -> tup
     """Write each server's implementation stub ``OUT/<package>_impl.py`` unless it exists.
 
     A spec built for the client side only (``target``, else its ``server.target``) has no
-    server to implement: it gets no stub, and a W110 warning says so.
+    server to implement: it gets no stub, and a W110 warning says so.  Nor does a spec whose
+    tools all call its upstream (a complete base class): W112.
 
     Returns:
         (files written, files kept because they exist, diagnostics).
@@ -164,6 +165,12 @@ def scaffold(paths: Sequence[Path], out: Path, target: str | None = None) -> tup
             diags.append(Diagnostic(display, 0, 0, "W110", "no implementation stub: this build has no server side "
                                     "(target client)", level=Level.WARNING,
                                     hint="build with --target both (or server) to implement the server"))
+            continue
+        if low.ir.upstream is not None and low.ir.upstream.complete:
+            diags.append(Diagnostic(display, 0, 0, "W112", "no implementation stub: every tool calls the upstream, so "
+                                    f"the base class {low.ir.server.base_class} is complete and "
+                                    f"`python -m {low.ir.server.package}` serves it as it is", level=Level.WARNING,
+                                    hint="to override a handler, subclass the base class and pass --impl module:Class"))
             continue
         stub = render_scaffold(low.ir)
         target = out / stub.path

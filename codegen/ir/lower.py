@@ -52,7 +52,20 @@ from .naming.core import (
     unshadowed_package,
 )
 from .naming.models import typed_dict_class
-from .nodes import AuthIR, CompletionIR, ErrorIR, InputIR, ProjectIR, PromptIR, ResourceIR, ServerIR, TemplateIR, ToolIR
+from .naming.upstream import UPSTREAM_MODULE_NAMES, http_const, upstream_const
+from .nodes import (
+    AuthIR,
+    CompletionIR,
+    ErrorIR,
+    InputIR,
+    ProjectIR,
+    PromptIR,
+    ResourceIR,
+    ServerIR,
+    TemplateIR,
+    ToolIR,
+    UpstreamIR,
+)
 from .typeddicts import request_objects
 
 #: The keywords the runtime checks beside the models (``pattern``), where they apply unconditionally.
@@ -74,6 +87,15 @@ def runtime_member_names() -> frozenset[str]:
         # instance attributes set in __init__ (a tool named `timeout` must not hide one)
         names.update(i.argval for i in dis.get_instructions(cls.__init__) if i.opname == "STORE_ATTR")
     return frozenset(names)
+
+
+@cache
+def upstream_member_names() -> frozenset[str]:
+    """Attribute names of the runtime's ``UpstreamServer`` mixin, which the server base of a spec
+    with ``upstream`` also inherits: its tool methods must not shadow them either."""
+    from mcp_codegen_runtime.server.gencode import UpstreamServer
+
+    return frozenset(dir(UpstreamServer))
 
 
 def _class_target(resolver: Resolver, doc: SourceDoc, ptr: str, objects_only: bool = True) -> Target:
@@ -141,10 +163,11 @@ class _Lowering:
                 hint="set server.package to another name"))
         self.package = package
         self.stem = class_stem(s.name, s.class_name)
-        self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES)
+        bound = spec.upstream is not None  # upstream.py, and server.py's names of the upstream feature
+        self.classes = NameRegistry(RESERVED_MODULE_NAMES | RUNTIME_ERROR_NAMES | (UPSTREAM_MODULE_NAMES if bound else frozenset()))
         for suffix, what in SERVER_CLASSES:
             self.classes.claim(self.stem + suffix, Origin(self.doc.display, "/server/name", what))
-        self.runtime_names = runtime_member_names()
+        self.runtime_names = runtime_member_names() | (upstream_member_names() if bound else frozenset())
         self.methods = NameRegistry()
         self.builder = ModelSchemaBuilder(resolver, self.classes)
         self.error_classes: dict[str, ErrorIR] = {}
@@ -173,8 +196,15 @@ class _Lowering:
                        model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
                                                    *(pr.arguments_class for pr in prompts)})),
                        resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts,
-                       skills=self.spec.skills)
+                       skills=self.spec.skills, upstream=self._upstream(tools))
         return ir, self.diags
+
+    def _upstream(self, tools: list[ToolIR]) -> UpstreamIR | None:
+        """The spec's ``upstream``; complete when every handler of the base calls it (no catalog)."""
+        if self.spec.upstream is None:
+            return None
+        catalog = self.spec.resources or self.spec.templates or self.spec.prompts
+        return UpstreamIR(upstream_const(), self.spec.upstream, complete=all(t.http for t in tools) and not catalog)
 
     def _server(self, spec_display: str) -> ServerIR:
         s, package, stem = self.spec.server, self.package, self.stem
@@ -241,6 +271,7 @@ class _Lowering:
             errors=tuple(errs), inputs=tuple(inputs), read_only=bool(ann.get("readOnlyHint", False)),
             raw_output=tool.raw_output, scopes=tool.scopes, overlay_schema=overlay, overlay_checked=overlay_checked,
             task=tool.task, start_method=start,
+            http=tool.http, http_const=http_const(method) if tool.http is not None else None,
         )
 
     def _schema_checks(self, tool: ToolSpec, wire: dict[str, Any], at_ptr: str | None = None) -> bool:

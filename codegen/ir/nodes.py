@@ -9,6 +9,7 @@ Tree::
     │   ├── errors: (ErrorRef, ...) declared errors the tool may raise
     │   └── inputs: (InputIR, ...)  declared client inputs (elicitation, sampling, roots)
     ├── errors: (ErrorIR, ...)      declared error classes of the whole server
+    ├── upstream: UpstreamIR        the REST API the tools with ``http`` call (or None)
     └── model_schema                the one JSON Schema document given to the model generator
 
 Every Python name in here was decided by ``codegen.ir.lower``; templates only print them.
@@ -77,6 +78,10 @@ class ToolIR:
     overlay_checked: bool = False  # the overlay needs its whole schema checked (W100)
     task: str = "forbidden"  # the spec's ``task`` key (``ToolDef.task_support``)
     start_method: str | None = None  # ``start_<method>`` of the typed clients (task tools only)
+    #: the spec's ``http`` binding as written (the tool calls the upstream; server side only, never
+    #: in ``wire`` or ``fingerprint``) and the ``upstream.py`` constant holding it
+    http: dict[str, Any] | None = None
+    http_const: str | None = None
 
     @property
     def server_output_class(self) -> str | None:
@@ -139,6 +144,17 @@ class AuthIR:
 
 
 @dataclass(frozen=True)
+class UpstreamIR:
+    """The spec's ``upstream`` (as written), printed into ``upstream.py`` as an ``UpstreamDef``."""
+
+    const: str  # the module constant, ``UPSTREAM``
+    spec: dict[str, Any]
+    #: every handler the server base declares is generated (every tool bound, no resources,
+    #: templates or prompts): ``python -m <package>`` serves the base itself
+    complete: bool = False
+
+
+@dataclass(frozen=True)
 class ServerIR:
     name: str
     version: str
@@ -194,3 +210,4 @@ class ProjectIR:
     prompts: tuple[PromptIR, ...] = ()
     typed_dicts: tuple[tuple[str, str], ...] = ()  # (object model class, its request-side TypedDict)
     skills: tuple[SkillIR, ...] = ()  # spec ``skills`` (docs/skills.md)
+    upstream: UpstreamIR | None = None  # spec ``upstream``: the REST API the bound tools call

@@ -228,6 +228,10 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "runtime_packages": [],
         "skills": ir.skills if ir.server.target in ("server", "both") else (),
         "skill_files": SKILL_FILES,
+        "upstream": ir.upstream,
+        "bound_tools": [t for t in tools if t.http is not None],
+        # the tool constants server.py uses: declared inputs and upstream calls name their ToolDef
+        "server_tool_consts": sorted({t.const for t in tools if t.inputs or t.http is not None}, key=str.lower),
     }
 
 
@@ -238,6 +242,8 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
     pkg = ir.server.package
     files = [GeneratedFile(f"{pkg}/{out}", env.get_template(tpl).render(ctx))
              for out, tpl in TEMPLATES.items() if out in TARGET_FILES[ir.server.target]]
+    if ir.upstream is not None and ctx["has_server"]:  # the REST binding, server side only
+        files.append(GeneratedFile(f"{pkg}/upstream.py", env.get_template("upstream.py.jinja").render(ctx)))
     if ctx["skills"]:  # the skill table, and the files as package data (byte for byte)
         files.append(GeneratedFile(f"{pkg}/skills.py", env.get_template("skills.py.jinja").render(ctx)))
         files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{stored_path(f.path)}", f.text)
@@ -257,11 +263,18 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
 def runtime_extras(ir: ProjectIR) -> list[str]:
     """The runtime extras a package cannot work without (its dependency asks for exactly these):
     ``jsonschema`` for tools checked against their original schema, ``oauth`` for a server that
-    verifies OAuth access tokens.  What a deployment chooses (HTTP, Redis, the accelerator) stays
+    verifies OAuth access tokens, ``http`` (httpx) for a server whose tools call an ``upstream``,
+    and ``oauth`` for one whose upstream takes OAuth 2 client credentials.  What a deployment chooses (HTTP, Redis, the accelerator) stays
     an extra of the package itself."""
     extras = ["jsonschema"] if _needs_jsonschema(ir) else []
-    if ir.server.auth is not None and ir.server.target in ("server", "both"):
+    server = ir.server.target in ("server", "both")
+    if ir.server.auth is not None and server:
         extras.append("oauth")
+    if ir.upstream is not None and server:  # the tools call a REST API (httpx); OAuth 2 client credentials
+        extras.append("http")
+        schemes = ir.upstream.spec.get("security") or {}
+        if any(isinstance(s, dict) and s.get("type") == "oauth2" for s in schemes.values()) and "oauth" not in extras:
+            extras.append("oauth")
     return sorted(extras)
 
 
@@ -271,9 +284,10 @@ def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> Gen
 
     One typed stub per handler the server base declares (tools, resources, resource templates,
     prompts, completion handlers), each annotated with types the package exports, so the stub
-    passes ``mypy --strict`` as written."""
+    passes ``mypy --strict`` as written.  Tools that call the spec's upstream get none: the base
+    class implements them."""
     env = env or environment()
-    tools = list(ir.tools)
+    tools = [t for t in ir.tools if t.http is None]  # a tool calling the upstream is generated whole
     models = sorted({t.input_class for t in tools} | {t.server_output_class for t in tools if t.server_output_class}
                     | {t.variables_class for t in ir.templates} | {p.arguments_class for p in ir.prompts})
     names = {"Context", ir.server.base_class}
@@ -285,5 +299,6 @@ def render_scaffold(ir: ProjectIR, env: jinja2.Environment | None = None) -> Gen
         names |= {"PromptMessage", "PromptResult"}
     text = env.get_template("impl.py.jinja").render({
         "server": ir.server, "tools": tools, "tool_models": models, "package_names": sorted(names),
+        "bound_tools": [t for t in ir.tools if t.http is not None],
         "resources": ir.resources, "templates": ir.templates, "prompts": ir.prompts})
     return GeneratedFile(f"{ir.server.impl_module}.py", text)

@@ -17,7 +17,7 @@ FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
 #: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
-CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes", "task"})
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes", "task", "http"})
 #: Values of a tool's ``task`` key (the extension's task support; default ``forbidden``).
 TASK_SUPPORT = ("forbidden", "optional", "required")
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
@@ -53,6 +53,9 @@ class ToolSpec:
     output_overlay: str | None = None
     #: ``task``: whether a call may (``optional``) or must (``required``) run as a task (docs/tasks.md)
     task: str = "forbidden"
+    #: ``http``: the tool is served by calling the spec's ``upstream`` (the binding as written; server
+    #: side only, never sent, never part of the fingerprint)
+    http: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,8 @@ class SpecFile:
     #: ``skills``, read and checked (:mod:`codegen.spec.skills`), and the files they were read from
     skills: tuple[SkillIR, ...] = ()
     skill_deps: dict[str, str] = field(default_factory=dict)
+    #: ``upstream``: the REST API the tools with ``http`` call, as written (docs/openapi.md)
+    upstream: dict[str, Any] | None = None
 
 
 #: Keys of resource / template / prompt entries that are ours (not sent on the wire).
@@ -227,7 +232,9 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         wire = {k: v for k, v in t.items() if k not in CODEGEN_TOOL_KEYS}  # unknown keys pass through (W105)
         overlay = join_pointer("/overlays", t["name"], "outputSchema") if t["name"] in overlays else None
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False)),
-                              tuple(t.get("scopes") or ()), overlay, str(t.get("task", "forbidden"))))
+                              tuple(t.get("scopes") or ()), overlay, str(t.get("task", "forbidden")),
+                              dict(t["http"]) if isinstance(t.get("http"), dict) else None))
     resources, templates, prompts = _catalog(data)
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
-                    resources=resources, templates=templates, prompts=prompts, overlays=dict(overlays))
+                    resources=resources, templates=templates, prompts=prompts, overlays=dict(overlays),
+                    upstream=dict(data["upstream"]) if isinstance(data.get("upstream"), dict) else None)

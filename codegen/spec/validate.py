@@ -28,6 +28,7 @@ from .overlays import overlay_checks
 from .pointer import depth_exceeded, join_pointer
 from .refs import Resolver, Target, iter_refs
 from .skills import load_skills
+from .upstream import upstream_checks
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 #: Names outside TOOL_NAME that still work (the spec allows 128 characters, SEP-986 and the
@@ -277,6 +278,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
                 if (other.file, at) not in typo_checked:
                     typo_checked.add((other.file, at))
                     diags.extend(_typos(other, resolver.schema_at(Target(other.file, at)), at, doc.pulled))
+    diags.extend(upstream_checks(doc, spec, resolver))
     diags.extend(resolver.diagnostics)
     if not any(d.level is Level.ERROR for d in diags):
         diags.extend(_ref_cycles(doc, resolver))

@@ -4,7 +4,8 @@
   the names of a package (package, classes, methods, arguments, ``$defs`` classes ...);
 * :mod:`.models`: the names inside a model (fields, enum members), which the model generator
   is told;
-* :mod:`.agent`: the names of the agent layout (``servers/<server>/<tool>.py`` ...).
+* :mod:`.agent`: the names of the agent layout (``servers/<server>/<tool>.py`` ...);
+* :mod:`.upstream`: the constants of a spec with ``upstream`` (``UPSTREAM``, ``<TOOL>_HTTP``).
 
 This ``__init__`` imports nothing: ``core`` and ``models`` are leaves any stage may import.
 """

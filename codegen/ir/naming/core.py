@@ -15,6 +15,7 @@ Who decides what (the function to call for each kind of name):
 package                        :func:`package_name`, :func:`unshadowed_package` (W101)
 server/client classes, script  :func:`class_stem`, :func:`server_names`, :data:`SERVER_CLASSES`
 tool method / constant         :func:`tool_method`, :func:`tool_const`
+upstream constants             :mod:`codegen.ir.naming.upstream`
 tool classes                   :func:`tool_stem`, :func:`tool_class`, :func:`answer_class`
 error classes                  :func:`error_class`
 input / handler / completion   :func:`input_method`, :func:`handler_method`, :func:`completion_method`

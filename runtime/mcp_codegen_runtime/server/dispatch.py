@@ -103,6 +103,10 @@ class ServerCore(ToolCalls, Catalog):
     skill_defs: ClassVar[tuple[SkillDef, ...]] = ()
     #: The folder holding ``<name>/<path>`` of every skill (an ``importlib.resources`` Traversable).
     skill_root: ClassVar[Any] = None
+    #: Every handler the class declares is generated (a spec whose tools all call an upstream REST
+    #: API and which has no resources, templates or prompts): ``python -m <package>`` serves the
+    #: generated base itself when no implementation is named (:func:`server.main.default_implementation`).
+    base_complete: ClassVar[bool] = False
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()

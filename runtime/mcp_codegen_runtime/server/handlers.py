@@ -1,8 +1,9 @@
 """Which handlers an implementation provides: every tool, resource, resource template, prompt
 and completion handler the generated base declares, checked against a subclass.
 
-A handler is *missing* when the subclass does not override the base's method (the base's
-own raises ``NotImplementedError``), a *stub* when its body only raises
+A handler is *missing* when the subclass does not override the base's method and the base's
+own only raises ``NotImplementedError`` (a generated handler, such as one calling an upstream
+REST API, counts as implemented: the base itself may be checked), a *stub* when its body only raises
 ``NotImplementedError`` (what ``mcp-codegen build --scaffold`` writes), and *uncallable*
 when its signature does not take the arguments the runtime passes.  ``python -m <pkg>
 --check``, ``mcp-codegen validate --impl`` and the start-up warning all read
@@ -102,16 +103,17 @@ def declared_handlers(base: type[ServerCore]) -> list[Handler]:
     return out
 
 
-def is_stub(function: Any) -> bool:
-    """Whether a handler only raises ``NotImplementedError`` (a scaffold stub left as is)."""
+def is_stub(function: Any, unreadable: bool = False) -> bool:
+    """Whether a handler only raises ``NotImplementedError`` (a scaffold stub left as is);
+    ``unreadable`` when its source cannot be read."""
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):
-        return False
+        return unreadable
     try:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError:
-        return False
+        return unreadable
     node = tree.body[0] if tree.body else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
@@ -126,7 +128,7 @@ def check_implementation(cls: type[ServerCore], base: type[ServerCore], *, stubs
                     declared_handlers(base))
     for handler in report.handlers:
         mine = getattr(cls, handler.method, None)
-        if mine is None or mine is getattr(base, handler.method, None):
+        if mine is None or mine is getattr(base, handler.method, None) and is_stub(mine, unreadable=True):
             report.problems.append(Problem(handler, "missing", f"no method {handler.method}() in {cls.__name__}"))
             continue
         params = KINDS[handler.kind][1]

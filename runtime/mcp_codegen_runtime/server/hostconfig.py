@@ -1,31 +1,123 @@
 """Host configuration entries: the JSON a host (Claude Desktop, Claude Code, Cursor, VS Code)
 needs to start this server over stdio, printed (``--print-config HOST``) or merged into the
-host's configuration file (``--write-config FILE``)."""
+host's configuration file (``--write-config FILE``).
+
+A server whose tools call an upstream REST API (the spec's ``upstream``) reads its base URL and
+credentials from environment variables (:func:`upstream_variables`): the entry lists each in its
+``env`` as an empty placeholder (empty counts as unset), and merging never replaces a value the
+user set there with a placeholder."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .base import ServerBase
 
 #: Hosts whose MCP configuration ``--print-config`` writes an entry for.
 HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")
+#: The value of an environment variable the entry names for the user to fill in.
+PLACEHOLDER = ""
 
 
-def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
+def _upstream_spec(base: type[ServerBase]) -> Mapping[str, Any] | None:
+    """The spec's ``upstream`` section of ``base`` (read defensively), None without one."""
+    upstream = getattr(base, "upstream", None)
+    spec = getattr(upstream, "spec", None)
+    return spec if upstream is not None and isinstance(spec, Mapping) else None
+
+
+def upstream_base_url(base: type[ServerBase]) -> str | None:
+    """The spec's ``upstream.baseUrl`` (what neither ``--upstream`` nor the variable replaced)."""
+    spec = _upstream_spec(base)
+    url = spec.get("baseUrl") if spec is not None else None
+    return url if isinstance(url, str) else None
+
+
+def upstream_env(base: type[ServerBase]) -> str | None:
+    """The environment variable replacing the upstream's base URL: ``upstream.env``, else the
+    server name upper-cased with non-alphanumerics as ``_``, plus ``_BASE_URL``; None without an upstream."""
+    spec = _upstream_spec(base)
+    if spec is None:
+        return None
+    env = spec.get("env")
+    if isinstance(env, str) and env:
+        return env
+    return re.sub(r"[^A-Za-z0-9]", "_", base.server_info.name).upper() + "_BASE_URL"
+
+
+#: Per scheme type: the keys of its ``env`` map -> what that variable holds.
+_CREDENTIALS = {
+    "basic": {"username": "the user name", "password": "the password"},
+    "oauth2": {"clientId": "the OAuth 2 client id", "clientSecret": "the OAuth 2 client secret"},
+}
+
+
+def _sent(name: str, scheme: Mapping[str, Any]) -> str:
+    kind = scheme.get("type")
+    if kind == "apiKey":
+        return f"the API key of scheme {name!r}, sent as {scheme.get('in', 'header')} {scheme.get('name', '')!r}"
+    if kind == "bearer":
+        return f"the bearer token of scheme {name!r}, sent as Authorization: Bearer"
+    if kind == "oauth2":
+        return f"of scheme {name!r}, for the client credentials grant at {scheme.get('tokenUrl', 'its token URL')}"
+    return f"of scheme {name!r}, for HTTP basic authentication"
+
+
+def upstream_variables(base: type[ServerBase]) -> list[tuple[str, str]]:
+    """The environment variables of an upstream-bound server and what each is for (no values):
+    the base URL's, then each credential's (``upstream.security[*].env``: a name, or the map of a
+    basic or oauth2 scheme), in the spec's order."""
+    spec = _upstream_spec(base)
+    if spec is None:
+        return []
+    out = [(str(upstream_env(base)), f"the upstream's base URL, path included (default {upstream_base_url(base)})")]
+    security = spec.get("security")
+    for name, scheme in (security.items() if isinstance(security, Mapping) else ()):
+        if not isinstance(scheme, Mapping):
+            continue
+        env = scheme.get("env")
+        if isinstance(env, str):
+            out.append((env, _sent(str(name), scheme)))
+        elif isinstance(env, Mapping):
+            labels = _CREDENTIALS.get(str(scheme.get("type")), {})
+            out += [(var, f"{labels.get(str(key), str(key))} {_sent(str(name), scheme)}")
+                    for key, var in env.items() if isinstance(var, str)]
+    first: dict[str, str] = {}
+    for var, what in out:
+        first.setdefault(var, what)
+    return list(first.items())
+
+
+def print_variables(base: type[ServerBase], out: TextIO) -> None:
+    """Write to ``out`` (stderr) the upstream's variables the entry holds (empty placeholders where
+    the user has set nothing) and what each is for, never their values; nothing without an upstream."""
+    variables = upstream_variables(base)
+    if not variables:
+        return
+    print(f"{base.server_info.name}: the tools call a REST API; set these in the entry's env (empty = unset):", file=out)
+    width = max(len(var) for var, _ in variables)
+    for var, what in variables:
+        print(f"  {var.ljust(width)}  {what}", file=out)
+
+
+def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[str] | None = None) -> dict[str, Any]:
     """A host's MCP configuration holding one entry that starts this server over stdio.
 
     Claude Desktop (``claude_desktop_config.json``) and Cursor (``.cursor/mcp.json``) use
     ``{"mcpServers": {name: {command, args, env}}}``, Claude Code (``.mcp.json``) the same with
     ``"type": "stdio"``, VS Code (``.vscode/mcp.json``) ``{"servers": {name: {"type": "stdio", ...}}}``.
     The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
-    of the implementation module, so the entry works from any working directory.
+    of the implementation module, so the entry works from any working directory.  ``--impl`` is
+    left out when ``impl`` is the generated base itself (a complete one); ``extra_args`` follow the
+    others; the upstream's variables (:func:`upstream_variables`) are placeholders in ``env``.
     """
     package = base.__module__.split(".")[0]  # the generated package (the runtime may be shared)
     folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
@@ -36,10 +128,13 @@ def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
         for _ in range(depth):
             module_dir = module_dir.parent
         folders.append(str(module_dir))
+    own = impl == f"{base.__module__}:{base.__qualname__}"
+    env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))}
+    env.update((var, PLACEHOLDER) for var, _ in upstream_variables(base))
     entry: dict[str, Any] = {
         "command": sys.executable,
-        "args": ["-m", package, "--stdio", "--impl", impl],
-        "env": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))},
+        "args": ["-m", package, "--stdio", *([] if own else ["--impl", impl]), *(extra_args or [])],
+        "env": env,
     }
     name = base.server_info.name
     if host == "vscode":
@@ -52,8 +147,10 @@ def host_config(host: str, base: type[ServerBase], impl: str) -> dict[str, Any]:
 def merge_config(path: Path, config: dict[str, Any]) -> str:
     """Merge the one server entry of ``config`` into the JSON file ``path`` (created if missing).
 
-    Every other key and server is kept; an entry of the same name is replaced.  The file is
-    replaced atomically, keeping its permissions.  Returns ``"added"`` or ``"replaced"``.
+    Every other key and server is kept; an entry of the same name is replaced, except that the
+    variables the user set in its ``env`` stay: added ones, and those the new entry only holds a
+    placeholder for (:data:`PLACEHOLDER`, credentials the user fills in).  The file is replaced
+    atomically, keeping its permissions.  Returns ``"added"`` or ``"replaced"``.
 
     Raises:
         ValueError: the file is not a JSON object (e.g. it has comments), or its server section
@@ -76,7 +173,8 @@ def merge_config(path: Path, config: dict[str, Any]) -> str:
     action = "replaced" if name in section else "added"
     old = section.get(name)
     if isinstance(old, dict) and isinstance(old.get("env"), dict) and isinstance(entry.get("env"), dict):
-        entry = {**entry, "env": {**old["env"], **entry["env"]}}  # keep keys the user added (API keys, …)
+        mine = {k: v for k, v in entry["env"].items() if v != PLACEHOLDER or not old["env"].get(k)}
+        entry = {**entry, "env": {**old["env"], **mine}}  # keep what the user set (API keys, …)
     section[name] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None

@@ -3,8 +3,13 @@
 ``main(BaseClass, prog=..., scaffold=...)`` is what the generated ``__main__.py`` calls.  The
 handler class comes from ``--impl module:Class``, else ``server_info.implementation`` (the
 spec's ``server.implementation``), else the class ``build --scaffold`` writes
-(``<package>_impl:<Name>Service``) when that module is importable; it must subclass the
-generated base.
+(``<package>_impl:<Name>Service``) when that module is importable, else the generated base
+itself when it is complete (``base_complete``: every tool calls an upstream REST API); it must
+subclass the generated base.
+
+A server whose tools call an upstream (the spec's ``upstream``) also takes ``--upstream URL``,
+which replaces the upstream's base URL (``UpstreamServer.configure_upstream``), and
+``--print-config`` lists its environment variables (:func:`.hostconfig.upstream_variables`).
 
 Usage errors are one or two lines ending with "see --help" (the flag list is long, so no usage
 dump); an implementation that cannot be imported names the search path and the fix.
@@ -25,6 +30,7 @@ import logging
 import os
 import shlex
 import sys
+import urllib.parse
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -35,7 +41,7 @@ from ..schema.available import missing_schema_checker
 from .base import ServerBase
 from .dispatch import SUPPORTED_VERSIONS
 from .handlers import check_implementation
-from .hostconfig import HOSTS, host_config, merge_config
+from .hostconfig import HOSTS, host_config, merge_config, print_variables, upstream_base_url, upstream_env
 from .logs import JsonLogFormatter, configure_logging
 from .replicas import REDIS_URL_ENV
 from .settings import ServerSettings
@@ -128,12 +134,35 @@ def _importable(module: str) -> bool:
 
 
 def default_implementation(base: type[ServerBase], scaffold: str | None) -> str | None:
-    """``server.implementation``, else the scaffold's ``module:Class`` when its module is importable."""
+    """``server.implementation``, else the scaffold's ``module:Class`` when its module is importable,
+    else the base itself when it is complete (``base_complete``: every handler generated)."""
     if base.server_info.implementation:
         return base.server_info.implementation
     if scaffold and _importable(_module_of(scaffold)):
         return scaffold
+    if base.base_complete:
+        return f"{base.__module__}:{base.__qualname__}"
     return None
+
+
+def _absolute_url(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) URL with a host (what ``--upstream`` takes)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
+def _configure_upstream(parser: argparse.ArgumentParser, base: type[ServerBase], args: argparse.Namespace) -> None:
+    """``--upstream URL``: replace the upstream's base URL (an absolute http(s) URL, else a usage error)."""
+    url = getattr(args, "upstream", None)
+    if url is None:
+        return
+    if not _absolute_url(url):
+        parser.error(f"--upstream {url!r} is not an absolute http(s) URL (e.g. https://api.example.com/v1)")
+    upstream_server: Any = base  # an UpstreamServer (the upstream feature is imported by the package, not here)
+    upstream_server.configure_upstream(url)
 
 
 def _search_note(module: str) -> str:
@@ -222,7 +251,14 @@ def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None 
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     fallback = info.implementation or (f"{scaffold} (the build --scaffold class) when importable" if scaffold else "none")
+    if not info.implementation and base.base_complete:
+        fallback += f", else {base.__module__}:{base.__qualname__} (complete: every tool calls the upstream)"
     parser.add_argument("--impl", default=None, help=f"handler class as module:Class (default {fallback})")
+    env = upstream_env(base)
+    if env is not None:
+        parser.add_argument("--upstream", metavar="URL",
+                            help=f"base URL of the REST API the tools call, path included (default: ${env}, else the "
+                                 f"spec's upstream.baseUrl {upstream_base_url(base)})")
     defaults = ServerSettings()
     parser.add_argument("--page-size", type=int, default=defaults.page_size, help="tools per tools/list page")
     parser.add_argument("--call-timeout", type=float, default=_env_number("MCP_CODEGEN_CALL_TIMEOUT", defaults.call_timeout),
@@ -310,7 +346,11 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     if args.write_config and not args.print_config:
         parser.error("--write-config needs --print-config HOST (which host's format to write)")
     if args.print_config:
-        config = host_config(args.print_config, base, args.impl)
+        upstream_url = getattr(args, "upstream", None)
+        if upstream_url is not None:
+            _configure_upstream(parser, base, args)  # checked, and passed on to the entry
+        config = host_config(args.print_config, base, args.impl, ["--upstream", upstream_url] if upstream_url else [])
+        print_variables(base, sys.stderr)
         if args.write_config is None:
             print(json.dumps(config, indent=2))
             return
@@ -321,6 +361,7 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
         print(f"{action} server {base.server_info.name!r} in {args.write_config}", file=sys.stderr)
         return
     _check_optional(parser, base, args)
+    _configure_upstream(parser, base, args)
     missing = missing_schema_checker(base.tool_defs)  # refuse to start rather than fail every call
     if missing:
         raise SystemExit(f"{parser.prog}: error: {missing}")
