@@ -153,6 +153,12 @@ class UpstreamIR:
     #: templates or prompts): ``python -m <package>`` serves the base itself
     complete: bool = False
 
+    @property
+    def oauth2(self) -> bool:
+        """A scheme takes OAuth 2 client credentials (the runtime's ``oauth`` extra: authlib)."""
+        schemes = self.spec.get("security") or {}
+        return any(isinstance(s, dict) and s.get("type") == "oauth2" for s in schemes.values())
+
 
 @dataclass(frozen=True)
 class ServerIR:

@@ -272,8 +272,7 @@ def runtime_extras(ir: ProjectIR) -> list[str]:
         extras.append("oauth")
     if ir.upstream is not None and server:  # the tools call a REST API (httpx); OAuth 2 client credentials
         extras.append("http")
-        schemes = ir.upstream.spec.get("security") or {}
-        if any(isinstance(s, dict) and s.get("type") == "oauth2" for s in schemes.values()) and "oauth" not in extras:
+        if ir.upstream.oauth2 and "oauth" not in extras:
             extras.append("oauth")
     return sorted(extras)
 

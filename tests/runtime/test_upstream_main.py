@@ -185,13 +185,14 @@ def test_every_kind_of_credential_is_listed_in_the_specs_order() -> None:
 
 
 def test_the_base_url_variable_is_the_specs_env_else_from_the_server_name() -> None:
-    assert hostconfig.upstream_env(_base({"baseUrl": "https://x.example", "env": "MY_URL"})) == "MY_URL"
-    assert hostconfig.upstream_env(_base({"baseUrl": "https://x.example"})) == "FILES_API_BASE_URL"
+    assert UpstreamDef.from_spec({"baseUrl": "https://x.example", "env": "MY_URL"}).env_name("files-api") == "MY_URL"
+    assert UpstreamDef.from_spec({"baseUrl": "https://x.example"}).env_name("files-api") == "FILES_API_BASE_URL"
     assert hostconfig.upstream_variables(type("Plain", (), {"server_info": _Info()})) == []
 
 
-def test_a_malformed_security_map_is_read_defensively() -> None:
-    base = _base({"baseUrl": "https://x.example", "security": {"a": "not a map", "b": {"type": "bearer", "env": 3},
-                                                                "c": {"type": "basic", "env": {"username": "U"}}}})
-    assert [name for name, _ in hostconfig.upstream_variables(base)] == ["FILES_API_BASE_URL", "U"]
+def test_a_variable_two_schemes_share_is_listed_once() -> None:
+    base = _base({"baseUrl": "https://x.example", "security": {
+        "a": {"type": "bearer", "env": "TOKEN"}, "b": {"type": "apiKey", "in": "header", "name": "X-K", "env": "TOKEN"}}})
+    variables = hostconfig.upstream_variables(base)
+    assert [name for name, _ in variables] == ["FILES_API_BASE_URL", "TOKEN"] and "Bearer" in dict(variables)["TOKEN"]
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import sys
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,73 +25,11 @@ HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 PLACEHOLDER = ""
 
 
-def _upstream_spec(base: type[ServerBase]) -> Mapping[str, Any] | None:
-    """The spec's ``upstream`` section of ``base`` (read defensively), None without one."""
-    upstream = getattr(base, "upstream", None)
-    spec = getattr(upstream, "spec", None)
-    return spec if upstream is not None and isinstance(spec, Mapping) else None
-
-
-def upstream_base_url(base: type[ServerBase]) -> str | None:
-    """The spec's ``upstream.baseUrl`` (what neither ``--upstream`` nor the variable replaced)."""
-    spec = _upstream_spec(base)
-    url = spec.get("baseUrl") if spec is not None else None
-    return url if isinstance(url, str) else None
-
-
-def upstream_env(base: type[ServerBase]) -> str | None:
-    """The environment variable replacing the upstream's base URL: ``upstream.env``, else the
-    server name upper-cased with non-alphanumerics as ``_``, plus ``_BASE_URL``; None without an upstream."""
-    spec = _upstream_spec(base)
-    if spec is None:
-        return None
-    env = spec.get("env")
-    if isinstance(env, str) and env:
-        return env
-    return re.sub(r"[^A-Za-z0-9]", "_", base.server_info.name).upper() + "_BASE_URL"
-
-
-#: Per scheme type: the keys of its ``env`` map -> what that variable holds.
-_CREDENTIALS = {
-    "basic": {"username": "the user name", "password": "the password"},
-    "oauth2": {"clientId": "the OAuth 2 client id", "clientSecret": "the OAuth 2 client secret"},
-}
-
-
-def _sent(name: str, scheme: Mapping[str, Any]) -> str:
-    kind = scheme.get("type")
-    if kind == "apiKey":
-        return f"the API key of scheme {name!r}, sent as {scheme.get('in', 'header')} {scheme.get('name', '')!r}"
-    if kind == "bearer":
-        return f"the bearer token of scheme {name!r}, sent as Authorization: Bearer"
-    if kind == "oauth2":
-        return f"of scheme {name!r}, for the client credentials grant at {scheme.get('tokenUrl', 'its token URL')}"
-    return f"of scheme {name!r}, for HTTP basic authentication"
-
-
 def upstream_variables(base: type[ServerBase]) -> list[tuple[str, str]]:
-    """The environment variables of an upstream-bound server and what each is for (no values):
-    the base URL's, then each credential's (``upstream.security[*].env``: a name, or the map of a
-    basic or oauth2 scheme), in the spec's order."""
-    spec = _upstream_spec(base)
-    if spec is None:
-        return []
-    out = [(str(upstream_env(base)), f"the upstream's base URL, path included (default {upstream_base_url(base)})")]
-    security = spec.get("security")
-    for name, scheme in (security.items() if isinstance(security, Mapping) else ()):
-        if not isinstance(scheme, Mapping):
-            continue
-        env = scheme.get("env")
-        if isinstance(env, str):
-            out.append((env, _sent(str(name), scheme)))
-        elif isinstance(env, Mapping):
-            labels = _CREDENTIALS.get(str(scheme.get("type")), {})
-            out += [(var, f"{labels.get(str(key), str(key))} {_sent(str(name), scheme)}")
-                    for key, var in env.items() if isinstance(var, str)]
-    first: dict[str, str] = {}
-    for var, what in out:
-        first.setdefault(var, what)
-    return list(first.items())
+    """The environment variables of an upstream-bound server and what each is for, never values
+    (the base URL's, then each credential's: ``UpstreamDef.variables``); none without an upstream."""
+    upstream = getattr(base, "upstream", None)
+    return list(upstream.variables(base.server_info.name)) if upstream is not None else []
 
 
 def print_variables(base: type[ServerBase], out: TextIO) -> None:

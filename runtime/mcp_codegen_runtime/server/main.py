@@ -41,7 +41,7 @@ from ..schema.available import missing_schema_checker
 from .base import ServerBase
 from .dispatch import SUPPORTED_VERSIONS
 from .handlers import check_implementation
-from .hostconfig import HOSTS, host_config, merge_config, print_variables, upstream_base_url, upstream_env
+from .hostconfig import HOSTS, host_config, merge_config, print_variables
 from .logs import JsonLogFormatter, configure_logging
 from .replicas import REDIS_URL_ENV
 from .settings import ServerSettings
@@ -254,11 +254,11 @@ def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None 
     if not info.implementation and base.base_complete:
         fallback += f", else {base.__module__}:{base.__qualname__} (complete: every tool calls the upstream)"
     parser.add_argument("--impl", default=None, help=f"handler class as module:Class (default {fallback})")
-    env = upstream_env(base)
-    if env is not None:
+    upstream = getattr(base, "upstream", None)
+    if upstream is not None:
         parser.add_argument("--upstream", metavar="URL",
-                            help=f"base URL of the REST API the tools call, path included (default: ${env}, else the "
-                                 f"spec's upstream.baseUrl {upstream_base_url(base)})")
+                            help=f"base URL of the REST API the tools call, path included (default: "
+                                 f"${upstream.env_name(info.name)}, else the spec's upstream.baseUrl {upstream.base_url})")
     defaults = ServerSettings()
     parser.add_argument("--page-size", type=int, default=defaults.page_size, help="tools per tools/list page")
     parser.add_argument("--call-timeout", type=float, default=_env_number("MCP_CODEGEN_CALL_TIMEOUT", defaults.call_timeout),

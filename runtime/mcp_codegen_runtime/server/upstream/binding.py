@@ -93,6 +93,10 @@ class ApiKeyScheme:
     def env_names(self) -> tuple[str, ...]:
         return (self.env,)
 
+    def variables(self, scheme: str) -> list[tuple[str, str]]:
+        """Its environment variable and what it holds (for ``--print-config``; never a value)."""
+        return [(self.env, f"the API key of scheme {scheme!r}, sent as {self.location} {self.name!r}")]
+
 
 @dataclass(frozen=True)
 class BearerScheme:
@@ -103,6 +107,10 @@ class BearerScheme:
     @property
     def env_names(self) -> tuple[str, ...]:
         return (self.env,)
+
+    def variables(self, scheme: str) -> list[tuple[str, str]]:
+        """Its environment variable and what it holds (for ``--print-config``; never a value)."""
+        return [(self.env, f"the bearer token of scheme {scheme!r}, sent as Authorization: Bearer")]
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,11 @@ class BasicScheme:
     @property
     def env_names(self) -> tuple[str, ...]:
         return (self.username_env, self.password_env)
+
+    def variables(self, scheme: str) -> list[tuple[str, str]]:
+        """Its environment variables and what each holds (for ``--print-config``; never a value)."""
+        what = f"of scheme {scheme!r}, for HTTP basic authentication"
+        return [(self.username_env, f"the user name {what}"), (self.password_env, f"the password {what}")]
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,12 @@ class OAuth2Scheme:
     @property
     def env_names(self) -> tuple[str, ...]:
         return (self.client_id_env, self.client_secret_env)
+
+    def variables(self, scheme: str) -> list[tuple[str, str]]:
+        """Its environment variables and what each holds (for ``--print-config``; never a value)."""
+        what = f"of scheme {scheme!r}, for the client credentials grant at {self.token_url}"
+        return [(self.client_id_env, f"the OAuth 2 client id {what}"),
+                (self.client_secret_env, f"the OAuth 2 client secret {what}")]
 
 
 SecurityScheme = Union[ApiKeyScheme, BearerScheme, BasicScheme, OAuth2Scheme]
@@ -241,6 +260,21 @@ class UpstreamDef:
         return cls(base_url=base_url, env=env, timeout=float(timeout), retries=retries,
                    forward_headers=tuple(h.lower() for h in forward), security=security,
                    default_security=default, source=source)
+
+    def env_name(self, server_name: str) -> str:
+        """The environment variable replacing the base URL: ``env``, else :func:`default_env`."""
+        return self.env or default_env(server_name)
+
+    def variables(self, server_name: str) -> list[tuple[str, str]]:
+        """Every environment variable the upstream reads and what it holds (for ``--print-config``;
+        never a value): the base URL's, then each scheme's in the spec's order, each named once."""
+        out = [(self.env_name(server_name), f"the upstream's base URL, path included (default {self.base_url})")]
+        for name, scheme in self.security.items():
+            out += scheme.variables(name)
+        first: dict[str, str] = {}
+        for var, what in out:
+            first.setdefault(var, what)
+        return list(first.items())
 
 
 def default_env(server_name: str) -> str:

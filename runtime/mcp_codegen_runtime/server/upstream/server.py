@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from ...wire.content import ToolResult
 from ...wire.tools import ToolDef
-from .binding import HttpBinding, UpstreamDef, default_env
+from .binding import HttpBinding, UpstreamDef
 from .client import AnswerTooLarge, UpstreamClient
 from .credentials import CredentialStore, install_redactor
 from .request import Outgoing, build
@@ -89,7 +89,7 @@ class UpstreamServer:
         if self.upstream_override is not None:
             return self.upstream_override
         info = getattr(self, "server_info", None)
-        env = self.upstream.env or default_env(info.name if info is not None else "")
+        env = self.upstream.env_name(info.name if info is not None else "")
         value = os.environ.get(env)
         if value:
             try:
