@@ -119,16 +119,29 @@ class _Walk:
             rest = items[1:]
             allowed = [c for c in _POOL if not any(_in(op, av, c) for op, av in rest)]
             return self.rng.choice(allowed) if allowed else "\u00e9"
-        op, av = self.rng.choice(items)
+        plain = [(op, av) for op, av in items if _printable_ascii(op, av)]  # what every regex engine agrees on
+        op, av = self.rng.choice(plain or items)
         name = str(op)
         if name == "LITERAL":
             return chr(av)
         if name == "RANGE":
             low, high = av
+            if plain:
+                low, high = max(low, 32), min(high, 126)
             return chr(self.rng.randint(low, min(high, low + 25)))
         if name == "CATEGORY":
             return self.rng.choice(_CATEGORY_POOL.get(str(av), "a"))
         return "a"
+
+
+def _printable_ascii(op: Any, av: Any) -> bool:
+    """Whether a class item holds a printable ASCII character (a range: one of its first ones)."""
+    name = str(op)
+    if name == "LITERAL":
+        return bool(32 <= av < 127)
+    if name == "RANGE":
+        return bool(av[0] < 127 and av[1] >= 32)
+    return name == "CATEGORY"
 
 
 _CATEGORY_TEST: dict[str, Callable[[str], bool]] = {

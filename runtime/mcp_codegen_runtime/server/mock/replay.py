@@ -11,7 +11,8 @@ params as canonical JSON, without what a client varies from run to run: the JSON
 ``params._meta`` (progress tokens, the 2026 era's client information); ``initialize`` by its
 protocol version alone (client names and capabilities vary too).  The same request recorded
 several times answers with each recording in turn, then the last one again (a server's state
-moving on, as it did while recording).  :meth:`Cassette.nearest` names the recorded call
+moving on, as it did while recording); a secret the proxy replaced by ``<redacted>`` matches
+any text in its place.  :meth:`Cassette.nearest` names the recorded call
 closest to one that was not recorded: the same method and tool name first, then the fewest
 differing argument values.
 """
@@ -19,6 +20,7 @@ differing argument values.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,8 @@ from .values import canonical
 
 #: The format version a cassette's header names (``"cassette": 1``).
 CASSETTE_VERSION = 1
+#: What the recording proxy writes in place of a secret.
+REDACTED = "<redacted>"
 #: Client requests answered only from a cassette; other methods fall back to the spec.
 REPLAYED_ONLY = frozenset({"tools/call", "resources/read", "prompts/get", "completion/complete"})
 
@@ -88,6 +92,22 @@ def _leaves(value: Any, at: str = "") -> Iterator[tuple[str, str]]:
             yield from _leaves(item, f"{at}/{index}")
     else:
         yield at, canonical(value)
+
+
+def _redacted_match(recorded: Any, actual: Any) -> bool:
+    """``actual`` equals ``recorded``, where each ``<redacted>`` in a recorded string stands for any text."""
+    if isinstance(recorded, str) and REDACTED in recorded:
+        if not isinstance(actual, str):
+            return False
+        pattern = ".*".join(re.escape(part) for part in recorded.split(REDACTED))
+        return re.fullmatch(pattern, actual, re.DOTALL) is not None
+    if isinstance(recorded, Mapping):
+        return (isinstance(actual, Mapping) and recorded.keys() == actual.keys()
+                and all(_redacted_match(v, actual[k]) for k, v in recorded.items()))
+    if isinstance(recorded, list):
+        return (isinstance(actual, list) and len(recorded) == len(actual)
+                and all(_redacted_match(a, b) for a, b in zip(recorded, actual, strict=True)))
+    return canonical(recorded) == canonical(actual)
 
 
 def difference(one: Any, two: Any) -> int:
@@ -170,11 +190,17 @@ class Cassette:
         return list(self._by_key.get(request_key(method, params), []))
 
     def answer(self, method: str, params: Mapping[str, Any] | None) -> Exchange | None:
-        """The recording that answers this request now (each in turn, then the last again), or None."""
+        """The recording that answers this request now (each in turn, then the last again), or None.
+        A recorded string holding ``<redacted>`` (a secret the proxy scrubbed) matches any text there."""
         key = request_key(method, params)
         found = self._by_key.get(key)
         if not found:
-            return None
+            mine = strip_varying(params)
+            found = [e for e in self.exchanges if e.method == method and REDACTED in e.key
+                     and _redacted_match(strip_varying(e.params), mine)]
+            if not found:
+                return None
+            key = found[0].key
         turn = self._played.get(key, 0)
         self._played[key] = turn + 1
         return found[min(turn, len(found) - 1)]
@@ -203,5 +229,5 @@ class Cassette:
         return text + f"; nearest recorded call: {near.describe()} (line {near.line})"
 
 
-__all__ = ["CASSETTE_VERSION", "REPLAYED_ONLY", "Cassette", "CassetteError", "Exchange", "describe", "difference",
+__all__ = ["CASSETTE_VERSION", "REDACTED", "REPLAYED_ONLY", "Cassette", "CassetteError", "Exchange", "describe", "difference",
            "request_key", "strip_varying"]
