@@ -2,7 +2,7 @@
 
 The client talks to our stdin/stdout; the real server is COMMAND, a child process whose stdin
 and stdout we hold (its stderr is ours).  Two threads copy lines, byte for byte, one each way,
-and write every line to the cassette (:mod:`.cassette`) as it passes; a line that is not JSON is
+and write every line to the cassette (:mod:`.cassette`) just before passing it on; a line that is not JSON is
 passed on and recorded as ``{"unparsed": ...}``.  When the client closes our stdin, the child's
 stdin is closed and its remaining output still passed on; when the child exits, we exit with
 its status.  SIGTERM and SIGINT are passed on to the child.
@@ -24,20 +24,17 @@ from .cassette import CassetteWriter, Scrubber
 
 def _pump(source: IO[bytes], sink: IO[bytes], direction: str, cassette: CassetteWriter) -> None:
     for line in iter(source.readline, b""):
+        text = line.decode("utf-8", "replace").strip()
+        if text:  # recorded before it is passed on: a request's line always precedes its answer's
+            try:
+                cassette.message(direction, json.loads(text))
+            except json.JSONDecodeError:
+                cassette.raw(direction, text)
         try:
             sink.write(line)
             sink.flush()
         except (BrokenPipeError, ValueError, OSError):
             break
-        text = line.decode("utf-8", "replace").strip()
-        if not text:
-            continue
-        try:
-            message = json.loads(text)
-        except json.JSONDecodeError:
-            cassette.raw(direction, text)
-            continue
-        cassette.message(direction, message)
 
 
 def run_stdio_proxy(command: list[str], record: Path, scrubber: Scrubber, server: dict[str, Any] | None = None) -> int:
