@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -44,7 +45,6 @@ from .values import (
     prompt_text,
     resource_value,
     tool_output,
-    wire_arguments,
 )
 
 #: The tool-error / ``data.code`` of a request a replaying mock has no recording of.
@@ -66,40 +66,47 @@ class MockServer(ServerBase):
         self.mock_seed = seed
         self.mock_scenario = scenario
         self.mock_cassette = cassette
-        self._mock_outputs: OrderedDict[str, Any] = OrderedDict()
+        self._mock_outputs: OrderedDict[tuple[str, str], Any] = OrderedDict()
 
     # -- tools ---------------------------------------------------------------------------
     async def mock_tool(self, tool: ToolDef, args: BaseModel, ctx: Context) -> Any:
         """The answer of one tool call (its arguments already validated by the server)."""
-        arguments = wire_arguments(args)
+        raw = args.model_dump_json(by_alias=True, exclude_unset=True)  # the arguments as sent
         if self.mock_cassette is not None:
-            raise ToolError(self.mock_cassette.unrecorded("tools/call", {"name": tool.name, "arguments": arguments}),
+            raise ToolError(self.mock_cassette.unrecorded("tools/call", {"name": tool.name, "arguments": json.loads(raw)}),
                             code=UNRECORDED)
-        rule = self.mock_scenario.pick(tool.name, arguments) if self.mock_scenario is not None else None
-        if rule is not None:
-            if rule.delay:
-                await asyncio.sleep(rule.delay)
-            fixed = _outcome(tool, rule)
-            if fixed is not None:
-                return fixed
-        return self._mock_output(tool, arguments)
+        if self.mock_scenario is not None:
+            rule = self.mock_scenario.pick(tool.name, json.loads(raw))
+            if rule is not None:
+                if rule.delay:
+                    await asyncio.sleep(rule.delay)
+                fixed = _outcome(tool, rule)
+                if fixed is not None:
+                    return fixed
+        return self._mock_output(tool, raw)
 
-    def _mock_output(self, tool: ToolDef, arguments: dict[str, Any]) -> Any:
-        key = f"{tool.name}\x00{canonical(arguments)}"
+    def _mock_output(self, tool: ToolDef, raw: str) -> Any:
+        """The generated output of a call, kept for the same arguments (the server's output check
+        copies what a handler returns, so the kept value is never changed)."""
+        key = (tool.name, raw)
         cached = self._mock_outputs.get(key)
         if cached is not None:
             self._mock_outputs.move_to_end(key)
-            return copy.deepcopy(cached)
+            return cached
         try:
-            value = tool_output(tool, arguments, self.mock_seed)
+            value = tool_output(tool, json.loads(raw), self.mock_seed)
         except MockValueError as exc:
             raise ToolError(str(exc), code=UNSATISFIABLE) from None
         self._mock_outputs[key] = value
         if len(self._mock_outputs) > _CACHED_OUTPUTS:
             self._mock_outputs.popitem(last=False)
-        return copy.deepcopy(value)
+        return value
 
-    # -- replay --------------------------------------------------------------------------
+
+
+class ReplayServer(MockServer):
+    """A mock answering from a cassette first (the class of a ``replay=`` mock)."""
+
     async def _dispatch(self, method: str, params: dict[str, Any] | None, rid: jsonrpc.RequestId,
                         conn: Connection) -> Any:
         cassette = self.mock_cassette
@@ -149,6 +156,8 @@ def _outcome(tool: ToolDef, rule: Rule) -> Any:
 
 def _tool_handler(tool: ToolDef) -> Callable[..., Any]:
     async def handler(self: MockServer, args: BaseModel, ctx: Context) -> Any:
+        if self.mock_scenario is None and self.mock_cassette is None:  # the common case, without a further await
+            return self._mock_output(tool, args.model_dump_json(by_alias=True, exclude_unset=True))
         return await self.mock_tool(tool, args, ctx)
 
     return handler
@@ -187,13 +196,14 @@ def _completion_handler(model: type[BaseModel], argument: str) -> Callable[..., 
     return handler
 
 
-_CLASSES: dict[type[ServerBase], type[MockServer]] = {}
+_CLASSES: dict[tuple[type[ServerBase], bool], type[MockServer]] = {}
 
 
-def mock_class(base: type[ServerBase]) -> type[MockServer]:
+def mock_class(base: type[ServerBase], replay: bool = False) -> type[MockServer]:
     """The mock subclass of a generated base class: one handler per tool, resource, resource
-    template, prompt and completion it declares (made once per base)."""
-    made = _CLASSES.get(base)
+    template, prompt and completion it declares (made once per base; ``replay``: answering from
+    a cassette first, :class:`ReplayServer`)."""
+    made = _CLASSES.get((base, replay))
     if made is not None:
         return made
     namespace: dict[str, Any] = {"__module__": __name__, "__qualname__": f"Mock{base.__name__}"}
@@ -211,8 +221,8 @@ def mock_class(base: type[ServerBase]) -> type[MockServer]:
         for key, source in prompt.completions.items():
             if source.method:
                 namespace[source.method] = _completion_handler(prompt.arguments_model, key)
-    cls: type[MockServer] = type(f"Mock{base.__name__}", (MockServer, base), namespace)
-    _CLASSES[base] = cls
+    cls: type[MockServer] = type(f"Mock{base.__name__}", (ReplayServer if replay else MockServer, base), namespace)
+    _CLASSES[(base, replay)] = cls
     return cls
 
 
@@ -240,9 +250,9 @@ def mock_server(base: type[ServerBase], *, seed: int = 0, scenario: MockScenario
             raise ScenarioError(problems)
         scenario = MockScenario([dataclasses.replace(r) for r in scenario.rules], scenario.source)  # own counters
     cassette = Cassette.load(replay) if replay is not None else None
-    server = mock_class(base)(settings=settings)
+    server = mock_class(base, cassette is not None)(settings=settings)
     server._mock_init(seed, scenario, cassette)
     return server
 
 
-__all__ = ["UNRECORDED", "UNSATISFIABLE", "MockServer", "mock_class", "mock_server"]
+__all__ = ["UNRECORDED", "UNSATISFIABLE", "MockServer", "ReplayServer", "mock_class", "mock_server"]
