@@ -28,6 +28,8 @@ from ..config import resolve
 from ..dev import DEFAULT_OUTPUT as DEV_OUTPUT
 from ..starter import SCHEMA_COPY, spec_format_schema, starter_spec
 from .app import new_app, run
+from .mock import check_cassette_cmd
+from .mock import register as register_mock_commands
 from .pull import register as register_pull_command
 from .sync import register as register_sync_commands
 from .sync import run_watch
@@ -36,6 +38,8 @@ out_console, err_console = report_mod.consoles()  # (the fast path of entry.py m
 app = new_app(out_console)
 register_sync_commands(app, out_console, err_console)  # diff, docs (sync.py)
 register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # pull.py
+register_mock_commands(app, out_console, err_console,  # mock, proxy (mock.py)
+                       lambda diags, spec: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
 
 
 class Target(str, Enum):
@@ -179,11 +183,24 @@ def _verify_format(result: Result, out: Path) -> None:
         raise typer.Exit(1)
 
 
+class ReportFormat(str, Enum):
+    table = "table"
+    json = "json"
+    junit = "junit"
+    sarif = "sarif"
+
+
 @app.command("check")
 def check_cmd(specs: SpecsArg = None, output: OutOpt = None, target: TargetOpt = None,
               private_runtime: PrivateOpt = None, verbose: VerboseOpt = False, layout: LayoutOpt = None,
-              skill: SkillOpt = None) -> None:
+              skill: SkillOpt = None,
+              cassette: Annotated[Optional[Path], typer.Option("--cassette", help="Instead: check the calls recorded in this cassette (mcp-codegen proxy --record) against the one spec given: recorded results that no longer fit its output schemas, arguments its input schemas refuse, tools it lacks; reported as diff reports them, exit 1 on drift.", show_default=False)] = None,
+              fmt: Annotated[ReportFormat, typer.Option("-f", "--format", help="--cassette: the report printed on stdout (as diff's).")] = ReportFormat.table) -> None:
     """Exit 0 when the output folder matches what build would write; else print a diff and exit 1."""
+    if cassette is not None:
+        check_cassette_cmd(cassette, specs, fmt.value, out_console, err_console,
+                           lambda diags, spec: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
+        return
     _verbose(verbose)
     paths, out, options = _config(specs, output, target=target, private_runtime=private_runtime, layout=layout, skill=skill)
     result, diffs = check(paths, out, options)

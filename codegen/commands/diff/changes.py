@@ -93,6 +93,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "schema-doc-changed": (S, "a schema description, title, examples or other annotation changed"),
     "default-changed": (S, "a schema default changed"),
     "schema-equivalent-change": (S, "the schema text changed without changing what it accepts ($defs renamed ...)"),
+    # a cassette's recorded traffic against the spec (check --cassette)
+    "recorded-output-invalid": (B, "a recorded tools/call result no longer fits the tool's output schema"),
+    "recorded-arguments-invalid": (B, "recorded tools/call arguments no longer fit the tool's input schema"),
+    "recorded-tool-unknown": (B, "a recorded tools/call names a tool the spec no longer has"),
     # generated code only
     "python-package-renamed": (C, "the generated package name changed"),
     "python-class-renamed": (C, "a generated class was renamed"),

@@ -13,6 +13,9 @@ feature         modules                      in a private copy when
                                              (``TaskContext``, which ``__init__.py`` imports)
 ``skills``      ``server/skills.py``         the spec declares ``skills:``
                                              (``SkillIntegrityError``, likewise)
+``upstream``    ``server/upstream/``         the spec has an ``upstream:`` section
+``mock``        ``server/mock/``             the package's files import ``mock_server`` or
+                (with ``schema/examples.py``) ``MockScenario`` (test helpers)
 ==============  ===========================  ==================================================
 
 What stays in every copy, chosen at run time rather than by the spec: the Redis state of
@@ -33,6 +36,7 @@ FEATURES: dict[str, tuple[str, str]] = {
     "tasks": ("server/tasks/", "a tool declaring 'task: optional' or 'task: required' in its spec"),
     "skills": ("server/skills.py", "'skills:' in its spec"),
     "upstream": ("server/upstream/", "'upstream:' in its spec (a spec converted from OpenAPI)"),
+    "mock": ("server/mock/", "test helpers that import mock_server (a generated package's testing module)"),
 }
 
 
