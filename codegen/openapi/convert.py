@@ -43,17 +43,21 @@ class Conversion:
 
 
 def convert(source: Path, output: Path | None = None, *, name: str | None = None, base_url: str | None = None,
-            overlay: Path | None = None, force: bool = False, display: str | None = None) -> Conversion:
+            overlay: Path | None = None, force: bool = False, display: str | None = None,
+            base_url_fallback: str | None = None) -> Conversion:
     """Convert the document at ``source`` into spec text.
 
     Args:
         source: the OpenAPI (3.0, 3.1) or Swagger 2.0 document.
         output: the spec it becomes (its ``openapi`` section is kept; None: nothing is kept and
             paths are relative to the working directory).
-        name: ``server.name`` (default: the output's file stem, else the document's).
+        name: ``server.name`` (default: the output's file stem; without an output, the document's
+            title in lower case with ``-`` between words, else the document's file stem).
         base_url: replaces the document's server URL (needed when that is relative).
         overlay: a YAML/JSON file with an ``openapi`` curation section (it wins key by key).
         force: replace an output file that is not a converted spec.
+        display: the document's name in diagnostics (default: ``source`` as given).
+        base_url_fallback: the base URL when the document's is relative (``diff`` needs none).
     """
     result = Conversion()
     doc, diags = load_document(source, display)
@@ -67,7 +71,7 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
         result.diagnostics += _overlay(overlay, cur)
     if any(d.is_error for d in result.diagnostics):
         return result
-    server = name or (output.stem if output is not None else source.stem)
+    server = name or (output.stem if output is not None else _slug(doc.data.get("info")) or source.stem)
     folder = (output.parent if output is not None else Path.cwd()).resolve()
     rel = Path(os.path.relpath(source.resolve(), folder)).as_posix()
     schemas = Schemas(doc)
@@ -81,7 +85,7 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
     info = doc.data.get("info") if isinstance(doc.data.get("info"), dict) else {}
     if "info" not in doc.data or not isinstance(doc.data.get("info"), dict):
         doc.error(doc.root, "E141", "the document needs an `info` mapping (title, version)", "/info" if "info" in doc.data else "")
-    url = _base_url(doc, base_url)
+    url = _base_url(doc, base_url, base_url_fallback)
     api = Api(title=_str(info.get("title")), version=_str(info.get("version")), description=_str(info.get("description")),
               base_url=url, schemes=schemes, default_security=default, operations=operations, defs=schemas.finish(),
               openapi_version=str(doc.data.get("openapi", doc.data.get("swagger"))), source_sha256=doc.root.sha)
@@ -95,11 +99,17 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
     return result
 
 
+def _slug(info: Any) -> str:
+    """A server name from the document's title (``Swagger Petstore`` -> ``swagger-petstore``)."""
+    title = info.get("title") if isinstance(info, dict) else None
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))[:64] if isinstance(title, str) else ""
+
+
 def _str(value: Any) -> str:
     return "" if value is None or isinstance(value, (dict, list)) else str(value)
 
 
-def _base_url(doc: Document, given: str | None) -> str | None:
+def _base_url(doc: Document, given: str | None, fallback: str | None = None) -> str | None:
     """The upstream's base URL: ``given``, else the first server's URL with its variables set to
     their defaults; an error (E148) when that is not an absolute http(s) URL."""
     if given is not None:
@@ -125,6 +135,8 @@ def _base_url(doc: Document, given: str | None) -> str | None:
             doc.warn(doc.root, "W120", f"server variable {match.group(1)!r} has no default", ptr)
             return match.group(0)
         url = _VARIABLE.sub(default, url)
+    if not _absolute(url) and fallback is not None:
+        return fallback
     if not _absolute(url):
         doc.error(doc.root, "E148", f"the server URL {url!r} is relative: the document does not say which host serves "
                   "the API", ptr, "give the upstream's address with --base-url https://HOST/PATH")

@@ -28,6 +28,7 @@ from ..config import resolve
 from ..dev import DEFAULT_OUTPUT as DEV_OUTPUT
 from ..starter import SCHEMA_COPY, spec_format_schema, starter_spec
 from .app import new_app, run
+from .openapi import register as register_openapi_command
 from .pull import register as register_pull_command
 from .sync import register as register_sync_commands
 from .sync import run_watch
@@ -36,6 +37,7 @@ out_console, err_console = report_mod.consoles()  # (the fast path of entry.py m
 app = new_app(out_console)
 register_sync_commands(app, out_console, err_console)  # diff, docs (sync.py)
 register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # pull.py
+register_openapi_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # openapi.py
 
 
 class Target(str, Enum):
