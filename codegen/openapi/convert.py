@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from .security import read_schemes, requirements
 from .writer import MARKER, spec_data, spec_text
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
+_SECTION_AFTER = re.compile(r"^(upstream|\$defs|tools):", re.MULTILINE)
 
 
 @dataclass
@@ -155,15 +157,21 @@ def _absolute(url: str) -> bool:
 def _previous(output: Path, force: bool, cur: curation_mod.Curation) -> list[Diagnostic]:
     """Read the curation of the spec being replaced; refuse a file no conversion wrote."""
     try:
-        head = output.read_text("utf-8", errors="replace")[:200]
+        text = output.read_text("utf-8", errors="replace")
     except OSError as exc:
         return [Diagnostic(str(output), 0, 0, "E147", f"cannot read the output file: {exc}")]
-    if not head.startswith(MARKER):
+    if not text.startswith(MARKER):
         if force:
             return []
         return [Diagnostic(str(output), 1, 1, "E147", "the output file is not a spec converted by `mcp-codegen openapi`; "
                            "not replaced", hint="choose another -o, or replace it with --force")]
-    spec, diags = load_spec_file(output)
+    # the converter writes `openapi:` before `upstream:`, `$defs:` and `tools:`: only that head is
+    # read (a large API's spec takes seconds to load whole); its lines are the file's lines
+    end = _SECTION_AFTER.search(text)
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-openapi-") as tmp:
+        head = Path(tmp) / "head.yaml"
+        head.write_text(text[:end.start()] if end else text, encoding="utf-8")
+        spec, diags = load_spec_file(head, str(output))
     if spec is None:
         return diags
     section = spec.data.get("openapi") if isinstance(spec.data, dict) else None
