@@ -29,7 +29,7 @@ CONCERNS = ("generator", "runtime", "interop")
 SLOW = frozenset({
     # generator
     "test_adversarial_build", "test_adversarial_specs", "test_agent_tree", "test_build_caches",
-    "test_dev", "test_fmtunits", "test_handler_check", "test_noop_fast_path", "test_packaging",
+    "test_dev", "test_fmtunits", "test_handler_check", "test_openapi_corpus", "test_noop_fast_path", "test_packaging",
     "test_spec_load_yaml", "test_trusted_format", "test_typecheck", "test_typed_dicts", "test_watch",
     # runtime
     "test_agent_connections", "test_agent_oauth", "test_client_generated", "test_client_hostile",

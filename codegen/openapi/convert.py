@@ -123,12 +123,12 @@ def _base_url(doc: Document, given: str | None, fallback: str | None = None) -> 
         url, ptr = swagger2.server_url(doc.data), "/host" if "host" in doc.data else ""
     else:
         servers = doc.data.get("servers")
-        first = servers[0] if isinstance(servers, list) and servers and isinstance(servers[0], dict) else {}
+        first: dict[str, Any] = servers[0] if isinstance(servers, list) and servers and isinstance(servers[0], dict) else {}
         url, ptr = first.get("url", "/"), "/servers/0/url" if first else ""
         if not isinstance(url, str):
             doc.error(doc.root, "E141", "a server `url` must be a string", ptr)
             return None
-        variables = first.get("variables") if isinstance(first.get("variables"), dict) else {}
+        variables: dict[str, Any] = first["variables"] if isinstance(first.get("variables"), dict) else {}
 
         def default(match: re.Match[str]) -> str:
             var = variables.get(match.group(1))

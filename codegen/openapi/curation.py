@@ -158,8 +158,8 @@ def apply(operations: list[Operation], curation: Curation) -> tuple[list[Tool], 
         if key is not None:
             used.add(key)
         name = entry.get("name") or naming.base_name(op)
-        annotations = {**naming.annotations(op.method), **entry.get("annotations", {})}
-        tool = Tool(op, name, naming.description(op, entry.get("description")), annotations, list(op.args))
+        hints = {**naming.hints(op.method), **entry.get("annotations", {})}
+        tool = Tool(op, name, naming.description(op, entry.get("description")), hints, list(op.args))
         if key is not None:
             diags += _hide_and_pin(tool, entry, *curation.where("tools/" + key))
         out.append(tool)

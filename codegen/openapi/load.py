@@ -46,6 +46,7 @@ class Document:
     files: dict[str, SourceDoc] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _reported: set[tuple[str, str, str]] = field(default_factory=set)
+    _unreadable: set[str] = field(default_factory=set)
 
     @property
     def data(self) -> Any:
@@ -109,15 +110,21 @@ class Document:
         key = str(path.resolve())
         if key in self.files:
             return self.files[key]
+        if key in self._unreadable:
+            return None
         display = posixpath.join(posixpath.dirname(self.root.display), posixpath.relpath(joined, self.folder.as_posix()))
         doc, diags = load_spec_file(path, display)
-        self.diagnostics.extend(diags)
-        if doc is None:
-            if not diags:
-                self.error(origin, "E142", f"$ref file {rel!r} cannot be read", at)
+        if doc is None or any(d.is_error for d in diags):
+            self._unreadable.add(key)
+            unread = [d for d in diags if d.code == "E001"]
+            if unread or not diags:
+                self.error(origin, "E142", f"$ref file {rel!r} cannot be read", at, "check the path: it is relative to "
+                           "the file that holds the $ref")
             else:
+                self.diagnostics.extend(diags)
                 self.error(origin, "E142", f"$ref file {rel!r} cannot be read (see above)", at)
             return None
+        self.diagnostics.extend(diags)
         self.files[key] = doc
         return doc
 

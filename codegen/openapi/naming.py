@@ -76,7 +76,7 @@ def description(op: Operation, override: str | None = None) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def annotations(method: str) -> dict[str, bool]:
+def hints(method: str) -> dict[str, bool]:
     """Hints from the method: safe methods read only, DELETE destructive and idempotent, PUT idempotent."""
     if method in ("GET", "HEAD", "OPTIONS"):
         return {"readOnlyHint": True, "openWorldHint": True}

@@ -103,9 +103,9 @@ def _param_list(doc: Document, raw: Any, where: Ref) -> list[tuple[dict[str, Any
 def _operation(doc: Document, schemas: Schemas, schemes: set[str], method: str, path: str, raw: dict[str, Any],
                where: Ref, shared: list[tuple[dict[str, Any], Ref]]) -> Operation:
     label = f"{method} {path}"
-    merged: dict[tuple[Any, Any], tuple[dict[str, Any], Ref]] = {}
+    merged: dict[tuple[str, str], tuple[dict[str, Any], Ref]] = {}
     for p, at in shared + _param_list(doc, raw.get("parameters"), Ref(where.doc, join_pointer(where.pointer, "parameters"))):
-        merged[(p.get("name"), p.get("in"))] = (p, at)
+        merged[(repr(p.get("name")), repr(p.get("in")))] = (p, at)
     raws = list(merged.values())
     params: list[Param] = []
     body: RequestBody | None
@@ -189,7 +189,7 @@ def _structured(schemas: Schemas, param: Param) -> bool:
     if not isinstance(raw, dict):
         return False
     kind = raw.get("type")
-    kinds = kind if isinstance(kind, list) else [kind]
+    kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if isinstance(k, str)]
     return bool({"array", "object"} & set(kinds)) or (kind is None and bool({"properties", "items", "allOf", "oneOf", "anyOf"} & set(raw)))
 
 

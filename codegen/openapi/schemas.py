@@ -188,6 +188,7 @@ class Schemas:
             where = self._where[key]
             name = self._names[key] if direction == RESPONSE else self._input_names[key]
             self.defs[name] = self._node(self.doc.value(where), where, direction)
+        _apart(self.defs)
         return dict(sorted(self.defs.items()))
 
     def _bad(self, where: Ref, ptr: str, message: str) -> None:
@@ -362,6 +363,21 @@ class Schemas:
                     new[str(tag)] = self.ref_to(where, RESPONSE)
             kept["mapping"] = new
         out["discriminator"] = kept
+
+
+def _apart(defs: dict[str, Any]) -> None:
+    """Keep the generated models' class names apart: an inline schema of property ``p`` of
+    ``$defs`` entry ``A`` becomes the class ``APascal`` + ``PPascal``, which another entry named
+    ``A_p`` would take too (E030 at build time; GitHub's document has such pairs).  Such a
+    property gets ``x-python-name`` ``<that name>Field``."""
+    from ..ir.naming.core import pascal
+
+    classes = {pascal(name) for name in defs}
+    for name, schema in defs.items():
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        for prop, sub in (props or {}).items():
+            if isinstance(sub, dict) and "$ref" not in sub and pascal(f"{name}_{prop}") in classes:
+                sub["x-python-name"] = pascal(f"{name}_{prop}") + "Field"
 
 
 def _hidden(props: Any, direction: str) -> set[str]:

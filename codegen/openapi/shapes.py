@@ -81,7 +81,7 @@ def media_list(doc: Document, content: Any, where: Ref) -> list[Media]:
         if not isinstance(media, dict):
             doc.error(at.doc, "E141", "a media type object must be a mapping", at.pointer)
             continue
-        encoding = media.get("encoding") if isinstance(media.get("encoding"), dict) else {}
+        encoding: dict[str, Any] = media["encoding"] if isinstance(media.get("encoding"), dict) else {}
         out.append(Media(ctype.strip().lower(), media.get("schema"), Ref(at.doc, join_pointer(at.pointer, "schema")),
                          encoding))
     return out

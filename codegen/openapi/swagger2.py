@@ -29,8 +29,8 @@ _COLLECTION = {"csv": (None, False), "ssv": ("spaceDelimited", False), "pipes": 
 
 def server_url(data: dict[str, Any]) -> str:
     """The base URL: ``scheme://host/basePath`` (relative when there is no host)."""
-    host = data.get("host") if isinstance(data.get("host"), str) else ""
-    base = data.get("basePath") if isinstance(data.get("basePath"), str) else ""
+    host: str = data["host"] if isinstance(data.get("host"), str) else ""
+    base: str = data["basePath"] if isinstance(data.get("basePath"), str) else ""
     schemes = [s for s in data.get("schemes") or [] if s in ("https", "http")] if isinstance(data.get("schemes"), list) else []
     scheme = "https" if "https" in schemes or not schemes else "http"
     if not host:
@@ -62,7 +62,7 @@ def param(doc: Document, raw: dict[str, Any], where: Ref) -> Param | None:
     style, explode = None, None
     if raw.get("type") == "array":
         fmt = raw.get("collectionFormat", "csv")
-        if fmt not in _COLLECTION or (fmt == "multi" and location != "query"):
+        if not isinstance(fmt, str) or fmt not in _COLLECTION or (fmt == "multi" and location != "query"):
             doc.warn(where.doc, "W120", f"parameter {name!r}: collectionFormat {fmt!r} cannot be expressed; sent "
                      "comma-separated", join_pointer(where.pointer, "collectionFormat"))
             fmt = "csv"

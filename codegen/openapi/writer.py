@@ -13,7 +13,6 @@ from typing import Any
 import yaml
 
 from ..commands.pull.emit import Block
-
 from .ir import Api, Tool
 
 #: How the first line of a converted spec starts; the converter replaces only such files.
@@ -104,7 +103,7 @@ def spec_text(data: dict[str, Any], source: str, openapi_version: str) -> str:
     return "".join(parts)
 
 
-def _dumper() -> type:
+def _dumper() -> Any:
     """The YAML style of ``pull`` (:mod:`codegen.commands.pull.emit`) on libyaml's emitter when
     there (about five times faster on large documents; the same text)."""
     global _DUMPER
@@ -112,10 +111,11 @@ def _dumper() -> type:
         from ..commands.pull import emit
 
         base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        _DUMPER = type("_ConvertedSpecDumper", (base,), {})
+        dumper: Any = type("_ConvertedSpecDumper", (base,), {})
         for kind in (dict, Block, list, str):
-            _DUMPER.add_representer(kind, emit._SpecDumper.yaml_representers[kind])
+            dumper.add_representer(kind, emit._SpecDumper.yaml_representers[kind])
+        _DUMPER = dumper
     return _DUMPER
 
 
-_DUMPER: type | None = None
+_DUMPER: Any = None
