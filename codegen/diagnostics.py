@@ -90,6 +90,20 @@ CODES: dict[str, str] = {
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
     "E072": "pull --layout agent: servers/mcp.json cannot be written",
+    "E140": "openapi: the document cannot be read, or is no OpenAPI 3.0/3.1 or Swagger 2.0 document",
+    "E141": "openapi: a part of the document has the wrong shape (type or required field)",
+    "E142": "openapi: unresolvable $ref (missing file or pointer)",
+    "E143": "openapi: network $ref refused",
+    "E144": "openapi: $ref leaves the document's folder",
+    "E145": "openapi: $ref cycle (a reference that resolves to itself)",
+    "E146": "openapi: bad curation (the spec's `openapi` section or --overlay)",
+    "E147": "openapi: output file is not a converted spec (use --force), or cannot be written",
+    "E148": "openapi: no absolute server URL (give --base-url)",
+    "W120": "openapi: part of an operation the spec cannot express (dropped or loosened; names the operation)",
+    "W121": "openapi: tool name collision after sanitising or shortening, resolved with a hash suffix",
+    "W122": "openapi: security scheme or requirement the upstream binding cannot express (dropped)",
+    "W123": "openapi: curation names an operation or argument the document does not have",
+    "W124": "openapi: schema value of the wrong type dropped (the document breaks the OpenAPI schema object)",
 }
 
 

@@ -29,7 +29,7 @@ CONCERNS = ("generator", "runtime", "interop")
 SLOW = frozenset({
     # generator
     "test_adversarial_build", "test_adversarial_specs", "test_agent_tree", "test_build_caches",
-    "test_dev", "test_fmtunits", "test_handler_check", "test_noop_fast_path", "test_packaging",
+    "test_dev", "test_fmtunits", "test_handler_check", "test_noop_fast_path", "test_openapi_corpus", "test_packaging",
     "test_spec_load_yaml", "test_trusted_format", "test_typecheck", "test_typed_dicts", "test_upstream_binding",
     "test_watch",
     # runtime

@@ -6,7 +6,7 @@
 * :mod:`.main`: the full command line: every command registered, the build commands defined;
 * :mod:`.app`: the typer application itself (settings, ``--version``, process set-up), and
   the ``pull``-only command line of a plain ``pull --stdio``;
-* :mod:`.pull`: the ``pull`` command; :mod:`.sync`: ``diff``, ``docs`` and ``build --watch``.
+* :mod:`.pull`: the ``pull`` command; :mod:`.openapi`: the ``openapi`` command; :mod:`.sync`: ``diff``, ``docs`` and ``build --watch``.
 
 This ``__init__`` imports nothing: the entry's fast path must not load typer.
 """

@@ -30,6 +30,7 @@ from ..starter import SCHEMA_COPY, spec_format_schema, starter_spec
 from .app import new_app, run
 from .mock import check_cassette_cmd
 from .mock import register as register_mock_commands
+from .openapi import register as register_openapi_command
 from .pull import register as register_pull_command
 from .sync import register as register_sync_commands
 from .sync import run_watch
@@ -40,6 +41,7 @@ register_sync_commands(app, out_console, err_console)  # diff, docs (sync.py)
 register_pull_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # pull.py
 register_mock_commands(app, out_console, err_console,  # mock, proxy (mock.py)
                        lambda diags, spec: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
+register_openapi_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # openapi.py
 
 
 class Target(str, Enum):

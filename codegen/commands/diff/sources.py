@@ -2,7 +2,8 @@
 
 A side is written as:
 
-* ``PATH``: a spec file or a folder of specs (as for ``build``);
+* ``PATH``: a spec file or a folder of specs (as for ``build``), or an OpenAPI 3.x / Swagger
+  2.0 document (converted in memory as ``mcp-codegen openapi`` would, then compared as a spec);
 * ``git:REV:PATH``: the same path at a git revision (``git:main:specs``,
   ``git:HEAD~1:specs/weather.yaml``), read with ``git ls-tree``/``git cat-file`` into a
   temporary folder (nothing is checked out; the work tree is untouched);
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shlex
 import subprocess
 import tempfile
@@ -71,6 +73,16 @@ def load_paths(paths: list[Path], cwd: Path, source_of: Callable[[Path, str], st
     from ...spec.discovery import discover
 
     side = Side(label or ", ".join(map(str, paths)))
+    documents = [p for p in paths if is_openapi_file(p)]
+    paths = [p for p in paths if p not in documents]
+    for path in documents:
+        shown = display_of(path, path.name) if display_of else _relative(path, cwd)
+        source = source_of(path, path.name) if source_of else _relative(path, cwd)
+        view = _openapi_view(path, shown, source, side)
+        if view is not None:
+            side.views.append(view)
+    if not paths:
+        return side
     specs, diags = discover(paths)
     side.diagnostics += diags
     for path, display in specs:
@@ -81,6 +93,38 @@ def load_paths(paths: list[Path], cwd: Path, source_of: Callable[[Path, str], st
             source = source_of(path, display) if source_of else _relative(path, cwd)
             side.views.append(view_from_ir(low.ir, low.doc, source))
     return side
+
+
+#: The first lines of an OpenAPI or Swagger document (not of a converted spec, whose ``openapi``
+#: key is a mapping): ``openapi: 3.x`` / ``swagger: "2.0"``, in YAML or JSON.
+_OPENAPI_HEAD = re.compile(r"""^\s*\{?\s*["']?(openapi["']?\s*:\s*["']?3\.|swagger["']?\s*:\s*["']?2)""", re.MULTILINE)
+
+
+def is_openapi_file(path: Path) -> bool:
+    """Whether ``path`` is an OpenAPI 3.x or Swagger 2.0 document (by its top-level version field)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return path.is_file() and _OPENAPI_HEAD.search(head) is not None
+
+
+def _openapi_view(path: Path, shown: str, source: str, side: Side) -> ServerView | None:
+    """The servers view of an OpenAPI document, converted in memory (``mcp-codegen openapi``)."""
+    from ...driver.pipeline import lower_one
+    from ...openapi import convert
+
+    done = convert(path, None, display=shown, base_url_fallback="http://localhost")
+    side.diagnostics += [d for d in done.diagnostics if d.is_error]
+    if done.text is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-diff-") as tmp:
+        spec = Path(tmp) / (path.stem + ".yaml")
+        spec.write_text(done.text, encoding="utf-8")
+        low = lower_one(spec, shown + " (converted)")
+        side.diagnostics += low.diagnostics
+        return view_from_ir(low.ir, low.doc, source) if low.ir is not None else None
 
 
 def _relative(path: Path, cwd: Path) -> str:
