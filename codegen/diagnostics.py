@@ -64,7 +64,7 @@ CODES: dict[str, str] = {
     "E137": "http.errors naming an error code the tool does not declare",
     "E138": "http.wrap naming a property the outputSchema does not have",
     "E139": "http.fixed value sent where an argument or another fixed value goes",
-    "E140": "request body binding: body values without http.body, the whole body beside fields, or files that are no field",
+    "E129": "request body binding: body values without http.body, the whole body beside fields, or files that are no field",
     "E090": "server.auth URL that is not an absolute http(s) URL (or has a query or fragment)",
     "E040": "output path escapes the output folder",
     "E041": "would overwrite a hand-written file",

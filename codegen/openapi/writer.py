@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qsl
 
 import yaml
 
@@ -64,7 +65,8 @@ def tool_data(tool: Tool, api: Api) -> dict[str, Any]:
         out["outputSchema"] = results.output_schema
     if results.errors:
         out["errors"] = {e.code: {"description": e.description, "data": e.data} for e in results.errors}
-    http: dict[str, Any] = {"method": op.method, "path": op.path}
+    path, path_query = request_path(op.path)
+    http: dict[str, Any] = {"method": op.method, "path": path}
     if op.operation_id is not None:
         http["operationId"] = op.operation_id
     if op.security is not None and op.security != (api.default_security or []):
@@ -78,15 +80,26 @@ def tool_data(tool: Tool, api: Api) -> dict[str, Any]:
         if op.body.files:
             body["files"] = {k: {"contentType": v} for k, v in op.body.files.items()}
         http["body"] = body
-    if tool.fixed:
-        http["fixed"] = [{"in": f.location, **({"name": f.wire} if f.wire is not None else {}), "value": f.value}
-                         for f in tool.fixed]
+    fixed = [{"in": "query", "name": k, "value": v} for k, v in path_query]
+    fixed += [{"in": f.location, **({"name": f.wire} if f.wire is not None else {}), "value": f.value}
+              for f in tool.fixed]
+    if fixed:
+        http["fixed"] = fixed
     if results.wrap:
         http["wrap"] = "result"
     if results.errors:
         http["errors"] = {e.status: e.code for e in results.errors}
     out["http"] = http
     return out
+
+
+def request_path(key: str) -> tuple[str, list[tuple[str, str]]]:
+    """The request path of a document's path key, and the query it carries: some documents tell two
+    operations of one path apart by a fragment (``/cookies#form``: never sent, dropped) or a query
+    (``/users?action=create``: sent on every call, as fixed query values)."""
+    key = key.partition("#")[0] or "/"
+    path, _, query = key.partition("?")
+    return path or "/", parse_qsl(query, keep_blank_values=True)
 
 
 def spec_text(data: dict[str, Any], source: str, openapi_version: str) -> str:

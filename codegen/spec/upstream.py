@@ -15,7 +15,7 @@ E136  a security requirement names a scheme ``upstream.security`` does not decla
 E137  ``http.errors`` maps a status to an error code the tool does not declare
 E138  ``http.wrap`` names a property the tool's ``outputSchema`` does not have
 E139  a ``http.fixed`` value goes where an argument (or another fixed value) already goes
-E140  the body: a body argument without ``http.body``, the whole body beside body fields, or a
+E129  the body: a body argument without ``http.body``, the whole body beside body fields, or a
       ``files`` entry that is no body field
 ====  ======================================================================================
 
@@ -157,6 +157,9 @@ def _path(doc: SourceDoc, path: Any, ptr: str, args: dict[str, Any]) -> list[Dia
     if "{" in _VARIABLE.sub("", path) or "}" in _VARIABLE.sub("", path) or "" in variables:
         return [doc.diag("E133", f"path template {path!r} is malformed", at,
                          hint="variables are {name}, not nested, never empty")]
+    if any(c in path for c in "?#") or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return [doc.diag("E133", f"path template {path!r} holds a query, a fragment or a control character", at,
+                         hint="the path only; send fixed query values with http.fixed (a fragment is never sent)")]
     out = []
     bound = {arg.get("name"): key for key, arg in args.items() if arg.get("in") == "path"}
     for var in dict.fromkeys(variables):
@@ -227,16 +230,16 @@ def _body(doc: SourceDoc, http: dict[str, Any], ptr: str, args: dict[str, Any]) 
     if (in_body or fixed_body) and not isinstance(body, dict):
         first = next(iter(in_body), None)
         at = join_pointer(ptr, "args", first) if first is not None else join_pointer(ptr, "fixed")
-        out.append(doc.diag("E140", "values go to the body but http has no body", at,
+        out.append(doc.diag("E129", "values go to the body but http has no body", at,
                             hint="add `body: {contentType: application/json}` under http"))
     if whole and (fields or fixed_body):
-        out.append(doc.diag("E140", f"argument {whole[0]!r} is the whole body, beside body fields",
+        out.append(doc.diag("E129", f"argument {whole[0]!r} is the whole body, beside body fields",
                             join_pointer(ptr, "args", whole[0]),
                             hint="name the field it fills (`name:`), or send the body as one argument only"))
     files = (body or {}).get("files") if isinstance(body, dict) else None
     for name in sorted(files or {}):
         if name not in fields:
-            out.append(doc.diag("E140", f"http.body.files names {name!r}, which is no body field of an argument",
+            out.append(doc.diag("E129", f"http.body.files names {name!r}, which is no body field of an argument",
                                 join_pointer(ptr, "body", "files", name),
                                 hint=f"the body fields: {', '.join(sorted(fields)) or 'none'}"))
     return out

@@ -1,5 +1,5 @@
 """Specs with ``upstream`` and per-tool ``http`` (issue 41): the spec format and its located
-diagnostics (E130-E140), what the generator emits (``upstream.py``, the server base), what it
+diagnostics (E129-E139), what the generator emits (``upstream.py``, the server base), what it
 leaves alone (the wire Tool, its fingerprint, the client side) and what a package needs
 (runtime extras, the private runtime copy, ``--scaffold``)."""
 
@@ -76,6 +76,8 @@ def test_the_base_spec_of_the_cases_is_valid(tmp_path: Path) -> None:
     ("path: /items/{id}", "path: /items", "E133", "/tools/0/http/args/id/name"),
     ("path: /items/{id}", "path: /items/{id", "E133", "/tools/0/http/path"),
     ("path: /items/{id}", "path: /items/{}/{id}", "E133", "/tools/0/http/path"),
+    ("path: /items/{id}", "path: '/items/{id}#form'", "E133", "/tools/0/http/path"),
+    ("path: /items/{id}", "path: '/items/{id}?action=x'", "E133", "/tools/0/http/path"),
     # E134: two arguments, one place (header names without case)
     ("q: {in: query, name: q}", "q: {in: path, name: id}", "E134", "/tools/0/http/args/q"),
     ("id: {in: path, name: id}\n        q: {in: query, name: q}",
@@ -105,11 +107,11 @@ def test_the_base_spec_of_the_cases_is_valid(tmp_path: Path) -> None:
     ("      path: /items/{id}\n",
      "      path: /items/{id}\n      fixed: [{in: header, name: V, value: 1}, {in: header, name: v, value: 2}]\n",
      "E139", "/tools/0/http/fixed/1"),
-    # E140: the body
-    ("q: {in: query, name: q}", "q: {in: body, name: q}", "E140", "/tools/0/http/args/q"),
-    ("q: {in: query, name: q}", "q: {in: body}\n        r: {in: body, name: r}", "E140", "/tools/0/http/args/q"),
+    # E129: the body
+    ("q: {in: query, name: q}", "q: {in: body, name: q}", "E129", "/tools/0/http/args/q"),
+    ("q: {in: query, name: q}", "q: {in: body}\n        r: {in: body, name: r}", "E129", "/tools/0/http/args/q"),
     ("      path: /items/{id}\n",
-     "      path: /items/{id}\n      body: {contentType: multipart/form-data, files: {photo: {}}}\n", "E140",
+     "      path: /items/{id}\n      body: {contentType: multipart/form-data, files: {photo: {}}}\n", "E129",
      "/tools/0/http/body/files/photo"),
     # structural (the schema): a method, an environment variable name, a key, a missing name
     ("method: GET", "method: get", "E010", "/tools/0/http/method"),
@@ -209,16 +211,21 @@ def test_upstream_py_holds_the_sections_as_written_and_loads_them(tmp_path: Path
     assert report is not None, [d.render() for d in result.diagnostics]
     spec = yaml.safe_load(case.read_text("utf-8"))
     code = ("import json, sys\nimport files_api.upstream as u\n"
-            "json.dump({'upstream': dict(u.UPSTREAM.spec), 'upload': dict(u.UPLOAD_HTTP.spec),"
-            " 'list_files': dict(u.LIST_FILES_HTTP.spec)}, sys.stdout)")
+            "json.dump({'base': u.UPSTREAM.base_url, 'env': u.UPSTREAM.env, 'schemes': sorted(u.UPSTREAM.security),"
+            " 'op': u.UPLOAD_HTTP.operation_id, 'fixed': [[f.location, f.name, f.value] for f in u.UPLOAD_HTTP.fixed],"
+            " 'paths': [u.UPLOAD_HTTP.path, u.LIST_FILES_HTTP.path]}, sys.stdout)")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     import json
 
     loaded = json.loads(done.stdout)
-    assert loaded["upstream"] == spec["upstream"]
-    assert loaded["upload"] == spec["tools"][0]["http"] and loaded["list_files"] == spec["tools"][1]["http"]
-    assert loaded["upload"]["fixed"][0]["value"] == 'raw """ and \\ and \\\\ end\\'
+    upstream, upload = spec["upstream"], spec["tools"][0]["http"]
+    assert loaded["base"] == upstream["baseUrl"] and loaded["env"] == upstream.get("env")
+    assert loaded["schemes"] == sorted(upstream["security"])
+    assert loaded["op"] == 'upload"""\\' == upload["operationId"]
+    assert loaded["fixed"] == [[f["in"], f["name"], f["value"]] for f in upload["fixed"]]
+    assert loaded["fixed"][0][2] == 'raw """ and \\ and \\\\ end\\'
+    assert loaded["paths"] == [upload["path"], spec["tools"][1]["http"]["path"]]
     assert "SUMMARIZE_HTTP" not in (tmp_path / "files_api" / "upstream.py").read_text("utf-8")
 
 
@@ -282,9 +289,8 @@ def test_the_private_copy_holds_the_upstream_feature_only_when_needed() -> None:
         files = _files(spec, Options(runtime="private", **kw))
         return {p for p in files if "/_runtime/server/upstream/" in p}
 
-    assert copied(PETSTORE) == {"petstore/_runtime/server/upstream/__init__.py",
-                                "petstore/_runtime/server/upstream/binding.py",
-                                "petstore/_runtime/server/upstream/server.py"}
+    assert copied(PETSTORE) == {f"petstore/_runtime/server/upstream/{m}.py" for m in (
+        "__init__", "binding", "body", "client", "credentials", "request", "results", "serialize", "server")}
     assert copied(PETSTORE, target="client") == set()
     assert copied(REPO / "specs" / "weather.yaml") == set()
 

@@ -74,7 +74,7 @@ def _read_only(doc: Any, schema: Any) -> set[str]:
 def operations(doc: Any) -> list[Operation]:
     """Every operation of ``doc`` with the path pattern a request of it matches (at the root, as Prism serves)."""
     out = []
-    base = doc.get("basePath", "") if doc.get("swagger") else ""
+    base = ""  # Prism serves a document's paths at its root (a Swagger 2.0 basePath too)
     for template, item in (doc.get("paths") or {}).items():
         item = _deref(doc, item)
         if not isinstance(item, dict):
@@ -151,13 +151,23 @@ def convert_and_build(document: Path, work: Path, name: str) -> tuple[Path, str,
     return out, name, time.perf_counter() - began
 
 
+def credentials(spec: Path) -> dict[str, str]:
+    """A made-up value for every credential variable the converted spec names (``upstream.security``)."""
+    upstream = (yaml.safe_load(spec.read_text("utf-8")) or {}).get("upstream") or {}
+    names: list[str] = []
+    for scheme in (upstream.get("security") or {}).values():
+        env = scheme.get("env")
+        names += [env] if isinstance(env, str) else list((env or {}).values())
+    return {name: f"test-{name.lower()}-value" for name in names}
+
+
 def our_side(out: Path, package: str, base_url: str, front_log: Path, rounds: int = 0,
-             mode: str = "2026-07-28") -> dict[str, Any]:
+             mode: str = "2026-07-28", env: dict[str, str] | None = None) -> dict[str, Any]:
     """Serve the built package over stdio against ``base_url`` and call every tool once (see the module docstring)."""
     from common_support import run_sdk_client
     from mcp.client.stdio import StdioServerParameters
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(out), str(REPO)])}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join([str(out), str(REPO)])}
     params = StdioServerParameters(command=sys.executable, args=["-m", package, "--stdio", "--upstream", base_url],
                                    cwd=str(out), env=env)
     calls: list[dict[str, Any]] = []

@@ -298,8 +298,8 @@ class ArgBinding:
 class FixedParam:
     """A pinned value sent on every call (``http.fixed``)."""
 
-    location: Literal["path", "query", "header", "cookie"]
-    name: str
+    location: Literal["path", "query", "header", "cookie", "body"]
+    name: str | None  # None: the whole body (in: body only)
     value: Any
     style: str
     explode: bool
@@ -318,10 +318,10 @@ class BodyBinding:
     files: Mapping[str, str] = field(default_factory=dict)
 
 
-def _param(data: Mapping[str, Any], where: str, *, fixed: bool) -> tuple[str, str | None, str, bool, bool]:
+def _param(data: Mapping[str, Any], where: str) -> tuple[str, str | None, str, bool, bool]:
     """(location, name, style, explode, allowReserved) of an argument or a fixed value."""
     location = data.get("in")
-    places = ("path", "query", "header", "cookie") if fixed else ("path", "query", "header", "cookie", "body")
+    places = ("path", "query", "header", "cookie", "body")
     if not isinstance(location, str) or location not in places:
         raise ValueError(f"{where}.in: one of {', '.join(places)} is required")
     name = _string(data, "name", where, required=location != "body")
@@ -402,14 +402,15 @@ class HttpBinding:
         if not isinstance(method, str) or method.upper() not in METHODS:
             raise ValueError(f"http.method: one of {', '.join(sorted(METHODS))} is required")
         path = _string(data, "path", "http") or ""
-        if not path.startswith("/") or any(c in path for c in "?#") or any(ord(c) <= 32 for c in path):
-            raise ValueError("http.path: a path template starting with / (no query, fragment or spaces) is required")
+        if not path.startswith("/") or any(c in path for c in "?#") or any(ord(c) < 32 or ord(c) == 127 for c in path):
+            raise ValueError("http.path: a path template starting with / (no query, fragment or control characters) "
+                             "is required")
         args: dict[str, ArgBinding] = {}
         for prop, spec in _object(data.get("args", {}), "http.args").items():
             where = f"http.args.{prop}"
             spec = _object(spec, where)
             _only(spec, where, {"in", "name", "style", "explode", "allowReserved"})
-            args[str(prop)] = ArgBinding(*_param(spec, where, fixed=False))  # type: ignore[arg-type]
+            args[str(prop)] = ArgBinding(*_param(spec, where))  # type: ignore[arg-type]
         body = _body(data["body"]) if data.get("body") is not None else None
         if body is None and any(a.location == "body" for a in args.values()):
             raise ValueError("http.body: arguments go to the body (in: body) but the binding has no body")
@@ -426,8 +427,10 @@ class HttpBinding:
             _only(spec, where, {"in", "name", "value", "style", "explode", "allowReserved"})
             if "value" not in spec:
                 raise ValueError(f"{where}.value: a value is required")
-            location, name, style, explode, reserved = _param(spec, where, fixed=True)
-            fixed.append(FixedParam(location, name or "", spec["value"], style, explode, reserved))  # type: ignore[arg-type]
+            location, name, style, explode, reserved = _param(spec, where)
+            if location == "body" and body is None:
+                raise ValueError(f"{where}.in: a fixed body value needs http.body")
+            fixed.append(FixedParam(location, name, spec["value"], style, explode, reserved))  # type: ignore[arg-type]
         bound = {a.name for a in args.values() if a.location == "path"} | {f.name for f in fixed if f.location == "path"}
         for var in _TEMPLATE_VAR.findall(path):
             if var not in bound:

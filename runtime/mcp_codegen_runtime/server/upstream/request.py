@@ -58,10 +58,15 @@ def build(binding: HttpBinding, values: Mapping[str, Any], base_url: str) -> Out
     """
     out = Outgoing(binding.method, base_url, "")
     paths: dict[str, str] = {}
-    for fixed in binding.fixed:
-        _place(out, fixed.as_arg(), fixed.value, paths)
     body: dict[str, Any] = {}
     whole: tuple[bool, Any] = (False, None)
+    for fixed in binding.fixed:
+        if fixed.location != "body":
+            _place(out, fixed.as_arg(), fixed.value, paths)
+        elif fixed.name is None:
+            whole = (True, fixed.value)
+        else:
+            body[fixed.name] = fixed.value
     for prop, arg in binding.args.items():
         if prop not in values:
             continue
@@ -82,7 +87,7 @@ def build(binding: HttpBinding, values: Mapping[str, Any], base_url: str) -> Out
         if whole[0]:
             out.body = encode_body(binding.body, whole[1])
         elif body or (binding.body.required and not any(a.name is None for a in binding.args.values()
-                                                         if a.location == "body")):
+                                                         if a.location == "body")):  # required: {} at least
             out.body = encode_body(binding.body, body)
         elif binding.body.required:
             raise SerializeError("the request body is required")

@@ -109,9 +109,18 @@ def path_value(name: str, value: Any, style: str, explode: bool) -> str:
 
 
 def expand_path(template: str, values: dict[str, str]) -> str:
-    """``template`` with each ``{name}`` replaced by its expansion; dot-segments made harmless."""
-    path = re.sub(r"\{([^{}]*)\}", lambda m: values[m.group(1)], template)
+    """``template`` with each ``{name}`` replaced by its expansion; the template's own text
+    percent-encoded where a URL path may not hold it as written (a space in a documented path:
+    ``%20``; an escape already in the template is kept); dot-segments made harmless."""
+    parts = re.split(r"(\{[^{}]*\})", template)
+    path = "".join(values[part[1:-1]] if part.startswith("{") and part.endswith("}") and part[1:-1] in values
+                   else quote(part, safe=_PATH_SAFE) for part in parts)
     return "/".join(seg.replace(".", "%2E") if seg in (".", "..") else seg for seg in path.split("/"))
+
+
+#: What a path template's own text keeps as written: RFC 3986 ``pchar`` and ``/`` (and ``%`` of an
+#: escape the document already wrote).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 
 
 # ------------------------------------------------------------------ query

@@ -121,3 +121,33 @@ def test_binding_refused(change: dict[str, Any], key: str) -> None:
     with pytest.raises(ValueError) as info:
         HttpBinding.from_spec({**GOOD, **change})
     assert str(info.value).startswith(key + ":"), str(info.value)
+
+
+def test_a_documented_path_with_spaces_is_sent_percent_encoded() -> None:
+    """OpenAPI paths are literal text: one with a space (as in real documents) is encoded on the
+    wire, not refused at import; a value never changes the path, an escape in the template stays."""
+    from mcp_codegen_runtime.server.upstream.serialize import expand_path
+
+    binding = HttpBinding.from_spec({"method": "GET", "path": "/cookies/form (non-exploded)/{id}",
+                                     "args": {"id": {"in": "path", "name": "id"}}})
+    assert binding.path == "/cookies/form (non-exploded)/{id}"
+    assert expand_path(binding.path, {"id": "a%2Fb"}) == "/cookies/form%20(non-exploded)/a%2Fb"
+    assert expand_path("/a%20b/{x}", {"x": "1"}) == "/a%20b/1"
+    with pytest.raises(ValueError, match="http.path"):
+        HttpBinding.from_spec({"method": "GET", "path": "/a\nb"})
+
+
+def test_fixed_body_values_a_field_or_the_whole_body() -> None:
+    """``openapi`` curation pins body arguments too (``pin``): a fixed field joins the body's
+    fields, a fixed whole body (no name) is the body; one without ``http.body`` is refused."""
+    from mcp_codegen_runtime.server.upstream.request import build
+
+    binding = HttpBinding.from_spec({"method": "POST", "path": "/x", "body": {"contentType": "application/json"},
+                                     "args": {"q": {"in": "body", "name": "q"}},
+                                     "fixed": [{"in": "body", "name": "kind", "value": "cat"}]})
+    assert build(binding, {"q": "z"}, "http://h/base").body.content == b'{"kind":"cat","q":"z"}'
+    whole = HttpBinding.from_spec({"method": "PUT", "path": "/x", "body": {"contentType": "application/json"},
+                                   "fixed": [{"in": "body", "value": [1, 2]}]})
+    assert build(whole, {}, "http://h/base").body.content == b"[1,2]"
+    with pytest.raises(ValueError, match=r"http.fixed\[0\]"):
+        HttpBinding.from_spec({"method": "POST", "path": "/x", "fixed": [{"in": "body", "value": 1}]})
