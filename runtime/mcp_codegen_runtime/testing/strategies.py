@@ -38,7 +38,7 @@ from hypothesis import strategies as st  # type: ignore[import-not-found, unused
 from pydantic import BaseModel
 
 from ..schema.patterns import PatternError, compile_pattern
-from ..schema.validation import ArgumentsInvalid, validate_arguments
+from ..schema.validation import ArgumentsInvalid, python_patterns, validate_arguments
 from ..wire.tools import ToolDef
 
 M = TypeVar("M", bound=BaseModel)
@@ -112,19 +112,24 @@ class SchemaStrategies:
     def __init__(self, root: Any) -> None:
         self.root = root
         self._refs: dict[str, st.SearchStrategy[Any]] = {}
-        self._validator: Any = jsonschema.Draft202012Validator(root if isinstance(root, (dict, bool)) else {})
+        # jsonschema reads patterns with Python's re: the runtime's ECMA-262 translation first
+        self._validator: Any = jsonschema.Draft202012Validator(python_patterns(root) if isinstance(root, (dict, bool)) else {})
 
     # -- the document -----------------------------------------------------------------------
 
-    def valid(self, schema: Any) -> Callable[[Any], bool]:
-        """A predicate: ``schema`` (a part of the root) accepts the value."""
-        check = self._validator.evolve(schema=schema)
+    def valid(self, schema: Any, *, formats: bool = False) -> Callable[[Any], bool]:
+        """A predicate: ``schema`` (a part of the root) accepts the value (``formats``: asserted)."""
+        check = self._validator.evolve(schema=python_patterns(schema))
+        if formats:
+            check = check.evolve(format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
         return cast(Callable[[Any], bool], check.is_valid)
 
     def resolve(self, ref: str) -> Any:
         """The schema a local ``$ref`` (``#``, ``#/$defs/X`` ...) points to."""
         if not ref.startswith("#"):
             raise ValueError(f"only local $ref are supported, not {ref!r}")
+        if len(ref) > 1 and ref[1] != "/":  # a plain-name fragment: the subschema with that $anchor
+            return _anchored(self.root, ref[1:])
         node = self.root
         for token in (t for t in ref[1:].split("/") if t):
             token = token.replace("~1", "/").replace("~0", "~")
@@ -253,7 +258,7 @@ class SchemaStrategies:
             strategy = _from_regex(compiled, low, high)
             fmt = schema.get("format")
             if isinstance(fmt, str) and fmt in _FORMATS:  # both: the pattern draws, the format is checked
-                strategy = strategy.filter(self.valid({"type": "string", "format": fmt}))
+                strategy = strategy.filter(self.valid({"type": "string", "format": fmt}, formats=True))
             return strategy.filter(sized)
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt in _FORMATS:
@@ -308,6 +313,20 @@ class SchemaStrategies:
             more = st.dictionaries(keys, self.build(extra), max_size=EXTRA)
             strategy = st.builds(lambda fixed, others: {**others, **fixed}, strategy, more)
         return strategy
+
+
+def _anchored(node: Any, name: str) -> Any:
+    """The subschema of ``node`` whose ``$anchor`` is ``name``."""
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        if isinstance(here, dict):
+            if here.get("$anchor") == name:
+                return here
+            stack.extend(here.values())
+        elif isinstance(here, list):
+            stack.extend(here)
+    raise ValueError(f"no subschema has $anchor {name!r}")
 
 
 def _searches(pattern: str, text: str) -> bool:
