@@ -29,9 +29,9 @@ CONCERNS = ("generator", "runtime", "interop")
 SLOW = frozenset({
     # generator
     "test_adversarial_build", "test_adversarial_specs", "test_agent_tree", "test_build_caches",
-    "test_dev", "test_fmtunits", "test_handler_check", "test_noop_fast_path", "test_openapi_corpus", "test_packaging",
-    "test_spec_load_yaml", "test_trusted_format", "test_typecheck", "test_typed_dicts", "test_upstream_binding",
-    "test_watch",
+    "test_dev", "test_fmtunits", "test_handler_check", "test_mock_cli", "test_noop_fast_path", "test_openapi_corpus",
+    "test_packaging", "test_spec_load_yaml", "test_testing_plugin", "test_trusted_format", "test_typecheck",
+    "test_typed_dicts", "test_upstream_binding", "test_watch",
     # runtime
     "test_agent_connections", "test_agent_oauth", "test_client_generated", "test_client_hostile",
     "test_client_listing", "test_client_overlay", "test_client_retry", "test_client_session_renewal",
@@ -42,8 +42,8 @@ SLOW = frozenset({
     "test_oauth_server", "test_ops_factory_telemetry", "test_output_errors", "test_schema_checker_startup",
     "test_security_http", "test_serve_first_try", "test_server_main", "test_server_stdio_raw",
     "test_shared_redis", "test_skills", "test_state_keys_http", "test_stdio_loop", "test_stdio_order",
-    "test_task_notifications", "test_tasks", "test_upstream_main", "test_upstream_results", "test_upstream_security",
-    "test_upstream_wire",
+    "test_task_notifications", "test_tasks", "test_testing_helpers", "test_testing_mock", "test_mock_server",
+    "test_upstream_main", "test_upstream_results", "test_upstream_security", "test_upstream_wire",
 })
 
 #: The longest modules (measured: minutes for the conformance run, tens of seconds for the

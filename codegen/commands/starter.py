@@ -1,4 +1,4 @@
-"""The starter spec written by ``mcp-codegen init``, and the spec-format schema editors use."""
+"""The starter spec and first test written by ``mcp-codegen init``, and the spec-format schema editors use."""
 
 from __future__ import annotations
 
@@ -41,6 +41,34 @@ def starter_spec(name: str) -> tuple[str, str | None]:
         return "", f"server name {name!r} must be lower-case letters, digits, '_' or '-', starting with a letter"
     title = name.replace("_", " ").replace("-", " ").title()
     return _TEMPLATE.format(name=name, title=title, schema=SCHEMA_COPY), None
+
+
+#: The first test ``init`` writes (``tests/test_<package>.py``): it holds for any spec, the starter's or
+#: what the user makes of it, and for the scaffold's stubs as for a finished implementation.
+_FIRST_TEST = '''\
+"""A first test of the {name} server: written once by `mcp-codegen init`, yours to change.
+
+`{package}.testing` runs your implementation in this process behind the typed client (no
+subprocess, no socket): the spec's `server.implementation`, else {impl} (`build --scaffold`
+writes it).  Build the package first (`mcp-codegen build`) and run pytest where Python finds it
+and your implementation.  docs/testing.md of mcp-codegen shows the fixtures, the mock server and
+property tests with Hypothesis.
+"""
+
+from {package} import TOOLS
+from {package}.testing import connect_sync
+
+
+def test_the_server_offers_every_tool_of_its_spec() -> None:
+    with connect_sync() as client:
+        offered = {{tool.name for tool in client.list_tools()}}
+    assert offered == {{tool.name for tool in TOOLS}}
+'''
+
+
+def first_test(name: str, package: str, impl: str) -> str:
+    """The first test of server ``name`` (package ``package``, default implementation ``impl``)."""
+    return _FIRST_TEST.format(name=name, package=package, impl=impl)
 
 
 def spec_format_schema() -> str:

@@ -39,6 +39,7 @@ from .naming.core import (
     completion_method,
     def_class,
     error_class,
+    fixture_names,
     handler_method,
     input_method,
     package_name,
@@ -212,6 +213,7 @@ class _Lowering:
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
             implementation=s.implementation, package=package, spec_display=spec_display,
             project=s.project, target=s.target, runtime=s.runtime, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
+            fixtures=fixture_names(package),
             auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
                         s.auth.resource_name) if s.auth is not None else None,
         )

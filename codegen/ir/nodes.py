@@ -183,6 +183,7 @@ class ServerIR:
     auth: AuthIR | None = None  # OAuth resource server (spec ``server.auth``)
     layout: str = "package"  # package | agent: also the servers/ tree (:mod:`codegen.render.agent`)
     skill: str | None = None  # agent layout: None, "server" or "tree" (``--skill``, Agent Skills folders)
+    fixtures: tuple[tuple[str, str], ...] = ()  # (role, name) of the pytest fixtures of testing.py
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ TEMPLATES = {
     "errors.py": "errors.py.jinja",
     "server.py": "server.py.jinja",
     "client.py": "client.py.jinja",
+    "testing.py": "testing.py.jinja",
 }
 
 _COMMON = ("__init__.py", "models.py", "tools.py", "errors.py")
@@ -44,7 +45,8 @@ _COMMON = ("__init__.py", "models.py", "tools.py", "errors.py")
 TARGET_FILES: dict[str, tuple[str, ...]] = {
     "server": (*_COMMON, "__main__.py", "asgi.py", "server.py"),
     "client": (*_COMMON, "client.py"),
-    "both": (*_COMMON, "__main__.py", "asgi.py", "server.py", "client.py"),
+    # testing.py: the client in process on the server (or its mock), strategies, pytest fixtures
+    "both": (*_COMMON, "__main__.py", "asgi.py", "server.py", "client.py", "testing.py"),
 }
 
 
@@ -211,6 +213,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "rt": PACKAGE if ir.server.runtime == "library" else f".{PRIVATE}",
         "has_server": ir.server.target in ("server", "both"),
         "has_client": ir.server.target in ("client", "both"),
+        "has_testing": ir.server.target == "both",
         "exports": package_exports(ir),
         "client_exports": client_exports(ir),
         "server_exports": server_exports(ir),

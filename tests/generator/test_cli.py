@@ -145,6 +145,31 @@ def test_init_writes_a_buildable_spec_and_never_overwrites(tmp_path: Path) -> No
     assert again.returncode == 1 and "already exists" in again.stderr
 
 
+def test_init_writes_a_first_test_that_passes_against_the_scaffold(tmp_path: Path) -> None:
+    """``init`` writes tests/test_<package>.py beside the spec folder (never over one): it passes
+    against the stubs of ``build --scaffold`` and fails when the implementation cannot load."""
+    assert run("init", "my-todo", "--dir", str(tmp_path / "specs")).returncode == 0
+    test = tmp_path / "tests" / "test_my_todo.py"
+    assert "from my_todo.testing import connect_sync" in test.read_text("utf-8")
+    assert run("build", str(tmp_path / "specs"), "-o", str(tmp_path / "out"), "--scaffold").returncode == 0
+
+    def pytest_run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "tests")],
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "out")}, capture_output=True,
+                              text=True, timeout=300)
+
+    proc = pytest_run()
+    assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
+    stub = tmp_path / "out" / "my_todo_impl.py"
+    stub.write_text(stub.read_text("utf-8") + "\nraise RuntimeError('broken implementation')\n", "utf-8")
+    proc = pytest_run()
+    assert proc.returncode == 1 and "broken implementation" in proc.stdout, proc.stdout
+    test.write_text("# mine\n", "utf-8")
+    (tmp_path / "specs" / "my-todo.yaml").unlink()
+    assert run("init", "my-todo", "--dir", str(tmp_path / "specs")).returncode == 0
+    assert test.read_text("utf-8") == "# mine\n"  # the user's file is never overwritten
+
+
 def test_pyproject_defaults(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\n')
     (tmp_path / "s").mkdir()

@@ -38,7 +38,8 @@ def test_tutorial_blocks_are_there_and_all_run() -> None:
     code = [b for b in doc if b.lang in ("sh", "bash", "python") or b.file]
     assert code and all(b.runs for b in code)  # nothing is left out
     sh = [b.text for b in code if b.lang == "sh"]
-    assert len(sh) == 7 and "mcp-codegen init todo" in sh[1] and "--method tools/list" in sh[4]
+    assert len(sh) == 8 and "mcp-codegen init todo" in sh[1] and "--method tools/list" in sh[4]
+    assert "python -m pytest -q tests" in sh[7]
 
 
 def test_tutorial_runs_as_written(tmp_path: Path) -> None:
@@ -70,3 +71,6 @@ def test_tutorial_runs_as_written(tmp_path: Path) -> None:
     assert host.returncode == 0 and host.stdout.strip() == "1", host.stderr
     # the typed client printed what the tutorial says
     assert "1 milk normal\n2 call mom high\ncount 2\n" in out
+    # the first test init wrote and the tutorial's own two passed, through the package's pytest plugin
+    assert (tmp_path / "tests" / "test_todo.py").is_file()
+    assert re.search(r"^3 passed", out, flags=re.M), out[-2000:]

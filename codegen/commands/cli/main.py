@@ -26,7 +26,7 @@ from ...spec.discovery import discover
 from .. import report as report_mod
 from ..config import resolve
 from ..dev import DEFAULT_OUTPUT as DEV_OUTPUT
-from ..starter import SCHEMA_COPY, spec_format_schema, starter_spec
+from ..starter import SCHEMA_COPY, first_test, spec_format_schema, starter_spec
 from .app import new_app, run
 from .mock import check_cassette_cmd
 from .mock import register as register_mock_commands
@@ -302,10 +302,28 @@ def init_cmd(name: Annotated[str, typer.Argument(help="Server name, e.g. notes."
     if not schema.exists():  # what the spec's yaml-language-server line points editors to
         schema.parent.mkdir(parents=True, exist_ok=True)
         schema.write_text(spec_format_schema(), encoding="utf-8")
+    test = _write_first_test(target, directory.parent / "tests")
     cfg, _ = resolve([target], None, Path.cwd())
     out = cfg.output if cfg is not None else Path("generated")
-    out_console.print(f"wrote {target} (and {schema} for editors); next: mcp-codegen build {target} -o {out}",
+    also = f", {test}" if test is not None else ""
+    out_console.print(f"wrote {target} (and {schema} for editors{also}); next: mcp-codegen build {target} -o {out}",
                       markup=False)
+
+
+def _write_first_test(spec: Path, folder: Path) -> Path | None:
+    """``tests/test_<package>.py`` beside the spec folder, unless it exists (the names as ``build`` decides them)."""
+    from ...driver.pipeline import lower_one
+
+    ir = lower_one(spec, spec.name, with_models=False).ir
+    if ir is None:
+        return None
+    test = folder / f"test_{ir.server.package}.py"
+    if test.exists():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    impl = f"{ir.server.impl_module}:{ir.server.impl_class}"
+    test.write_text(first_test(ir.server.name, ir.server.package, impl), encoding="utf-8")
+    return test
 
 
 class _ShortUsageErrors(TyperCommand):

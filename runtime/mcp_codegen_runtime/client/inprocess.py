@@ -82,9 +82,12 @@ class InProcessTransport(ClientTransport):
         self._inbox: asyncio.Queue[JsonMessage | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        #: The event loop the connection runs on, once started (a test fixture closes the client there).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self, sink: MessageSink) -> None:
         await super().start(sink)
+        self.loop = asyncio.get_running_loop()
         connect = getattr(self.server, "connect_in_process", None)
         if callable(connect):
             options: dict[str, Any] = {} if self.principal is None else {"principal": self.principal}
