@@ -25,7 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated_examples"))
 
-from mcp_codegen_runtime.server.gencode import ServerSettings, mock_server
+from mcp_codegen_runtime.server.gencode import ServerSettings
+from mcp_codegen_runtime.server.mock import mock_server
 from weather.server import WeatherServerBase
 
 

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from common_support import run_async
 from mcp_codegen_runtime.schema.examples import example
-from mcp_codegen_runtime.server.gencode import MockScenario, mock_server
+from mcp_codegen_runtime.server.mock import MockScenario, mock_server
 from mcp_codegen_runtime.server.mock import Cassette, CassetteError, ScenarioError
 from weather.server import WeatherServerBase
 

@@ -14,8 +14,8 @@ feature         modules                      in a private copy when
 ``skills``      ``server/skills.py``         the spec declares ``skills:``
                                              (``SkillIntegrityError``, likewise)
 ``upstream``    ``server/upstream/``         the spec has an ``upstream:`` section
-``mock``        ``server/mock/``             the package's files import ``mock_server`` or
-                (with ``schema/examples.py``) ``MockScenario`` (test helpers)
+``mock``        ``server/mock/``             never: ``mcp-codegen mock`` and the ``connect_mock``
+                (with ``schema/examples.py``) test helpers use the library's
 ==============  ===========================  ==================================================
 
 What stays in every copy, chosen at run time rather than by the spec: the Redis state of
@@ -32,11 +32,11 @@ from __future__ import annotations
 from typing import NoReturn
 
 #: feature -> (its modules, what brings them into a private copy).
-FEATURES: dict[str, tuple[str, str]] = {
+FEATURES: dict[str, tuple[str, str | None]] = {
     "tasks": ("server/tasks/", "a tool declaring 'task: optional' or 'task: required' in its spec"),
     "skills": ("server/skills.py", "'skills:' in its spec"),
     "upstream": ("server/upstream/", "'upstream:' in its spec (a spec converted from OpenAPI)"),
-    "mock": ("server/mock/", "test helpers that import mock_server (a generated package's testing module)"),
+    "mock": ("server/mock/", None),  # the library's alone
 }
 
 
@@ -48,10 +48,11 @@ def missing(feature: str, what: str, exc: ImportError) -> NoReturn:
     name = getattr(exc, "name", None) or ""
     if not name.endswith(".server." + feature) and ".server." + feature + "." not in name:
         raise exc
+    held = (f"a copy holds it when the package is built with {brings}; or build" if brings
+            else "no private copy does; build")
     raise ImportError(
         f"{what} needs the {feature} feature of the runtime ({folder}), which this private runtime copy does "
-        f"not hold: a copy holds it when the package is built with {brings}; or build with --library-runtime "
-        "to use the installed mcp-codegen-runtime library", name=name) from exc
+        f"not hold: {held} with --library-runtime to use the installed mcp-codegen-runtime library", name=name) from exc
 
 
 __all__ = ["FEATURES", "missing"]

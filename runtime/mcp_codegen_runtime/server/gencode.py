@@ -16,8 +16,6 @@ import one of its names from here:
 ``skills``      ``SkillIntegrityError`` (``__init__.py`` of a spec declaring skills)
 ``upstream``    ``UpstreamServer``, ``UpstreamDef``, ``HttpBinding`` (``server.py`` and
                 ``upstream.py`` of a spec with an ``upstream`` section)
-``mock``        ``mock_server``, ``MockScenario`` (a package's test helpers, or
-                ``mcp-codegen mock``, which imports them from the library)
 ==============  ====================================================================
 
 Elsewhere reading one raises the ``ImportError`` of :func:`~server.features.missing`, naming
@@ -37,7 +35,6 @@ from .settings import ServerSettings
 if TYPE_CHECKING:
     from .http import HttpApp, HttpSettings, app_from_env, asgi_app, close_sse_stream
     from .main import main
-    from .mock import MockScenario, mock_server  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
     from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
     from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
     from .upstream import HttpBinding, UpstreamDef, UpstreamServer  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
@@ -45,7 +42,7 @@ if TYPE_CHECKING:
 #: The HTTP names, loaded with the transport on first access.
 _HTTP_NAMES = frozenset({"HttpApp", "HttpSettings", "app_from_env", "asgi_app", "close_sse_stream"})
 #: The optional names (see the module docstring): name -> its feature.
-_OPTIONAL = {"SkillIntegrityError": "skills", "TaskContext": "tasks", "MockScenario": "mock", "mock_server": "mock",
+_OPTIONAL = {"SkillIntegrityError": "skills", "TaskContext": "tasks",
              "HttpBinding": "upstream", "UpstreamDef": "upstream", "UpstreamServer": "upstream"}
 
 
@@ -75,9 +72,6 @@ def _optional(name: str) -> Any:
     if name == "SkillIntegrityError":
         from .skills import SkillIntegrityError  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
         return SkillIntegrityError
-    if _OPTIONAL[name] == "mock":
-        from .mock import MockScenario, mock_server  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-        return {"MockScenario": MockScenario, "mock_server": mock_server}[name]
     if _OPTIONAL[name] == "upstream":
         from .upstream import HttpBinding, UpstreamDef, UpstreamServer  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
         return {"HttpBinding": HttpBinding, "UpstreamDef": UpstreamDef, "UpstreamServer": UpstreamServer}[name]
@@ -92,7 +86,6 @@ __all__ = [
     "HttpBinding",
     "HttpSettings",
     "InputUnavailableError",
-    "MockScenario",
     "Principal",
     "ServerBase",
     "ServerSettings",
@@ -104,5 +97,4 @@ __all__ = [
     "asgi_app",
     "close_sse_stream",
     "main",
-    "mock_server",
 ]

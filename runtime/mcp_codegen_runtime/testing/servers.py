@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from ..server.base import ServerBase
+from ..server.features import missing
 from ..server.main import default_implementation, load_implementation
 
 if TYPE_CHECKING:
-    from ..server.gencode import MockScenario
+    from ..server.mock import MockScenario  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
 
 S = TypeVar("S", bound=ServerBase)
 
@@ -71,8 +72,10 @@ def mock(base: type[S], *, seed: int = 0, scenario: Scenario = None, replay: str
 
     ``scenario`` is a ``MockScenario`` or the path of a scenario file; ``replay`` a cassette
     whose recorded answers it gives."""
-    from ..server.gencode import MockScenario, mock_server
-
+    try:
+        from ..server.mock import MockScenario, mock_server  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
+    except ImportError as exc:
+        missing("mock", "connect_mock", exc)
     if isinstance(scenario, (str, os.PathLike)):
         scenario = MockScenario.load(Path(scenario))
     server: ServerBase = mock_server(base, seed=seed, scenario=scenario, replay=None if replay is None else Path(replay))
