@@ -5,6 +5,7 @@ test, the fixture tests and the property test through ``pytest_plugins``."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -20,9 +21,11 @@ DOC = REPO / "docs" / "testing.md"
 def test_the_blocks_are_there_and_all_run() -> None:
     doc = blocks(DOC.read_text("utf-8"))
     code = [b for b in doc if b.lang in ("sh", "bash", "python") or b.file]
-    assert code and all(b.runs for b in code)
+    assert code and [b.not_run for b in code if not b.runs] == [
+        "an excerpt of an async test (the helpers above wrap it)"]
     assert [b.file for b in code if b.file] == ["specs/greeter.yaml", "src/greeter_impl.py", "conftest.py",
-                                                "tests/test_greet.py", "tests/test_shouting.py", "tests/test_greet_properties.py"]
+                                                "tests/test_greet.py", "tests/test_shouting.py", "tests/test_greet_properties.py",
+                                                "loop.py"]
     assert "## Mock servers, record and replay" in DOC.read_text("utf-8")  # the mock branch's section
 
 
@@ -36,3 +39,9 @@ def test_the_document_runs_as_written(tmp_path: Path) -> None:
     assert "from greeter.testing import connect_sync" in out  # init's first test, shown
     assert "Hello, Ada! Hello, Ada!\nHello, Grace!\n" in out
     assert re.search(r"^6 passed", out, flags=re.M), out[-3000:]
+    # the mock loop: a made-up answer, then the real one recorded and the same one replayed offline
+    mocked = (tmp_path / "mocked.txt").read_text("utf-8").strip()
+    assert mocked and "Hello, Ada!" not in mocked
+    assert out.count("Hello, Ada! Hello, Ada!\n") >= 3  # the fixtures' test output, the recording, the replay
+    cassette = (tmp_path / "greeter.cassette").read_text("utf-8").splitlines()
+    assert json.loads(cassette[0])["cassette"] == 1 and any('"tools/call"' in line for line in cassette)

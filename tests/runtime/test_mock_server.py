@@ -15,8 +15,7 @@ import jsonschema
 import pytest
 from common_support import run_async
 from mcp_codegen_runtime.schema.examples import example
-from mcp_codegen_runtime.server.mock import MockScenario, mock_server
-from mcp_codegen_runtime.server.mock import Cassette, CassetteError, ScenarioError
+from mcp_codegen_runtime.server.mock import Cassette, CassetteError, MockScenario, ScenarioError, mock_server
 from weather.server import WeatherServerBase
 
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}

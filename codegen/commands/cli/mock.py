@@ -24,7 +24,7 @@ def register(app: typer.Typer, out: Console, err: Console,
         http: Annotated[bool, typer.Option("--http", help="Serve Streamable HTTP on 127.0.0.1 (--port).")] = False,
         port: Annotated[int, typer.Option("--port", help="HTTP port on 127.0.0.1.")] = 8000,
         seed: Annotated[int, typer.Option("--seed", help="Draw of the generated values: the same seed and call give the same answer.")] = 0,
-        scenario: Annotated[Optional[Path], typer.Option("--scenario", help="YAML/JSON rules choosing errors, delays, failures or fixed results per call (docs/testing-mock.md).", show_default=False)] = None,
+        scenario: Annotated[Optional[Path], typer.Option("--scenario", help="YAML/JSON rules choosing errors, delays, failures or fixed results per call (docs/testing.md).", show_default=False)] = None,
         replay: Annotated[Optional[Path], typer.Option("--replay", help="Answer from this cassette (recorded by mcp-codegen proxy --record); unrecorded calls are refused naming the nearest recorded one.", show_default=False)] = None,
     ) -> None:
         """Serve SPEC with no implementation: arguments validated as the generated server does, results generated from the output schemas (examples first), or replayed from a cassette."""

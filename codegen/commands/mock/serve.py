@@ -41,7 +41,7 @@ def prepare(options: MockOptions) -> tuple[Any, list[Diagnostic]]:
         server = mock_server(built.base, seed=options.seed, scenario=options.scenario, replay=options.replay)
     except ScenarioError as exc:
         return None, [*built.diagnostics, *(Diagnostic(p.file, p.line, 1 if p.line else 0, "E161", p.message,
-                                                       pointer=p.pointer, hint="see docs/testing-mock.md (scenarios)")
+                                                       pointer=p.pointer, hint="see docs/testing.md (scenarios)")
                                             for p in exc.problems)]
     except CassetteError as exc:
         file, _, rest = str(exc).partition(": ")
