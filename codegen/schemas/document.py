@@ -362,6 +362,6 @@ def _becomes_class(node: dict[str, Any], item: bool = False) -> bool:
         return False
     if item and _CONSTRAINTS & set(node):
         return True  # constrained array items / map values become RootModel classes
-    if "enum" in node and len(node["enum"]) > 1:
-        return True
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return True  # a StrEnum class, even of one member (DCG would name it after the property)
     return isinstance(node.get("properties"), dict) and bool(node["properties"])
