@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from ..diagnostics import Diagnostic, Level
+from ..diagnostics import Diagnostic
+from .commatrap import comma_trap, cut_off
 from .pointer import depth_exceeded, join_pointer
 from .sources import read_bytes
 
@@ -169,8 +170,8 @@ class _Builder:
                         Diagnostic(self.doc.display, line, col, "E003", f"duplicate key {key!r}",
                                    pointer=child, hint="remove one of the two entries")
                     )
-                if node.flow_style and _cut_off(previous, key_node, value_node):
-                    self.diagnostics.append(_comma_trap(self.doc, node.value, key_node, child))
+                if node.flow_style and cut_off(previous, key_node, value_node):
+                    self.diagnostics.append(comma_trap(self.doc.display, node.value, key_node, child))
                 out[key] = self.build(value_node, child)
                 previous = value_node
             return out
@@ -191,30 +192,6 @@ class _Builder:
             return value
         # timestamps, binary and other YAML-only types: keep the source text
         return str(node.value)
-
-
-def _cut_off(previous: yaml.Node | None, key_node: yaml.Node, value_node: yaml.Node) -> bool:
-    """Whether a key of a flow mapping looks like the rest of the plain text before it, cut off
-    at a comma: ``{description: Username, or null}`` reads as ``description: Username`` and a key
-    ``or null`` without a value.  The key is plain text, its value absent, and the value before
-    it plain text."""
-    plain = (None, "")  # the pure-Python parser's plain style, and libyaml's
-    return (isinstance(previous, yaml.ScalarNode) and previous.style in plain and previous.tag == "tag:yaml.org,2002:str"
-            and isinstance(key_node, yaml.ScalarNode) and key_node.style in plain
-            and isinstance(value_node, yaml.ScalarNode) and value_node.value == "" and value_node.style in plain)
-
-
-def _comma_trap(doc: SourceDoc, pairs: list[tuple[yaml.Node, yaml.Node]], key_node: yaml.Node, pointer: str) -> Diagnostic:
-    """W114 for a key :func:`_cut_off` found, with the quoted text that fixes it."""
-    index = next(i for i, (k, _) in enumerate(pairs) if k is key_node)
-    before_key, before = pairs[index - 1]
-    line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
-    whole = f"{before.value}, {key_node.value}"
-    return Diagnostic(doc.display, line, col, "W114",
-                      f"{key_node.value!r} became a key without a value: in a flow mapping {{...}}, a comma ends the plain "
-                      f"text {before.value!r}", pointer=pointer,
-                      hint=f"quote the text: {before_key.value}: {json.dumps(whole, ensure_ascii=False)}",
-                      level=Level.WARNING)
 
 
 def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | None, list[Diagnostic]]:
