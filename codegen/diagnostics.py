@@ -87,6 +87,8 @@ CODES: dict[str, str] = {
     "W110": "no implementation stub: the build has no server side",
     "W112": "no implementation stub: the server base class is complete (every tool calls the upstream)",
     "W111": "host may refuse the tool: a limit of a common MCP host or model API (validate --host; docs/hosts.md)",
+    "W114": "YAML flow mapping: a key without a value that looks like the rest of a plain text cut at a comma",
+    "W113": "required names a property the schema does not declare: a near miss of a declared one, or extra properties forbidden",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
     "E072": "pull --layout agent: servers/mcp.json cannot be written",

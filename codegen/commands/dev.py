@@ -106,6 +106,7 @@ class Target:
     url: str
     source: str = "--impl"  # --impl | server.implementation | scaffold
     call: tuple[str, ...] | None = None  # a sample tools/call's arguments (see sample_call)
+    stubs: tuple[tuple[str, str], ...] = ()  # (handler method, its stub as build --scaffold writes it)
 
 
 class DevLoop:
@@ -169,7 +170,8 @@ class DevLoop:
         impl, source = ((self.impl, "--impl") if self.impl else (s.implementation, "server.implementation")
                         if s.implementation else (f"{s.impl_module}:{s.impl_class}", "scaffold"))
         call = sample_call([t.wire for t in low.ir.tools])
-        return Target(s.package, impl, f"http://127.0.0.1:{self.port}/mcp", source, tuple(call) if call else None)
+        return Target(s.package, impl, f"http://127.0.0.1:{self.port}/mcp", source, tuple(call) if call else None,
+                      handler_stubs(low.ir))
 
     # -- what restarts the server ------------------------------------------------------------
     def _watched(self, target: Target | None) -> set[Path]:
@@ -241,6 +243,8 @@ class DevLoop:
                         self.say(f"{_show(changed[0], self.cwd)} changed: restarting")
                     if target is None:
                         self._hello(fresh)
+                    else:
+                        self._new_handlers(target, fresh)
                     target = fresh
                     self._serve(target)
                     self._code_changed(target)  # a stub written just now is not a change
@@ -268,6 +272,17 @@ class DevLoop:
         self.halt()
         self.start(target)
 
+    def _new_handlers(self, before: Target, after: Target) -> None:
+        """The stub of each handler the spec declares now and did not before (a tool added while
+        dev runs): the method to paste into the implementation, which answers "not implemented"
+        for it until then."""
+        known = {name for name, _ in before.stubs}
+        for name, stub in after.stubs:
+            if name not in known:
+                self.say(f"the spec now declares {name}(); add it to {after.impl} (until then calls to it fail):")
+                for line in stub.splitlines():
+                    self.say(f"  {line}")
+
     def _hello(self, target: Target) -> None:
         self.say("inspect it with the MCP Inspector (Node.js 22+), web UI:")
         self.say(f"  {shlex.join(inspector_ui(target.url))}")
@@ -289,6 +304,25 @@ class DevLoop:
 
     def _handle_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stop.set()
+
+
+def handler_stubs(ir: Any) -> tuple[tuple[str, str], ...]:
+    """(method, source) of every handler stub ``build --scaffold`` writes for ``ir``'s server."""
+    import ast
+    import textwrap
+
+    from ..render.package import render_scaffold
+
+    text = render_scaffold(ir).content
+    out: list[tuple[str, str]] = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    lines = text.splitlines()[(item.decorator_list[0].lineno if item.decorator_list else item.lineno) - 1:
+                                              item.end_lineno]
+                    out.append((item.name, textwrap.dedent("\n".join(lines))))
+    return tuple(out)
 
 
 def _show(path: Path, cwd: Path) -> str:

@@ -82,3 +82,16 @@ def argument_doc(schema: Any, root: Any) -> str:
         if isinstance(text, str) and text.strip():
             return text
     return type_summary(schema, root)
+
+
+def schema_default(schema: Any, root: Any) -> str | None:
+    """The schema's ``default`` of an argument as JSON (``"medium"``, ``""``, ``false``), for its
+    ``Args:`` line (the value a client sends, not a Python repr such as ``Priority.medium``);
+    None when the schema has none."""
+    for source in (schema, _resolve(schema, root)):
+        if isinstance(source, dict) and "default" in source:
+            try:
+                return json.dumps(source["default"], ensure_ascii=False)
+            except (TypeError, ValueError):
+                return None
+    return None

@@ -26,7 +26,8 @@ from mcp_codegen_runtime.schema.nulls import allows_null
 from ..diagnostics import Diagnostic
 from ..ir.naming.core import CATALOG_METHOD_BODY_NAMES, argument_names, method_body_names
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
-from .argdoc import argument_doc
+from .argdoc import argument_doc, schema_default
+from .roots import inline_scalar_roots
 from .titles import drop_field_titles
 from .told import decided_fields, told_names
 from .typeddicts import typed_dict_source, typed_dicts, with_typed_dicts
@@ -154,15 +155,6 @@ def _param(node: ast.AnnAssign, src: _Source, aliases: dict[str, str]) -> ParamI
     return ParamIR(name=name, field=name, annotation=annotation, default=default, wire=wire)
 
 
-def _is_simple(expr: str) -> bool:
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return False
-    allowed = (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp, ast.USub, ast.Load)
-    return all(isinstance(n, allowed) for n in ast.walk(node))
-
-
 def _root_types(tree: ast.Module) -> dict[str, ast.expr]:
     """RootModel class name -> its root type expression (``class X(RootModel[str])``)."""
     out: dict[str, ast.expr] = {}
@@ -215,7 +207,7 @@ def build_models(ir: ProjectIR) -> tuple[ModelsModule | None, list[Diagnostic]]:
                *(i.answer_class for i in t.inputs if i.answer_class)) for t in ir.tools]
     groups += [(t.variables_class,) for t in ir.templates] + [(pr.arguments_class,) for pr in ir.prompts]
     try:
-        source = models_source(ir.model_schema, groups, run_dcg)
+        source = inline_scalar_roots(models_source(ir.model_schema, groups, run_dcg))
         tree = ast.parse(source)
     except Exception as exc:
         return None, [Diagnostic(spec, 0, 0, "E050", f"model generation failed: {type(exc).__name__}: {exc}",
@@ -365,7 +357,7 @@ def typed_params(fields: tuple[ParamIR, ...], schema: Any, taken: frozenset[str]
             continue
         annotation = p.annotation if allows_null(sub, schema) else _without_none(p.annotation)
         annotation = widen(annotation, enums, objects, typed)
-        shown = p.default if p.default not in ("None", "") and _is_simple(p.default) else None
+        shown = schema_default(sub, schema) if p.default not in ("None", "") else None
         out.append(replace(p, name=name, annotation=f"{annotation} | Unset", default="UNSET", schema_default=shown,
                            description=doc))
     return tuple(out)

@@ -122,9 +122,12 @@ def with_typed_dicts(source: str, body: str, tree: ast.Module | None = None) -> 
         else:
             break
     lines = ast_lines(source)  # as ast numbers them (a string may hold U+2028)
-    wanted = {n for n in ("Any", "Literal", "NotRequired") if re.search(rf"\b{n}\b", body)} | {"TypedDict"}
+    wanted = {n for n in ("Any", "Literal") if re.search(rf"\b{n}\b", body)}
     have = {a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "typing" for a in n.names}
     imports = f"from typing import {', '.join(sorted(wanted - have))}\n" if wanted - have else ""
+    # typing_extensions' TypedDict (a pydantic dependency): pydantic validates only that one on Python < 3.12
+    extensions = sorted({n for n in ("NotRequired",) if re.search(rf"\b{n}\b", body)} | {"TypedDict"})
+    imports += f"from typing_extensions import {', '.join(extensions)}\n"
     if "Mapping[" in body and "Mapping" not in {a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}:
         imports = "from collections.abc import Mapping\n" + imports
     return "".join(lines[:last]) + imports + "".join(lines[last:]).rstrip("\n") + "\n\n\n" + body + "\n"

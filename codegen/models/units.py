@@ -370,10 +370,14 @@ def models_source(doc: dict[str, Any], groups: Iterable[Iterable[str]], run: Cal
         body: list[str] = []
         rebuilds: list[str] = []
         shared: set[str] = set()  # names the shared unit's statements define (nested classes too)
+        defined: set[str] = set()
         for unit in plan:
             more, stmts, again, own = _memo_unit(unit, shared | (unit.needed - set(unit.names)), run)
             if unit.shared:
                 shared = own
+            if own & defined:  # a class DCG named itself in two units: its own run on the whole
+                raise Fallback(sorted(own & defined))  # document keeps the names apart
+            defined |= own
             imports += more
             body += stmts
             rebuilds += again

@@ -33,8 +33,9 @@ from ..ir.naming.core import (
 )
 from ..ir.naming.models import FIELD_NAMES, enum_member_names, field_names
 from ..spec.load import SourceDoc
-from ..spec.pointer import join_pointer
+from ..spec.pointer import join_pointer, resolve_pointer
 from ..spec.refs import Resolver, Target
+from .defaults import json_text, unfit_defaults
 from .exactness import NULLABLE_BRANCH, model_view
 from .walk import walk_schemas
 
@@ -126,6 +127,7 @@ class ModelSchemaBuilder:
         self._local_targets: dict[str, Target] = {}  # class name of a tool-local $defs entry -> its schema
         #: (document, pointer, message) for every place the models loosen the schema (W102).
         self.loosened: list[tuple[SourceDoc, str, str]] = []
+        self._dropped: set[tuple[str, str]] = set()  # (file, pointer) of each default reported
 
     def name_target(self, target: Target, name: ClassName, what: str, scope: str | None = None) -> ClassName:
         """Give the schema at ``target`` the class name ``name`` (first assignment wins).
@@ -249,7 +251,7 @@ class ModelSchemaBuilder:
         if force_object and isinstance(out, dict):
             out["type"] = "object"
         out = model_view(out)
-        self._drop_bad_defaults(out, doc, ptr)
+        self._drop_bad_defaults(out, doc, ptr, unfit_defaults(self.resolver, doc, schema, ptr, scope))
         self._retitle(out, name, doc, ptr)
         return out
 
@@ -276,16 +278,24 @@ class ModelSchemaBuilder:
         walk_schemas(schema, visit, ptr)
         return schema
 
-    def _drop_bad_defaults(self, view: Any, doc: SourceDoc, ptr: str) -> None:
-        """Remove defaults that break their own schema (W102); the models would use them."""
+    def _drop_bad_defaults(self, view: Any, doc: SourceDoc, ptr: str, unfit: dict[str, str]) -> None:
+        """Remove defaults that break their own schema (W102); the models would use them.
+        ``unfit``: those the original schema refuses (:func:`unfit_defaults`), by pointer."""
+        bad: dict[str, tuple[Any, str]] = {}
 
         def visit(node: dict[str, Any], at: str) -> None:
-            if "default" in node and not _default_fits(node):
-                self.loosened.append((doc, join_pointer(at, "default"),
-                                      f"default {node['default']!r} does not match the schema; the models ignore it"))
-                del node["default"]
+            here = join_pointer(at, "default")
+            if "default" in node and (here in unfit or not _default_fits(node)):
+                bad[here] = (node.pop("default"), unfit.get(here) or "it breaks the schema's own type or bounds")
 
         walk_schemas(view, visit, ptr)
+        for here, why in unfit.items():  # also where the view has no such node (the models ignore it there too)
+            bad.setdefault(here, (resolve_pointer(doc.data, here)[1], why))
+        for here, (value, why) in sorted(bad.items()):
+            if (doc.file, here) not in self._dropped:
+                self._dropped.add((doc.file, here))
+                self.loosened.append((doc, here, f"default {json_text(value)} does not validate against its schema "
+                                                 f"({why}); the models ignore it"))
 
     def _retitle(self, root: Any, name: ClassName, doc: SourceDoc, ptr: str) -> None:
         """Drop user titles; title the root and every nested class-worthy schema."""
@@ -362,6 +372,6 @@ def _becomes_class(node: dict[str, Any], item: bool = False) -> bool:
         return False
     if item and _CONSTRAINTS & set(node):
         return True  # constrained array items / map values become RootModel classes
-    if "enum" in node and len(node["enum"]) > 1:
-        return True
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return True  # a StrEnum class, even of one member (DCG would name it after the property)
     return isinstance(node.get("properties"), dict) and bool(node["properties"])

@@ -27,7 +27,9 @@ the names under ``properties``, ``$defs``, ``patternProperties``, ``dependentSch
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import difflib
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -289,15 +291,15 @@ def near_miss(key: str, known: Iterable[str]) -> str | None:
 _ALL_KEYWORDS = frozenset(KEYWORDS)
 
 
-def schema_typos(schema: Any, ptr: str = "") -> list[tuple[str, str, str]]:
-    """(pointer of the key, key, the keyword it probably means) for every near miss of a
-    JSON Schema keyword among the keys of ``schema`` and its subschemas."""
-    found: list[tuple[str, str, str]] = []
+def _schema_nodes(schema: Any, ptr: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every subschema of ``schema`` that is an object, with its pointer, pre-order: the values
+    of the keywords that hold schemas (:data:`KEYWORDS`), never the data of ``enum`` ..."""
     stack: list[tuple[Any, str]] = [(schema, ptr)]
     while stack:
         node, at = stack.pop()
         if not isinstance(node, dict):
             continue
+        yield node, at
         children: list[tuple[Any, str]] = []
         for key, value in node.items():
             here = join_pointer(at, key)
@@ -308,9 +310,58 @@ def schema_typos(schema: Any, ptr: str = "") -> list[tuple[str, str, str]]:
                 children += [(sub, join_pointer(here, i)) for i, sub in enumerate(value)]
             elif holds in (SCHEMA, SCHEMA_OR_LIST):
                 children.append((value, here))
-            elif key not in _ALL_KEYWORDS:
+        stack.extend(reversed(children))
+
+
+def schema_typos(schema: Any, ptr: str = "") -> list[tuple[str, str, str]]:
+    """(pointer of the key, key, the keyword it probably means) for every near miss of a
+    JSON Schema keyword among the keys of ``schema`` and its subschemas."""
+    found: list[tuple[str, str, str]] = []
+    for node, at in _schema_nodes(schema, ptr):
+        for key in node:
+            if key not in _ALL_KEYWORDS:
                 meant = near_miss(key, _ALL_KEYWORDS)
                 if meant is not None:
-                    found.append((here, key, meant))
-        stack.extend(reversed(children))
+                    found.append((join_pointer(at, key), key, meant))
+    return found
+
+
+class UndeclaredRequired(NamedTuple):
+    """A ``required`` name that the schema's ``properties`` do not declare, and looks wrong."""
+
+    pointer: str  #: of the name in the ``required`` list
+    name: str
+    meant: str | None  #: the declared property it probably means
+    closed: bool  #: ``additionalProperties: false`` (or ``unevaluatedProperties: false``): no value can have it
+
+
+def _pattern_allows(patterns: Any, name: str) -> bool:
+    for pattern in patterns if isinstance(patterns, dict) else ():
+        try:
+            if re.search(pattern, name):
+                return True
+        except (re.error, TypeError):
+            return True  # a pattern Python cannot read may match it: not our business here
+    return False
+
+
+def undeclared_required(schema: Any, ptr: str = "") -> list[UndeclaredRequired]:
+    """Names in a ``required`` list, beside ``properties``, that no property (or pattern)
+    declares and that look like a mistake: a near miss of a declared property (``reportr``
+    for ``reporter``: the real property silently becomes optional), or any name where extra
+    properties are forbidden (no value could ever pass).  JSON Schema allows requiring an
+    undeclared property of an open object, so a name far from every property is left alone."""
+    found: list[UndeclaredRequired] = []
+    for node, at in _schema_nodes(schema, ptr):
+        props, required = node.get("properties"), node.get("required")
+        if not isinstance(props, dict) or not isinstance(required, list):
+            continue
+        closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
+        for i, name in enumerate(required):
+            if not isinstance(name, str) or name in props or _pattern_allows(node.get("patternProperties"), name):
+                continue
+            meant = near_miss(name, [p for p in props if p not in required]) or next(
+                iter(difflib.get_close_matches(name, [p for p in props if p not in required], n=1, cutoff=0.75)), None)
+            if meant is not None or closed:
+                found.append(UndeclaredRequired(join_pointer(at, "required", i), name, meant, closed))
     return found

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
+from .commatrap import comma_trap, cut_off
 from .pointer import depth_exceeded, join_pointer
 from .sources import read_bytes
 
@@ -151,6 +152,7 @@ class _Builder:
         self.doc.positions[pointer] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
+            previous: yaml.Node | None = None
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise self._refuse(key_node, "E005", "YAML merge keys (<<) are not supported in a spec",
@@ -168,7 +170,10 @@ class _Builder:
                         Diagnostic(self.doc.display, line, col, "E003", f"duplicate key {key!r}",
                                    pointer=child, hint="remove one of the two entries")
                     )
+                if node.flow_style and cut_off(previous, key_node, value_node):
+                    self.diagnostics.append(comma_trap(self.doc.display, node.value, key_node, child))
                 out[key] = self.build(value_node, child)
+                previous = value_node
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, join_pointer(pointer, i)) for i, item in enumerate(node.value)]

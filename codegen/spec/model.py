@@ -158,18 +158,24 @@ CODEGEN_RESOURCE_KEYS = frozenset({"python_name", "variables", "complete"})
 CODEGEN_ARGUMENT_KEYS = frozenset({"enum", "complete"})
 
 
+def _present(entries: list[Any] | None) -> list[tuple[int, Any]]:
+    """(index, entry) of a list's entries; ``None`` marks one validation set aside (a structural
+    error in it), so the checks of the others still run and keep their pointers."""
+    return [(i, e) for i, e in enumerate(entries or []) if e is not None]
+
+
 def _catalog(data: dict[str, Any]) -> tuple[tuple[ResourceSpec, ...], tuple[TemplateSpec, ...], tuple[PromptSpec, ...]]:
     resources = tuple(
         ResourceSpec(r["uri"], r["name"], {k: v for k, v in r.items() if k not in CODEGEN_RESOURCE_KEYS},
                      r.get("python_name"), join_pointer("/resources", i))
-        for i, r in enumerate(data.get("resources") or []))
+        for i, r in _present(data.get("resources")))
     templates = tuple(
         TemplateSpec(r["uriTemplate"], r["name"], {k: v for k, v in r.items() if k not in CODEGEN_RESOURCE_KEYS},
                      dict(r.get("variables") or {}), dict(r.get("complete") or {}), r.get("python_name"),
                      join_pointer("/resourceTemplates", i))
-        for i, r in enumerate(data.get("resourceTemplates") or []))
+        for i, r in _present(data.get("resourceTemplates")))
     prompts = []
-    for i, pr in enumerate(data.get("prompts") or []):
+    for i, pr in _present(data.get("prompts")):
         args = tuple(ArgumentSpec(a["name"], a.get("description"), bool(a.get("required", False)),
                                   tuple(a["enum"]) if "enum" in a else None, a.get("complete"))
                      for a in pr.get("arguments") or [])
@@ -219,7 +225,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
     )
     overlays = data.get("overlays") or {}
     tools = []
-    for i, t in enumerate(data["tools"]):
+    for i, t in _present(data["tools"]):
         ptr = join_pointer("/tools", i)
         errors = tuple(
             ErrorSpec(code, e.get("description", ""), e.get("data"), join_pointer(ptr, "errors", code))

@@ -19,6 +19,13 @@ def join_pointer(base: str, *tokens: str | int) -> str:
     return base + "".join("/" + escape_pointer_token(t) for t in tokens)
 
 
+def split_pointer(pointer: str) -> list[str]:
+    """The unescaped tokens of a JSON pointer (``""`` has none)."""
+    if pointer in ("", "#"):
+        return []
+    return [raw.replace("~1", "/").replace("~0", "~") for raw in pointer.lstrip("#").lstrip("/").split("/")]
+
+
 def resolve_pointer(data: Any, pointer: str) -> tuple[bool, Any]:
     """Follow a JSON pointer; (False, None) when it does not exist."""
     if pointer in ("", "#"):

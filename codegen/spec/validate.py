@@ -20,13 +20,15 @@ from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
 from ..diagnostics import Diagnostic, Level
 from .auth import auth_checks
-from .keywords import near_miss, schema_typos
+from .keywords import near_miss, schema_typos, undeclared_required
 from .load import SourceDoc
 from .metaschema import meta_diagnostics
 from .model import FORMAT_VERSION, SpecFile, parse_spec
 from .overlays import overlay_checks
+from .patternwords import pattern_words
 from .pointer import depth_exceeded, join_pointer
 from .refs import Resolver, Target, iter_refs
+from .setaside import sound_copy, without_set_aside
 from .skills import load_skills
 from .upstream import upstream_checks
 
@@ -105,8 +107,8 @@ def _pointer(path: Any) -> str:
     return join_pointer("", *path)
 
 
-def _structural(doc: SourceDoc) -> list[Diagnostic]:
-    data = doc.data
+def _structural(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
+    data = doc.data if data is None else data  # another view of the document (setaside.without_set_aside)
     if not isinstance(data, dict):
         return [doc.diag("E010", "a spec file must be a mapping with mcp-codegen, server and tools",
                          hint="start from `mcp-codegen init NAME`")]
@@ -136,12 +138,17 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
             out.append(doc.diag("E010", err.message, ptr, hint="add the missing key"))
         elif err.validator in ("allOf", "if", "then"):
             out.append(doc.diag("E010", err.message, ptr))
+        elif err.validator == "pattern" and isinstance(err.validator_value, str):
+            path = list(err.absolute_path)
+            key = str(path[-1]) if path and isinstance(path[-1], str) else \
+                f"an item of {path[-2]}" if len(path) > 1 and isinstance(path[-2], str) else "value"
+            if list(err.schema_path)[-2:-1] == ["propertyNames"]:  # a key of the mapping, not a value
+                key, ptr = f"a key of {key}:", join_pointer(ptr, str(err.instance))
+            out.append(doc.diag("E010", f"{key} {err.instance!r} {pattern_words(err.validator_value)}", ptr))
         else:
             hint = ""
             if err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, (int, float)):
                 hint = "quote the value in YAML, e.g. \"1.0\""
-            elif err.validator == "pattern":
-                hint = f"must match {err.validator_value}"
             elif err.validator == "enum" and isinstance(err.instance, str):
                 close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1)
                 hint = (f"did you mean {close[0]!r}? " if close else "") + \
@@ -152,28 +159,37 @@ def _structural(doc: SourceDoc) -> list[Diagnostic]:
     return out
 
 
+def _entries(value: Any) -> list[tuple[int | str, dict[str, Any]]]:
+    """(index or key, entry) of the mapping entries of a list or mapping (others skipped: the
+    structural check reports them)."""
+    items = enumerate(value) if isinstance(value, list) else sorted(value.items()) if isinstance(value, dict) else ()
+    return [(k, v) for k, v in items if isinstance(v, dict)]
+
+
 def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
     """(pointer, schema, scope) for every schema in the spec; scope is the ref root."""
     sites: list[tuple[str, Any, str]] = []
-    for name, schema in sorted((spec_data.get("$defs") or {}).items()):
+    defs = spec_data.get("$defs")
+    for name, schema in sorted(defs.items()) if isinstance(defs, dict) else ():
         sites.append((join_pointer("/$defs", name), schema, ""))
-    for i, tool in enumerate(spec_data.get("tools") or []):
+    for i, tool in _entries(spec_data.get("tools")):
         base = join_pointer("/tools", i)
         for key in ("inputSchema", "outputSchema"):
             if key in tool:
                 ptr = join_pointer(base, key)
                 sites.append((ptr, tool[key], ptr))
-        for code, err in sorted((tool.get("errors") or {}).items()):
-            if isinstance(err, dict) and "data" in err:
+        for code, err in _entries(tool.get("errors")):
+            if "data" in err:
                 sites.append((join_pointer(base, "errors", code, "data"), err["data"], ""))
-        for key, inp in sorted((tool.get("inputs") or {}).items()):
-            if isinstance(inp, dict) and "requestedSchema" in inp:
+        for key, inp in _entries(tool.get("inputs")):
+            if "requestedSchema" in inp:
                 sites.append((join_pointer(base, "inputs", key, "requestedSchema"), inp["requestedSchema"], ""))
-    for i, tpl in enumerate(spec_data.get("resourceTemplates") or []):
-        for var, schema in sorted((tpl.get("variables") or {}).items()):
+    for i, tpl in _entries(spec_data.get("resourceTemplates")):
+        variables = tpl.get("variables")
+        for var, schema in sorted(variables.items()) if isinstance(variables, dict) else ():
             sites.append((join_pointer("/resourceTemplates", i, "variables", var), schema, ""))
-    for name, overlay in sorted((spec_data.get("overlays") or {}).items()):
-        if isinstance(overlay, dict) and "outputSchema" in overlay:
+    for name, overlay in _entries(spec_data.get("overlays")):
+        if "outputSchema" in overlay:
             ptr = join_pointer("/overlays", name, "outputSchema")
             sites.append((ptr, overlay["outputSchema"], ptr))
     return sites
@@ -207,7 +223,8 @@ def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope:
 
 def _typos(doc: SourceDoc, schema: Any, ptr: str, pulled: bool) -> list[Diagnostic]:
     """E029 for every key of ``schema`` that looks like a mistyped keyword (W109 in a pulled
-    spec, which keeps what the server sent)."""
+    spec, which keeps what the server sent); W113 for a ``required`` name that looks like a
+    mistyped property or that extra properties forbid."""
     out = []
     for at, key, meant in schema_typos(schema, ptr):
         if pulled:
@@ -217,6 +234,15 @@ def _typos(doc: SourceDoc, schema: Any, ptr: str, pulled: bool) -> list[Diagnost
         else:
             out.append(doc.diag("E029", f"unknown schema keyword {key!r}, probably a typo: JSON Schema ignores "
                                 "unknown keys, so nothing would check it", at, hint=f"did you mean {meant!r}?"))
+    for miss in undeclared_required(schema, ptr):
+        if miss.meant is not None:
+            out.append(doc.diag("W113", f"required property {miss.name!r} is not declared in properties, so "
+                                f"{miss.meant!r} stays optional and every call must send {miss.name!r}", miss.pointer,
+                                hint=f"did you mean {miss.meant!r}?", level=Level.WARNING))
+        else:
+            out.append(doc.diag("W113", f"required property {miss.name!r} is not declared in properties, and extra "
+                                "properties are forbidden: no call can pass", miss.pointer,
+                                hint="declare it in properties, or remove it from required", level=Level.WARNING))
     return out
 
 
@@ -227,10 +253,14 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
         The typed spec and its ref resolver when there is no error, and all diagnostics.
     """
     diags = _structural(doc)
-    if any(d.is_error and d.code != "E011" for d in diags):  # an unknown key leaves the shape intact:
-        return None, None, diags                             # go on, so every mistake shows at once
-    spec = parse_spec(doc)
-    skills, skill_diags, skill_deps = load_skills(doc)
+    blocking = [d.pointer for d in diags if d.is_error and d.code != "E011"]  # an unknown key leaves the shape intact
+    sound: SourceDoc | None = doc
+    if blocking:  # set the broken entries aside and go on, so every mistake shows at once
+        sound = sound_copy(doc, blocking)
+        if sound is None or any(d.is_error and d.code != "E011" for d in _structural(sound, without_set_aside(sound.data))):
+            return None, None, diags
+    spec = parse_spec(sound)
+    skills, skill_diags, skill_deps = load_skills(sound)
     diags += skill_diags
     spec = replace(spec, skills=skills, skill_deps=skill_deps)
     seen: dict[str, str] = {}
@@ -265,19 +295,19 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
     for ptr, schema, scope in _schema_sites(doc.data):
+        if any(b == ptr or b.startswith(ptr + "/") for b in blocking):
+            continue  # the spec format's error says what is wrong with it
         deep = depth_exceeded(schema, MAX_DEPTH)
         if deep is not None:
             diags.append(doc.diag("E028", f"schema nested more than {MAX_DEPTH} levels deep", ptr + deep,
                                   hint="flatten the schema with $defs and $ref"))
             continue
-        meta = meta_diagnostics(doc, schema, ptr)
-        diags.extend(meta)
-        if not meta:
-            diags.extend(_typos(doc, schema, ptr, doc.pulled))
-            for other, at in check_refs(resolver, doc, schema, ptr, scope):
-                if (other.file, at) not in typo_checked:
-                    typo_checked.add((other.file, at))
-                    diags.extend(_typos(other, resolver.schema_at(Target(other.file, at)), at, doc.pulled))
+        diags.extend(meta_diagnostics(doc, schema, ptr))  # and the rest of the schema still checked:
+        diags.extend(_typos(doc, schema, ptr, doc.pulled))  # every mistake at once
+        for other, at in check_refs(resolver, doc, schema, ptr, scope):
+            if (other.file, at) not in typo_checked:
+                typo_checked.add((other.file, at))
+                diags.extend(_typos(other, resolver.schema_at(Target(other.file, at)), at, doc.pulled))
     diags.extend(upstream_checks(doc, spec, resolver))
     diags.extend(resolver.diagnostics)
     if not any(d.level is Level.ERROR for d in diags):

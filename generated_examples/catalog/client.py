@@ -63,7 +63,7 @@ class CatalogClient(ClientBase):
             query: string, 1-200 characters
             status: array of one of: active, discontinued, draft, unique items (optional)
             max_price: An amount of money in minor units. (optional)
-            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is "relevance")
             page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:
@@ -172,7 +172,7 @@ class CatalogSyncClient(SyncClientBase[CatalogClient]):
             query: string, 1-200 characters
             status: array of one of: active, discontinued, draft, unique items (optional)
             max_price: An amount of money in minor units. (optional)
-            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is SearchProductsInputSort.relevance)
+            sort: one of: relevance, price_asc, price_desc (optional; the schema's default is "relevance")
             page: integer, at least 1 (optional; the schema's default is 1)
 
         Raises:

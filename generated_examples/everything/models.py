@@ -4,7 +4,7 @@
 from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from enum import StrEnum
-from typing import NotRequired, TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 
 class TestSimpleTextInput(BaseModel):

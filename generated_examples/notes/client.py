@@ -80,7 +80,7 @@ class NotesClient(ClientBase):
 
         Args:
             title: string, 1-200 characters
-            body: string (optional; the schema's default is "\")
+            body: string (optional; the schema's default is "")
             tags: array of string, at most 10 items (optional)
 
         Raises:
@@ -185,7 +185,7 @@ class NotesSyncClient(SyncClientBase[NotesClient]):
 
         Args:
             title: string, 1-200 characters
-            body: string (optional; the schema's default is "\")
+            body: string (optional; the schema's default is "")
             tags: array of string, at most 10 items (optional)
 
         Raises:

@@ -311,6 +311,12 @@ def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> N
     stub = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoService")
     assert stub.returncode == 1 and "0 of 1 tools implemented; still stubs (only raise NotImplementedError): " \
         "tool echo (" in stub.stderr, stub.stderr
+    # the summary agrees with the exit status (issue 44: not "1 spec(s) valid" and then exit 1)
+    assert "valid" not in stub.stdout and "1 spec(s) valid, but implementation todo_impl:TodoService failed the " \
+        "check" in stub.stderr, (stub.stdout, stub.stderr)
+    typo = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoServic")
+    assert typo.returncode == 1 and "todo_impl has no attribute TodoServic; its classes, closest first: " \
+        "TodoService" in typo.stderr, typo.stderr
     (tmp_path / "out" / "todo_impl.py").write_text(
         "from todo import Context, TodoServerBase\nfrom todo.models import EchoInput, EchoOutput\n\n\n"
         "class TodoService(TodoServerBase):\n"
@@ -318,6 +324,7 @@ def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> N
         "        return EchoOutput(message=args.message)\n")
     done = run("validate", spec, "-o", str(tmp_path / "out"), "--impl", "todo_impl:TodoService")
     assert done.returncode == 0 and "1 of 1 tools implemented" in done.stderr, done.stderr
+    assert "1 spec(s) valid, implementation todo_impl:TodoService checked" in done.stdout, done.stdout
     missing = run("validate", spec, "--impl", "nowhere:Service")
     assert missing.returncode == 1 and "No module named 'nowhere'" in missing.stderr
     two = run("validate", str(SPECS), "--impl", "weather_impl:WeatherService")

@@ -73,6 +73,11 @@ def test_dev_loop(tmp_path: Path) -> None:
         spec = tmp_path / "specs" / "todo.yaml"
         spec.write_text(spec.read_text() + "  - name: shout\n    inputSchema: {type: object}\n")
         wait_until(lambda: _try(url, "", {}) == ["echo", "shout"], 60, "the new tool to be served")
+        # the stub of the handler it needs is printed, ready to paste (issue 44)
+        text = (tmp_path / "dev.log").read_text()
+        assert "the spec now declares shout(); add it to todo_impl:TodoService" in text, text[-2000:]
+        assert "  async def shout(self, args: ShoutInput, ctx: Context)" in text, text[-2000:]
+        assert "the spec now declares echo()" not in text
         # a broken spec: the build fails, the last server keeps serving
         spec.write_text(spec.read_text().replace("- name: shout", "- name: 'bad name!'"))
         wait_until(lambda: "failed; the running server is unchanged" in (tmp_path / "dev.log").read_text(), 60,

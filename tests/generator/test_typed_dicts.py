@@ -132,3 +132,23 @@ def test_the_runtime_still_checks_exactly(package: Path) -> None:
         sys.path.remove(str(package))
         for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
             del sys.modules[name]
+
+
+def test_pydantic_validates_a_nested_typed_dict_on_this_python(package: Path) -> None:
+    """The TypedDicts come from typing_extensions: pydantic refuses typing's on Python < 3.12
+    ("Please use typing_extensions.TypedDict"), and a user checking an argument with a
+    TypeAdapter must not hit that."""
+    proc = subprocess.run([sys.executable, "-c", (
+        "import sys\n"
+        "from pydantic import TypeAdapter, ValidationError\n"
+        "from shop.models import PlaceOrderInputCustomerDict, PlaceOrderInputItemsItemDict\n"
+        "items = TypeAdapter(list[PlaceOrderInputItemsItemDict])\n"
+        "assert items.validate_python([{'sku': 'a', 'qty': 1}]) == [{'sku': 'a', 'qty': 1}]\n"
+        "try:\n"
+        "    items.validate_python([{'sku': 'a'}])\n"
+        "    sys.exit('a missing key passed')\n"
+        "except ValidationError:\n"
+        "    pass\n"
+        "TypeAdapter(PlaceOrderInputCustomerDict).validate_python({'name': 'Ann', 'tier': 'gold'})\n"
+        "print(sys.version_info[:2])\n")], cwd=package, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

@@ -171,6 +171,8 @@ def test_pull_cli_contract(tmp_path: Path) -> None:
     forced = cli("pull", "--stdio", server, "-o", str(target), "--force", "--no-check", cwd=EXAMPLES)
     assert forced.returncode == 0, forced.stderr
     assert yaml.safe_load(target.read_text("utf-8"))["server"]["name"] == "weather"
+    # the package name pull chose, and the client to import from it (issue 44)
+    assert "for the package weather (`from weather import WeatherClient`)" in forced.stdout, forced.stdout
 
     printed = cli("pull", "--stdio", server, "-o", "-", "--no-check", cwd=EXAMPLES)
     assert printed.returncode == 0 and printed.stdout == target.read_text("utf-8")

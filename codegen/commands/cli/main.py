@@ -247,9 +247,15 @@ def validate_cmd(specs: SpecsArg = None, strict: Annotated[bool, typer.Option("-
     _print_diagnostics(result, paths)
     if not result.ok or (strict and result.diagnostics):
         raise typer.Exit(1)
-    out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)
-    if impl is not None:
-        raise typer.Exit(_check_implementation(result, impl, out))
+    if impl is None:
+        out_console.print(f"{len(result.specs)} spec(s) valid", markup=False)
+        return
+    status = _check_implementation(result, impl, out)
+    if status:  # the summary agrees with the exit status
+        err_console.print(f"{len(result.specs)} spec(s) valid, but implementation {impl} failed the check",
+                          style="red", markup=False)
+        raise typer.Exit(status)
+    out_console.print(f"{len(result.specs)} spec(s) valid, implementation {impl} checked", markup=False)
 
 
 def _check_implementation(result: Result, impl: str, out: Path) -> int:

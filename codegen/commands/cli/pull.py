@@ -101,7 +101,18 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
             raise typer.Exit(1)
         if not to_stdout:
             tools = len(result.data["tools"])
-            out_console.print(f"wrote {output} ({tools} tool(s)); next: mcp-codegen build {output} -o generated", markup=False)
+            package, client = _package_of(result.data)
+            out_console.print(f"wrote {output} ({tools} tool(s)) for the package {package} (`from {package} import "
+                              f"{client}`); next: mcp-codegen build {output} -o generated", markup=False)
+
+
+def _package_of(data: dict[str, Any]) -> tuple[str, str]:
+    """The package and client class names a pulled spec builds (the naming service's)."""
+    from ...ir.naming.core import class_stem, package_name, server_names, unshadowed_package
+
+    server = data.get("server") or {}
+    package = unshadowed_package(package_name(str(server.get("name", "")), server.get("package")))
+    return package, server_names(package, class_stem(str(server.get("name", "")), server.get("class_name")))["client_class"]
 
 
 def _pull_agent(client: Any, output: Path, stdio: str | None, http: str | None, env: list[str], header: list[str],

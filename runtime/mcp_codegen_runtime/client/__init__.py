@@ -37,7 +37,7 @@ one works without it; its names here (the OAuth settings, grants, redirects and 
 are imported on first access.
 
 Connecting
-    ``Client.stdio(command, args, env=..., cwd=..., stderr="passthrough"|"capture"|"discard")``
+    ``Client.stdio(command, args, env=..., cwd=..., stderr="capture"|"passthrough"|"discard")``
     spawns the server; ``Client.http(url, bearer_token=..., headers=..., auth=OAuthSettings(...))``
     speaks Streamable HTTP (``client/http/transport.py``; ``auth``: the OAuth flow, ``client/oauth/flow.py``);
     ``Client.in_process(server)`` serves a server object in the same event loop; ``Client(transport)`` takes any :class:`~client.transports.ClientTransport`.

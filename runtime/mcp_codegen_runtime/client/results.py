@@ -264,7 +264,7 @@ def parse_output(tool: ToolDef, result: ToolResult, raw: dict[str, Any], model: 
             try:
                 parsed = model.model_validate(attempt)
             except ValidationError as exc:
-                errors.append(redacted(model_errors(exc), attempt))
+                errors.append(redacted(model_errors(exc, attempt), attempt))
                 if tool.schema_checked and validate_output and _schema_accepts(tool, attempt):
                     # valid by the schema, which is the judge; a model narrower than its schema
                     # must not refuse it (the value is passed through unconverted)

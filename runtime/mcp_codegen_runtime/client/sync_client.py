@@ -154,7 +154,7 @@ class SyncClientBase(Generic[_C]):
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        stderr: StderrMode = "passthrough",
+        stderr: StderrMode = "capture",
         inherit_env: bool = True,
         shutdown_timeout: float = 2.0,
         **options: Any,

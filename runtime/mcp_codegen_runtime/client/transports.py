@@ -162,6 +162,10 @@ def encode_message(message: JsonMessage) -> bytes:
 StderrMode = Literal["passthrough", "capture", "discard"]
 
 
+#: How many of a captured stderr's last lines the error of a server that exited quotes.
+STDERR_TAIL_LINES = 5
+
+
 class StdioTransport(ClientTransport):
     """Spawn ``command args...`` and speak newline-delimited JSON-RPC over its stdio.
 
@@ -171,9 +175,10 @@ class StdioTransport(ClientTransport):
         env: extra environment variables, laid over the current environment (or over
             nothing when ``inherit_env=False``).
         cwd: working directory of the server.
-        stderr: ``"passthrough"`` (the server's stderr is this process's stderr),
-            ``"capture"`` (kept in memory, last ``stderr_max_lines`` lines, see
-            :attr:`stderr_output`) or ``"discard"``.
+        stderr: ``"capture"`` (the default: kept in memory, last ``stderr_max_lines`` lines,
+            see :attr:`stderr_output`, and the last few quoted when the server exits while
+            connected; the server's start-up line stays out of the program's own output),
+            ``"passthrough"`` (the server's stderr is this process's stderr) or ``"discard"``.
         shutdown_timeout: seconds to wait after closing stdin, and again after SIGTERM.
         exit_grace: seconds to wait after closing stdin, before SIGTERM, when that wait should
             be shorter than ``shutdown_timeout`` (None: ``shutdown_timeout``).
@@ -187,7 +192,7 @@ class StdioTransport(ClientTransport):
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        stderr: StderrMode = "passthrough",
+        stderr: StderrMode = "capture",
         inherit_env: bool = True,
         shutdown_timeout: float = 2.0,
         max_line_bytes: int = 32 * 1024 * 1024,
@@ -290,6 +295,12 @@ class StdioTransport(ClientTransport):
                     await asyncio.wait_for(proc.wait(), 0.5)
                 if proc.returncode is not None:
                     reason = f"server exited with status {proc.returncode}"
+                    if self._stderr_task is not None:  # what it said last, as passthrough would have shown
+                        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                            await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
+                        tail = [line.rstrip() for line in list(self._stderr_lines)[-STDERR_TAIL_LINES:] if line.strip()]
+                        if tail:
+                            reason += "; its last stderr lines: " + " | ".join(tail)
             self._report_closed(reason)
 
     async def _stderr_loop(self) -> None:

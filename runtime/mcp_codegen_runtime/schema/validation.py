@@ -239,7 +239,7 @@ def _judged_before_model(tool: ToolDef, arguments: dict[str, Any]) -> tuple[Any,
 
 def _refused_by_model(tool: ToolDef, exc: ValidationError, patterns: tuple[PatternCheck, ...], data: Any) -> ArgumentsInvalid:
     """The model's violations, and the patterns' beside them."""
-    return ArgumentsInvalid(tool.name, model_errors(exc) + _located(pattern_errors(patterns, data)))
+    return ArgumentsInvalid(tool.name, model_errors(exc, data) + _located(pattern_errors(patterns, data)))
 
 
 def _pattern_violations(tool: ToolDef, patterns: tuple[PatternCheck, ...], data: Any) -> None:
@@ -367,7 +367,7 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
         if "outputSchema" in tool.wire and has_null:
             data = drop_invalid_nulls(tool.wire["outputSchema"], data)
     except ValidationError as exc:
-        raise OutputInvalid(str(exc), redacted(model_errors(exc), data)) from None
+        raise OutputInvalid(str(exc), redacted(model_errors(exc, data), data)) from None
     except (ValueError, TypeError) as exc:
         raise OutputInvalid(str(exc), redacted(one(f"not JSON data: {exc}"), value)) from None
     errs = beyond_model_errors(tool, "outputSchema", data)

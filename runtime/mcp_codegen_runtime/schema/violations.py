@@ -73,12 +73,39 @@ def location(loc: tuple[int | str, ...] | list[Any]) -> str:
     return out
 
 
-def model_errors(exc: ValidationError) -> list[dict[str, str]]:
-    """A model's refusal as ``{"path", "message"}`` records, without pydantic's ``input``."""
-    return [
-        {"path": location(err["loc"]), "message": err["msg"]}
-        for err in exc.errors(include_url=False, include_context=False, include_input=False)
-    ]
+#: pydantic error types whose message names a model class: said in JSON's words instead.
+_OBJECT_EXPECTED = frozenset({"model_type", "model_attributes_type", "dataclass_type", "dataclass_exact_type"})
+#: pydantic error types whose last location part is a key the value lacks (or should not have).
+_KEY_ERRORS = frozenset({"missing", "extra_forbidden"})
+
+
+def field_path(loc: tuple[int | str, ...] | list[Any], value: Any, kind: str = "") -> tuple[int | str, ...]:
+    """The part of pydantic's ``loc`` that is a path into ``value``: the tags pydantic adds for a
+    union's member (``Author``, ``constrained-str``, ``list[int]``) are no field, so a step that
+    the value does not have is left out (a key it lacks, named last by a ``missing`` error, stays)."""
+    out: list[int | str] = []
+    node = value
+    for i, part in enumerate(loc):
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        elif not (i == len(loc) - 1 and kind in _KEY_ERRORS):
+            continue  # a union member's tag
+        out.append(part)
+    return tuple(out)
+
+
+def model_errors(exc: ValidationError, value: Any) -> list[dict[str, str]]:
+    """A model's refusal of ``value`` as ``{"path", "message"}`` records, without pydantic's
+    ``input`` and without its class names: the path is the field's only (:func:`field_path`)."""
+    out: list[dict[str, str]] = []
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
+        message = "Input should be an object" if err["type"] in _OBJECT_EXPECTED else err["msg"]
+        record = {"path": location(field_path(err["loc"], value, err["type"])), "message": message}
+        if record not in out:
+            out.append(record)
+    return out
 
 
 def without_instance(error: Any) -> str:

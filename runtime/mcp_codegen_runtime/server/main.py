@@ -83,10 +83,25 @@ def load_implementation(spec: str, base: type[ServerBase]) -> type[ServerBase]:
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise ValueError(f"{module_name} has no attribute {attr}")
+            raise ValueError(f"{module_name} has no attribute {attr}; {_classes_of(module, attr, base)}")
     if not isinstance(obj, type) or not issubclass(obj, base):
         raise ValueError(f"{spec} is not a subclass of {base.__name__}")
     return obj
+
+
+def _classes_of(module: Any, wanted: str, base: type[ServerBase]) -> str:
+    """The classes ``module`` defines, closest to ``wanted`` first (those that are no
+    ``base`` marked), as a hint for a mistyped ``--impl``."""
+    import difflib
+
+    found = [obj for obj in vars(module).values()
+             if isinstance(obj, type) and obj.__module__ == module.__name__]
+    if not found:
+        return "it defines no class"
+    ranked = sorted(found, key=lambda c: (-difflib.SequenceMatcher(None, wanted.lower(), c.__name__.lower()).ratio(),
+                                          c.__name__))
+    return "its classes, closest first: " + ", ".join(
+        f"{c.__name__}" + ("" if issubclass(c, base) else f" (not a {base.__name__})") for c in ranked)
 
 
 _ENV_HELP = (

@@ -225,3 +225,13 @@ def from_wire(error: Any) -> ProtocolError:
     return cls(
         message if isinstance(message, str) else "", code=code, data=error.get("data")
     )
+
+
+class MissingDependencyError(ImportError):
+    """An optional package a feature needs is not installed (raised where the feature is set
+    up, not when it is first used): ``install`` is the command that brings it."""
+
+    def __init__(self, feature: str, package: str, install: str) -> None:
+        super().__init__(f"{feature} needs {package}, which this Python cannot import: {install}", name=package)
+        self.feature, self.package, self.install = feature, package, install
+

@@ -43,12 +43,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...wire import protocol as p
+from ...wire.errors import MissingDependencyError
 from ...wire.sse import SseError
 from ..features import missing
 from ..headers import HeaderPlan
@@ -81,6 +83,20 @@ def oauth_flow() -> Any:
 MAX_CONNECTIONS = 100
 #: Seconds the legacy handshake waits for the GET stream to open (a server slow to answer it costs this once).
 _SETTLE_S = 2.0
+
+
+def require_httpx() -> None:
+    """Raise :class:`~wire.errors.MissingDependencyError` (naming the install) when httpx
+    cannot be imported: a client fails where it is made, not at its first connect."""
+    try:
+        found = importlib.util.find_spec("httpx") is not None
+    except (ImportError, ValueError):  # a module entry that is None (import blocked) or broken
+        found = False
+    if not found:
+        runtime = __name__.split(".")[0]
+        install = ("pip install 'mcp-codegen-runtime[http]' (or the generated package's http extra)"
+                   if runtime == "mcp_codegen_runtime" else "pip install httpx")
+        raise MissingDependencyError("calling a server over HTTP", "httpx", install)
 
 
 class HttpTransport(ResponseReader):
@@ -119,6 +135,8 @@ class HttpTransport(ResponseReader):
         auth: OAuthSettings | None = None,
     ) -> None:
         super().__init__()
+        if client is None:
+            require_httpx()
         self.url = url
         self.headers = dict(headers or {})
         self.bearer_token = bearer_token
@@ -169,10 +187,8 @@ class HttpTransport(ResponseReader):
     async def start(self, sink: MessageSink) -> None:
         await super().start(sink)
         if self._http is None or (self._auth is not None and self._oauth_http is None):
-            try:
-                import httpx
-            except ImportError:  # pragma: no cover - optional extra
-                raise RuntimeError("the HTTP client transport needs httpx: pip install httpx") from None
+            require_httpx()
+            import httpx
             remember_missing_sniffio()
             if self._http is None and usable_for(self.url):  # the lean pool (client/http/pool.py)
                 self._http = PooledHttp(timeout=self.timeout, read_timeout=self.read_timeout, max_connections=MAX_CONNECTIONS)

@@ -35,7 +35,7 @@ class EscapingClient(ClientBase):
         Unicode: héllo \u202e rtl mark, tab	here, emoji 🎉, null \\0 escaped
 
         Args:
-            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
+            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is "}}{{ \\\\n \\"\\"\\" '")
             mode: one of: a"b, c'd, e\\f, __import__('os') (optional)
 
         Raises:
@@ -65,7 +65,7 @@ class EscapingSyncClient(SyncClientBase[EscapingClient]):
         Unicode: héllo \u202e rtl mark, tab	here, emoji 🎉, null \\0 escaped
 
         Args:
-            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is '}}{{ \\\\n \"\"\" \\'')
+            text: '''single''' and \"\"\"double\"\"\" (optional; the schema's default is "}}{{ \\\\n \\"\\"\\" '")
             mode: one of: a"b, c'd, e\\f, __import__('os') (optional)
 
         Raises:

@@ -56,7 +56,7 @@ class SinkClient(ClientBase):
 
         Args:
             before: string, format date
-            dry_run: boolean (optional; the schema's default is True)
+            dry_run: boolean (optional; the schema's default is true)
             reason: string (optional)
 
         Raises:
@@ -118,7 +118,7 @@ class SinkSyncClient(SyncClientBase[SinkClient]):
 
         Args:
             before: string, format date
-            dry_run: boolean (optional; the schema's default is True)
+            dry_run: boolean (optional; the schema's default is true)
             reason: string (optional)
 
         Raises:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, RootModel
-from typing import TypedDict
+from typing_extensions import TypedDict
 
 
 class LevelOption1(StrEnum):

@@ -58,7 +58,7 @@ class RealToolsClient(ClientBase):
             wire_arguments_: Named like the helper the client method calls. (optional)
             self_: integer (optional)
             mode: one of: count, index, title, upper, strict (optional)
-            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            homepage: string, format uri (optional; the schema's default is "https://example.com")
             nullable_note: string or null (optional)
 
         Raises:
@@ -198,7 +198,7 @@ class RealToolsSyncClient(SyncClientBase[RealToolsClient]):
             wire_arguments_: Named like the helper the client method calls. (optional)
             self_: integer (optional)
             mode: one of: count, index, title, upper, strict (optional)
-            homepage: string, format uri (optional; the schema's default is "https://example.com\")
+            homepage: string, format uri (optional; the schema's default is "https://example.com")
             nullable_note: string or null (optional)
 
         Raises:

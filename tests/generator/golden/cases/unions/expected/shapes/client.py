@@ -36,7 +36,7 @@ class ShapesClient(ClientBase):
 
         Args:
             group: object
-            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            unit: one of: cm, m, in (optional; the schema's default is "cm")
             scale: number or null (optional)
             labels: object (optional)
 
@@ -70,7 +70,7 @@ class ShapesSyncClient(SyncClientBase[ShapesClient]):
 
         Args:
             group: object
-            unit: one of: cm, m, in (optional; the schema's default is AreaInputUnit.cm)
+            unit: one of: cm, m, in (optional; the schema's default is "cm")
             scale: number or null (optional)
             labels: object (optional)
 

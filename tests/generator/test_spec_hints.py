@@ -1,0 +1,121 @@
+"""Diagnostics that say what to do in one round: the spec format's patterns in words, a
+``required`` name that is a typo of a property (W113), the YAML flow-mapping comma trap
+(W114), and every mistake of a spec in one run even when one entry is structurally broken."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen import generate
+from codegen.diagnostics import Diagnostic
+from codegen.spec.patternwords import PATTERN_WORDS, pattern_words
+from codegen.spec.validate import spec_format_schema
+
+
+def _patterns(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(_patterns(v) for k, v in node.items() if k != "pattern"))
+    if isinstance(node, list):
+        return set().union(*(_patterns(v) for v in node))
+    return set()
+
+
+def _diags(tmp_path: Path, text: str) -> list[Diagnostic]:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\n" + text, "utf-8")
+    return generate([spec]).diagnostics
+
+
+def test_every_pattern_of_the_spec_format_has_words() -> None:
+    patterns = _patterns(spec_format_schema())
+    assert patterns, "the spec format has patterns"
+    assert sorted(patterns - PATTERN_WORDS.keys()) == []
+    for pattern in patterns:  # words, not the regex again
+        assert pattern not in pattern_words(pattern) and not re.search(r"[\^$\\]\W|\(\?", pattern_words(pattern))
+
+
+@pytest.mark.parametrize(("entry", "pointer", "words"), [
+    ("server: {name: hints, version: '1', package: Bad-Pkg}", "/server/package",
+     "package 'Bad-Pkg' must start with a lowercase letter or _ and hold only lowercase letters, digits and _"),
+    ("server: {name: hints, version: '1', class_name: lower}", "/server/class_name",
+     "class_name 'lower' must start with an uppercase letter and hold only letters and digits"),
+    ("tools: [{name: a, inputSchema: {type: object}, errors: {Bad-Code: {}}}]", "/tools/0/errors/Bad-Code",
+     "a key of errors: 'Bad-Code' must start with a lowercase letter and hold only lowercase letters, digits and _"),
+])
+def test_a_pattern_mismatch_is_told_in_words(tmp_path: Path, entry: str, pointer: str, words: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\ntools: []\n", "utf-8")
+    text = spec.read_text("utf-8")
+    key = entry.split(":", 1)[0]
+    spec.write_text("\n".join(line for line in text.splitlines() if not line.startswith(key + ":")) + "\n" + entry + "\n")
+    found = [d for d in generate([spec]).diagnostics if d.code == "E010"]
+    assert [(d.pointer, d.message) for d in found] == [(pointer, words)]
+    assert "^" not in found[0].render()
+
+
+def test_a_required_name_that_is_a_typo_of_a_property_is_w113(tmp_path: Path) -> None:
+    found = _diags(tmp_path, """tools:
+  - name: file_issue
+    description: File an issue.
+    inputSchema:
+      type: object
+      properties:
+        title: {type: string}
+        reporter: {type: string}
+        closed: {type: object, properties: {a: {type: string}}, required: [b], additionalProperties: false}
+        open: {type: object, properties: {a: {type: string}}, required: [tenant]}
+        patterned: {type: object, properties: {a: {type: string}}, patternProperties: {"^x-": {}}, required: [x-a]}
+      required: [title, reportr]
+""")
+    w113 = {d.pointer: d for d in found if d.code == "W113"}
+    assert sorted(w113) == ["/tools/0/inputSchema/properties/closed/required/0", "/tools/0/inputSchema/required/1"]
+    assert w113["/tools/0/inputSchema/required/1"].hint == "did you mean 'reporter'?"
+    assert "no call can pass" in w113["/tools/0/inputSchema/properties/closed/required/0"].message
+
+
+def test_the_flow_mapping_comma_trap_is_w114_with_the_fix(tmp_path: Path) -> None:
+    found = _diags(tmp_path, """tools:
+  - name: who
+    description: Who is it.
+    inputSchema:
+      type: object
+      properties:
+        user: {type: [string, "null"], description: Username, or null}
+        quoted: {type: string, description: "Name, or none"}
+        bounds: {type: integer, minimum: 1, maximum: 3}
+        block:
+          type: string
+          description: Username, or null
+""")
+    w114 = [d for d in found if d.code == "W114"]
+    assert [(d.pointer, d.line) for d in w114] == [("/tools/0/inputSchema/properties/user/or null", 9)]
+    assert w114[0].hint == 'quote the text: description: "Username, or null"'
+
+
+def test_a_broken_entry_does_not_hide_the_mistakes_of_the_others(tmp_path: Path) -> None:
+    found = _diags(tmp_path, """tools:
+  - name: broken
+    task: sometimes
+    inputSchema: {type: object, properties: {n: {type: integer, minimun: 1}}}
+  - name: fine
+    inputSchema: {type: object, properties: {n: {type: intger}}}
+  - {inputSchema: {type: object}}
+  - name: fine
+    inputSchema: {type: object}
+resourceTemplates:
+  - {uriTemplate: "x://{id}", name: x, variables: {nope: {type: string}}}
+""")
+    codes = sorted((d.code, d.pointer) for d in found if d.is_error)
+    assert codes == [
+        ("E010", "/tools/0/task"),
+        ("E010", "/tools/2"),  # no name
+        ("E021", "/tools/3/name"),
+        ("E023", "/tools/1/inputSchema/properties/n/type"),
+        ("E029", "/tools/0/inputSchema/properties/n/minimun"),
+        ("E082", "/resourceTemplates/0/variables/nope"),
+    ]
