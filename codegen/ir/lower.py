@@ -39,7 +39,6 @@ from .naming.core import (
     completion_method,
     def_class,
     error_class,
-    fixture_names,
     handler_method,
     input_method,
     package_name,
@@ -53,6 +52,7 @@ from .naming.core import (
     unshadowed_package,
 )
 from .naming.models import typed_dict_class
+from .naming.testing import fixture_names
 from .naming.upstream import UPSTREAM_MODULE_NAMES, http_const, upstream_const
 from .nodes import (
     AuthIR,

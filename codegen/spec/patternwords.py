@@ -7,7 +7,7 @@ checks it); a diagnostic quotes :func:`pattern_words` instead of the pattern.
 from __future__ import annotations
 
 _SNAKE = "must start with a lowercase letter or _ and hold only lowercase letters, digits and _"
-_HTTP_TOKEN = "letters, digits and the characters !#$%&'*+.^_`|~-"
+_HTTP_TOKEN = "letters, digits and punctuation other than the separators of RFC 9110 (no brackets, quotes, commas, colons, slashes or equals signs)"
 
 #: pattern -> what a value matching it looks like, in words (completing "the value ...").
 PATTERN_WORDS: dict[str, str] = {

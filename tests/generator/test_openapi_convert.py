@@ -359,7 +359,7 @@ def test_relative_server_needs_base_url(tmp_path: Path) -> None:
 def test_a_path_key_with_a_fragment_or_a_query_becomes_the_request_path_and_fixed_values() -> None:
     """Documents tell operations of one path apart by ``#name`` (never sent) or ``?k=v`` (sent on
     every call): the binding's path is the request path, the query a fixed value."""
-    from codegen.openapi.writer import request_path
+    from codegen.commands.openapi.writer import request_path
 
     assert request_path("/cookies#formNonExploded") == ("/cookies", [])
     assert request_path("/users?action=create&x=") == ("/users", [("action", "create"), ("x", "")])

@@ -15,7 +15,7 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
-from codegen.openapi import Conversion, convert
+from codegen.commands.openapi.convert import Conversion, convert
 from codegen.spec.load import load_spec_file
 from codegen.spec.validate import validate
 

@@ -12,7 +12,7 @@ import yaml
 from openapi_support import v3, write_doc
 
 from codegen.commands.diff import diff
-from codegen.openapi import convert, write
+from codegen.commands.openapi.convert import convert, write
 
 OK = {"200": {"description": "ok"}}
 

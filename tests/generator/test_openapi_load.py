@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from openapi_support import run, v3, write_doc
 
+from codegen.commands.openapi.convert import convert
 from codegen.diagnostics import CODES
-from codegen.openapi import convert
 
 OK = {"200": {"description": "ok"}}
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from codegen.openapi import Conversion, convert
+from codegen.commands.openapi.convert import Conversion, convert
 from codegen.spec.load import load_spec_file
 from codegen.spec.validate import validate
 

@@ -1,5 +1,5 @@
 """``mcp-codegen openapi``: a spec from an OpenAPI 3.0/3.1 or Swagger 2.0 document (the command's
-options and its output; the conversion is :mod:`codegen.openapi`)."""
+options and its output; the conversion is :mod:`codegen.commands.openapi`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         force: Annotated[bool, typer.Option("--force", help="Replace an output file that is not a spec converted by this command.")] = False,
     ) -> None:
         """Write a spec from an OpenAPI document: one tool per operation, calling the REST API (then `mcp-codegen build`)."""
-        from ...openapi import convert, write
+        from ..openapi.convert import convert, write
 
         to_stdout = str(output) == "-"
         result = convert(source, None if to_stdout else output, name=name, base_url=base_url, overlay=overlay, force=force)

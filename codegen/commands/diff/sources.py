@@ -113,7 +113,7 @@ def is_openapi_file(path: Path) -> bool:
 def _openapi_view(path: Path, shown: str, source: str, side: Side) -> ServerView | None:
     """The servers view of an OpenAPI document, converted in memory (``mcp-codegen openapi``)."""
     from ...driver.pipeline import lower_one
-    from ...openapi import convert
+    from ..openapi.convert import convert
 
     done = convert(path, None, display=shown, base_url_fallback="http://localhost")
     side.diagnostics += [d for d in done.diagnostics if d.is_error]

@@ -5,7 +5,8 @@
 * :mod:`.models`: the names inside a model (fields, enum members), which the model generator
   is told;
 * :mod:`.agent`: the names of the agent layout (``servers/<server>/<tool>.py`` ...);
-* :mod:`.upstream`: the constants of a spec with ``upstream`` (``UPSTREAM``, ``<TOOL>_HTTP``).
+* :mod:`.upstream`: the constants of a spec with ``upstream`` (``UPSTREAM``, ``<TOOL>_HTTP``);
+* :mod:`.testing`: the pytest fixtures of a package's ``testing`` module.
 
 This ``__init__`` imports nothing: ``core`` and ``models`` are leaves any stage may import.
 """

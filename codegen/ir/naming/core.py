@@ -14,7 +14,7 @@ Who decides what (the function to call for each kind of name):
 =============================  ===========================================================
 package                        :func:`package_name`, :func:`unshadowed_package` (W101)
 server/client classes, script  :func:`class_stem`, :func:`server_names`, :data:`SERVER_CLASSES`
-pytest fixtures (testing.py)   :func:`fixture_names`
+pytest fixtures (testing.py)   :mod:`codegen.ir.naming.testing`
 tool method / constant         :func:`tool_method`, :func:`tool_const`
 upstream constants             :mod:`codegen.ir.naming.upstream`
 tool classes                   :func:`tool_stem`, :func:`tool_class`, :func:`answer_class`
@@ -269,17 +269,6 @@ def server_names(package: str, stem: str) -> ServerNames:
     return {"base_class": stem + "ServerBase", "client_class": stem + "Client", "sync_client_class": stem + "SyncClient",
             "script": package.replace("_", "-") + "-server", "impl_module": package + "_impl",
             "impl_class": stem + "Service"}
-
-
-#: The roles of a package's pytest fixtures (``testing.py``; the runtime's ``testing/fixtures.py``).
-FIXTURE_ROLES = ("client", "sync_client", "mock_client", "mock_sync_client", "implementation", "mock_scenario")
-
-
-def fixture_names(package: str) -> tuple[tuple[str, str], ...]:
-    """The pytest fixtures of a package's ``testing`` module, (role, name) in :data:`FIXTURE_ROLES`
-    order: ``<package>_<role>`` (``weather_client``, ``weather_sync_client`` ...); the package
-    name keeps them apart from other packages' fixtures in the same test session."""
-    return tuple((role, f"{package}_{role}") for role in FIXTURE_ROLES)
 
 
 def tool_method(tool_name: str, python_name: str | None, runtime: frozenset[str], prefix: str = "") -> str:

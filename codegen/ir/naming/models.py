@@ -26,6 +26,7 @@ from __future__ import annotations
 import keyword
 import re
 import unicodedata
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -135,3 +136,20 @@ def typed_dict_class(model_class: str) -> str:
     """The request-side ``TypedDict`` of an object model: ``PlaceOrderItem`` -> ``PlaceOrderItemDict``
     (claimed in the module's class registry beside the models, so a clash is E030)."""
     return f"{model_class}Dict"
+
+
+def inline_class_clashes(defs: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """The inline property schemas of ``$defs`` entries whose model class would take the name of
+    another entry: the class of property ``p`` of entry ``A`` is ``Pascal(A) + Pascal(p)``, which an
+    entry named ``A_p`` takes too (E030 at build time).  (entry, property) -> the class name to
+    give it instead (``x-python-name``: that name plus ``Field``)."""
+    from .core import pascal
+
+    classes = {pascal(name) for name in defs}
+    out: dict[tuple[str, str], str] = {}
+    for name, schema in defs.items():
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        for prop, sub in (props or {}).items():
+            if isinstance(sub, dict) and "$ref" not in sub and pascal(f"{name}_{prop}") in classes:
+                out[(name, prop)] = pascal(f"{name}_{prop}") + "Field"
+    return out

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 import yaml
 
-from ..commands.pull.emit import Block
+from ..pull.emit import Block
 from .ir import Api, Tool
 
 #: How the first line of a converted spec starts; the converter replaces only such files.
@@ -121,7 +121,7 @@ def _dumper() -> Any:
     there (about five times faster on large documents; the same text)."""
     global _DUMPER
     if _DUMPER is None:
-        from ..commands.pull import emit
+        from ..pull import emit
 
         base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
         dumper: Any = type("_ConvertedSpecDumper", (base,), {})

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from ..diagnostics import Diagnostic, Level
-from ..spec.load import SourceDoc, load_spec_file
-from ..spec.pointer import resolve_pointer
+from ...diagnostics import Diagnostic, Level
+from ...spec.load import SourceDoc, load_spec_file
+from ...spec.pointer import resolve_pointer
 
 #: Versions read: the document's ``openapi`` (3.0.x, 3.1.x) or ``swagger`` (2.0) field.
 _V3 = re.compile(r"3\.(0|1)(\.\d+)?(-.*)?")

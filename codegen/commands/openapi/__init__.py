@@ -6,12 +6,6 @@ Modules by concern: :mod:`.load` (the document and its local ``$ref`` files, loc
 :mod:`.operations` (arguments and body binding), :mod:`.results` (outputSchema, wrap, errors),
 :mod:`.security` (schemes, environment variables), :mod:`.ir` (what was read),
 :mod:`.curation` and :mod:`.naming` (which tools, named how), :mod:`.writer` (spec data and
-text) and :mod:`.convert` (the flow).
+text) and :mod:`.convert` (the flow: ``convert``, ``write``).
+This ``__init__`` imports nothing (its modules import one another).
 """
-
-from __future__ import annotations
-
-from .convert import Conversion, convert, write
-from .writer import MARKER
-
-__all__ = ["MARKER", "Conversion", "convert", "write"]

@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...ir.naming.models import inline_class_clashes
+from ...spec.pointer import join_pointer
 from .load import Document, Ref
 
 REQUEST, RESPONSE = "request", "response"
@@ -366,18 +367,9 @@ class Schemas:
 
 
 def _apart(defs: dict[str, Any]) -> None:
-    """Keep the generated models' class names apart: an inline schema of property ``p`` of
-    ``$defs`` entry ``A`` becomes the class ``APascal`` + ``PPascal``, which another entry named
-    ``A_p`` would take too (E030 at build time; GitHub's document has such pairs).  Such a
-    property gets ``x-python-name`` ``<that name>Field``."""
-    from ..ir.naming.core import pascal
-
-    classes = {pascal(name) for name in defs}
-    for name, schema in defs.items():
-        props = schema.get("properties") if isinstance(schema, dict) else None
-        for prop, sub in (props or {}).items():
-            if isinstance(sub, dict) and "$ref" not in sub and pascal(f"{name}_{prop}") in classes:
-                sub["x-python-name"] = pascal(f"{name}_{prop}") + "Field"
+    """Model class names kept apart (``A.p`` beside ``A_p``): named by the naming service."""
+    for (name, prop), python in inline_class_clashes(defs).items():
+        defs[name]["properties"][prop]["x-python-name"] = python
 
 
 def _hidden(props: Any, direction: str) -> set[str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...spec.pointer import join_pointer
 from . import swagger2
 from .ir import Arg, Body, Operation
 from .load import Document, Ref

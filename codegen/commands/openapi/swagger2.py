@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...spec.pointer import join_pointer
 from .load import Document, Ref
 from .shapes import LOCATIONS, Media, Param, RequestBody, Response, text
 

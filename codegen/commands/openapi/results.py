@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...spec.pointer import join_pointer
 from .ir import DeclaredError, Results
 from .load import Document, Ref
 from .schemas import RESPONSE, Schemas

@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..diagnostics import Diagnostic, Level
-from ..spec.load import load_spec_file
-from . import curation as curation_mod
-from . import naming, swagger2
+from ...diagnostics import Diagnostic, Level
+from ...spec.load import load_spec_file
+from .curation import Curation, apply, read
 from .ir import Api, Tool
 from .load import Document, Ref, load_document
+from .naming import assign
 from .operations import read_operations
 from .schemas import Schemas
 from .security import read_schemes, requirements
+from .swagger2 import server_url
 from .writer import MARKER, spec_data, spec_text
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
@@ -66,7 +67,7 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
     result.diagnostics += diags
     if doc is None:
         return result
-    cur = curation_mod.Curation()
+    cur = Curation()
     if output is not None and output.is_file():
         result.diagnostics += _previous(output, force, cur)
     if overlay is not None:
@@ -81,9 +82,9 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
     known = {s.name for s in schemes}
     default = requirements(doc, doc.data.get("security"), Ref(doc.root, "/security"), known)
     operations = read_operations(doc, schemas, known)
-    tools, more = curation_mod.apply(operations, cur)
+    tools, more = apply(operations, cur)
     result.diagnostics += more
-    naming.assign(doc, tools)
+    assign(doc, tools)
     info = doc.data.get("info") if isinstance(doc.data.get("info"), dict) else {}
     if "info" not in doc.data or not isinstance(doc.data.get("info"), dict):
         doc.error(doc.root, "E141", "the document needs an `info` mapping (title, version)", "/info" if "info" in doc.data else "")
@@ -120,7 +121,7 @@ def _base_url(doc: Document, given: str | None, fallback: str | None = None) -> 
             return None
         return given.rstrip("/") or given
     if doc.version == "2.0":
-        url, ptr = swagger2.server_url(doc.data), "/host" if "host" in doc.data else ""
+        url, ptr = server_url(doc.data), "/host" if "host" in doc.data else ""
     else:
         servers = doc.data.get("servers")
         first: dict[str, Any] = servers[0] if isinstance(servers, list) and servers and isinstance(servers[0], dict) else {}
@@ -154,7 +155,7 @@ def _absolute(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def _previous(output: Path, force: bool, cur: curation_mod.Curation) -> list[Diagnostic]:
+def _previous(output: Path, force: bool, cur: Curation) -> list[Diagnostic]:
     """Read the curation of the spec being replaced; refuse a file no conversion wrote."""
     try:
         text = output.read_text("utf-8", errors="replace")
@@ -177,17 +178,17 @@ def _previous(output: Path, force: bool, cur: curation_mod.Curation) -> list[Dia
     section = spec.data.get("openapi") if isinstance(spec.data, dict) else None
     if section is None:
         return []
-    return curation_mod.read(spec, "/openapi", section, cur)
+    return read(spec, "/openapi", section, cur)
 
 
-def _overlay(path: Path, cur: curation_mod.Curation) -> list[Diagnostic]:
+def _overlay(path: Path, cur: Curation) -> list[Diagnostic]:
     doc, diags = load_spec_file(path)
     if doc is None:
         return diags
     data = doc.data
     if isinstance(data, dict) and "openapi" in data and isinstance(data["openapi"], dict):
-        return curation_mod.read(doc, "/openapi", data["openapi"], cur)
-    return curation_mod.read(doc, "", data, cur)
+        return read(doc, "/openapi", data["openapi"], cur)
+    return read(doc, "", data, cur)
 
 
 def write(conversion: Conversion, output: Path) -> list[Diagnostic]:

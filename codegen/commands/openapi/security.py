@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...spec.pointer import join_pointer
 from .ir import SecurityScheme
 from .load import Document, Ref
 

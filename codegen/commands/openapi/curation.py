@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ..diagnostics import Diagnostic, Level
-from ..spec.load import SourceDoc
-from ..spec.pointer import join_pointer
+from ...diagnostics import Diagnostic, Level
+from ...spec.load import SourceDoc
+from ...spec.pointer import join_pointer
 from . import naming
 from .ir import Fixed, Operation, Tool
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..spec.pointer import join_pointer
+from ...spec.pointer import join_pointer
 from .load import Document, Ref
 
 LOCATIONS = ("path", "query", "header", "cookie")
