@@ -33,6 +33,10 @@ from sample_args import valid_sample
 
 REPO = Path(__file__).resolve().parents[2]
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+#: The ``type`` of Prism's own problem documents (a request the document refuses, no route, ...).
+PRISM_ERRORS = "https://stoplight.io/prism/errors#"
+#: Prism's errors about its own answer (the document defines none to give), not about the request.
+ANSWER_SIDE = frozenset({"NO_RESPONSE_RESPONSE_DEFINED", "NOT_FOUND", "NO_COMPLEX_OBJECT_TEXT", "NOT_ACCEPTABLE"})
 
 
 @dataclass
@@ -71,9 +75,17 @@ def _read_only(doc: Any, schema: Any) -> set[str]:
     return out
 
 
+def _query_keys(doc: Any) -> set[str]:
+    """The query parameters the document's API-key schemes declare (3.x and Swagger 2.0)."""
+    schemes = {**((doc.get("components") or {}).get("securitySchemes") or {}), **(doc.get("securityDefinitions") or {})}
+    return {s.get("name") for s in schemes.values() if isinstance(s, dict) and s.get("type") == "apiKey"
+            and s.get("in") == "query"}
+
+
 def operations(doc: Any) -> list[Operation]:
     """Every operation of ``doc`` with the path pattern a request of it matches (at the root, as Prism serves)."""
     out = []
+    keys = _query_keys(doc)
     base = ""  # Prism serves a document's paths at its root (a Swagger 2.0 basePath too)
     for template, item in (doc.get("paths") or {}).items():
         item = _deref(doc, item)
@@ -87,7 +99,7 @@ def operations(doc: Any) -> list[Operation]:
             params = shared + [_deref(doc, p) for p in op.get("parameters") or []]
             regex = "^" + re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape((base.rstrip("/") + template) or "/")) + "/?$"
             entry = Operation(method.upper(), template, re.compile(regex), name=op.get("operationId") or f"{method} {template}")
-            entry.query = {p.get("name") for p in params if isinstance(p, dict) and p.get("in") == "query"}
+            entry.query = {p.get("name") for p in params if isinstance(p, dict) and p.get("in") == "query"} | keys
             body = (op.get("requestBody") or {})
             body = _deref(doc, body)
             for media in (body.get("content") or {}).values() if isinstance(body, dict) else []:
@@ -109,6 +121,10 @@ def judge(ops: list[Operation], exchange: dict[str, Any]) -> list[str]:
     """What is wrong with one request the front recorded (empty: nothing)."""
     problems = [f"prism: {v.get('message')}" for v in json.loads(exchange.get("violations") or "[]")
                 if v.get("severity") == "Error"]
+    problem = exchange.get("problem")
+    kind = str(problem.get("type", "")) if isinstance(problem, dict) else ""
+    if kind.startswith(PRISM_ERRORS) and kind[len(PRISM_ERRORS):] not in ANSWER_SIDE and not problems:
+        problems.append(f"prism {exchange['status']}: {problem.get('title')}: {problem.get('detail')}")
     op = match(ops, exchange["method"], exchange["path"])
     if op is None:
         return [*problems, f"no operation matches {exchange['method']} {exchange['path']}"]

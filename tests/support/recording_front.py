@@ -2,8 +2,9 @@
 
 Listens on 127.0.0.1:PORT, forwards every request unchanged to UPSTREAM (Prism, a FastAPI app)
 with httpx, answers with the upstream's answer, and appends one JSON line per exchange to LOG:
-method, raw path, raw query string, request headers, body (base64), the answer's status and its
-``sl-violations`` header (Prism's report of a request that breaks the document).  Prism does not
+method, raw path, raw query string, request headers, body (base64), the answer's status, its
+``sl-violations`` header and its problem document if any (Prism's reports of a request that breaks
+the document).  Prism does not
 flag undeclared query parameters, so the tests read the query string from here.
 """
 
@@ -38,9 +39,15 @@ def make_app(upstream: str, log_path: str) -> Any:
         url = raw_path + (f"?{query}" if query else "")
         answer = await client.request(scope["method"], url, headers=[h for h in headers if h[0].lower() not in HOP],
                                       content=body)
+        problem = None  # Prism's 422 problem document of a request that breaks the document
+        if "problem+json" in answer.headers.get("content-type", ""):
+            try:
+                problem = answer.json()
+            except ValueError:
+                problem = None
         record = {"method": scope["method"], "path": raw_path, "query": query, "headers": headers,
                   "body": base64.b64encode(body).decode(), "status": answer.status_code,
-                  "violations": answer.headers.get("sl-violations")}
+                  "violations": answer.headers.get("sl-violations"), "problem": problem}
         with open(log_path, "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
         out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items() if k.lower() not in HOP]

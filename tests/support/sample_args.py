@@ -12,6 +12,7 @@ beyond this maker (the caller counts such tools rather than sending a bad call).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import jsonschema
@@ -38,6 +39,13 @@ def _regex_match(pattern: str, min_length: int, max_length: int | None) -> str |
         return None
 
 
+def _fits(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
 def _resolve(ref: str, root: Any) -> Any:
     node = root
     for part in ref.lstrip("#/").split("/") if ref != "#" else []:
@@ -57,36 +65,38 @@ def _number(schema: dict[str, Any], integer: bool) -> int | float:
     return int(value) if integer else float(value)
 
 
-def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: int = 0) -> Any:
-    """One instance of ``schema`` (see the module docstring)."""
+def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: int = 0, examples: bool = True) -> Any:
+    """One instance of ``schema`` (see the module docstring); ``examples=False`` ignores the
+    schema's own examples (a document's example may break its own format)."""
     root = schema if root is None else root
     if not isinstance(schema, dict) or depth > 12:
         return None
     if "$ref" in schema:
         target = _resolve(schema["$ref"], root)
-        return sample({**target, **{k: v for k, v in schema.items() if k != "$ref"}}, root, full=full, depth=depth + 1)
+        return sample({**target, **{k: v for k, v in schema.items() if k != "$ref"}}, root, full=full, depth=depth + 1,
+                      examples=examples)
     for key in ("const",):
         if key in schema:
             return schema[key]
     if schema.get("enum"):
         return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
-    if schema.get("examples"):
+    if examples and schema.get("examples"):
         return schema["examples"][0]
     if "default" in schema and not full:
         return schema["default"]
     if "allOf" in schema:
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
-            value = sample(part, root, full=full, depth=depth + 1)
+            value = sample(part, root, full=full, depth=depth + 1, examples=examples)
             if isinstance(value, dict):
                 merged.update(value)
-        rest = sample({k: v for k, v in schema.items() if k != "allOf"}, root, full=full, depth=depth + 1)
+        rest = sample({k: v for k, v in schema.items() if k != "allOf"}, root, full=full, depth=depth + 1, examples=examples)
         return {**merged, **rest} if isinstance(rest, dict) else (merged or rest)
     for key in ("oneOf", "anyOf"):
         if key in schema:
             branches = [b for b in schema[key] if not (isinstance(b, dict) and b.get("type") == "null")] or schema[key]
             return sample({**branches[0], **{k: v for k, v in schema.items() if k != key}}, root, full=full,
-                          depth=depth + 1)
+                          depth=depth + 1, examples=examples)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((t for t in kind if t != "null"), "null")
@@ -97,11 +107,13 @@ def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: in
         props = schema.get("properties", {})
         names = list(props) if full else list(schema.get("required", []))
         names += [n for n in schema.get("required", []) if n not in names]
-        return {n: sample(props.get(n, {}), root, full=full, depth=depth + 1) for n in names}
+        return {n: sample(props.get(n, {}), root, full=full, depth=depth + 1, examples=examples) for n in names}
     if kind == "array":
-        count = max(schema.get("minItems", 0), 1 if full else 0)
+        count = max(schema.get("minItems", 0), 2 if full else 0)  # two items: a list is seen as one
+        if "maxItems" in schema:
+            count = min(count, schema["maxItems"])
         items = schema.get("items", {})
-        out = [sample(items, root, full=full, depth=depth + 1) for _ in range(count)]
+        out = [sample(items, root, full=full, depth=depth + 1, examples=examples) for _ in range(count)]
         if schema.get("uniqueItems") and len(out) > 1:
             out = [(f"{v}{i}" if isinstance(v, str) else v + i if isinstance(v, int) else v) for i, v in enumerate(out)]
         return out
@@ -114,6 +126,9 @@ def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: in
     if kind == "null":
         return None
     low, high = schema.get("minLength", 1), schema.get("maxLength")
+    known = FORMATS.get(schema.get("format", ""))
+    if known is not None and ("pattern" not in schema or _fits(schema["pattern"], known)):
+        return known
     if "pattern" in schema:
         match = _regex_match(schema["pattern"], low, high)
         if match is not None:
@@ -130,10 +145,11 @@ def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: in
 
 def valid_sample(schema: dict[str, Any], *, full: bool = True) -> dict[str, Any] | None:
     """:func:`sample` of an input schema, or None when it does not validate against it."""
-    for attempt in ((full,) if not full else (True, False)):
-        value = sample(schema, full=attempt)
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    for attempt, own in ((full, True), (full, False), (False, True), (False, False)):
+        value = sample(schema, full=attempt, examples=own)
         try:
-            jsonschema.Draft202012Validator(schema).validate(value)
+            jsonschema.Draft202012Validator(schema, format_checker=checker).validate(value)
         except jsonschema.ValidationError:
             continue
         except Exception: # a schema jsonschema cannot compile

@@ -237,7 +237,7 @@ def _body(doc: Document, schemas: Schemas, body: RequestBody | None, label: str)
     props, required = spread
     args = []
     for name, schema in props.items():
-        if ctype == _MULTIPART and isinstance(schema, dict) and schema.get("contentEncoding") == "base64":
+        if ctype == _MULTIPART and _is_file(schema):
             enc = media.encoding.get(name)
             ftype = enc.get("contentType") if isinstance(enc, dict) and isinstance(enc.get("contentType"), str) else None
             bound.files[name] = (ftype or _OCTET).split(",")[0].strip()
@@ -291,3 +291,12 @@ def _name_args(args: list[Arg]) -> None:
         if arg.wire is not None and name != arg.wire:
             note = f"({_WHAT[arg.location]} `{arg.wire}`)"
             arg.description = f"{arg.description} {note}".strip()
+
+
+def _is_file(schema: Any) -> bool:
+    """A multipart field holding a file, or an array of files (one part per item)."""
+    if not isinstance(schema, dict):
+        return False
+    items = schema.get("items")
+    return schema.get("contentEncoding") == "base64" or (
+        schema.get("type") == "array" and isinstance(items, dict) and items.get("contentEncoding") == "base64")

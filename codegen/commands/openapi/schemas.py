@@ -341,7 +341,7 @@ class Schemas:
         if not isinstance(value, dict):
             self._bad(at, at.pointer, f"`{key}` must map names to schemas; dropped")
             return
-        hidden = _hidden(value, direction) if key == "properties" else set()
+        hidden = _hidden(value, direction) if key == "properties" and direction == REQUEST else set()
         out[key] = {k: self._node(v, Ref(at.doc, join_pointer(at.pointer, k)), direction)
                     for k, v in value.items() if k not in hidden}
 
@@ -373,7 +373,8 @@ def _apart(defs: dict[str, Any]) -> None:
 
 
 def _hidden(props: Any, direction: str) -> set[str]:
-    """Property names a direction leaves out: readOnly ones in requests, writeOnly in responses."""
+    """Property names a direction hides: readOnly ones in requests (left out), writeOnly ones in
+    responses (never required; kept, so an answer that holds one still fits a closed object)."""
     if not isinstance(props, dict):
         return set()
     flag = "readOnly" if direction == REQUEST else "writeOnly"
