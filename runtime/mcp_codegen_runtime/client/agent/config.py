@@ -26,9 +26,11 @@ here runs at import time.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,6 +44,8 @@ ENV_SERVERS = "MCP_CODEGEN_SERVERS"
 HOST_NAMES = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: What a config file must be no larger than (bytes).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+#: What an ``envFile`` must be no larger than (bytes).
+MAX_ENV_FILE_BYTES = 1024 * 1024
 
 #: The agent options an entry may hold besides the host keys (``client/agent/options.py``).
 OPTION_KEYS = ("drift", "timeout", "confirm", "audit", "oauth", "stderr", "elicitation", "sampling")
@@ -82,6 +86,40 @@ class ServerEntry:
 
 
 # ------------------------------------------------------------------------------- the files
+class NotRegularFile(OSError):
+    """The path names a device, a FIFO, a socket or a folder: nothing read from it."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path`` (a caller seeing more than
+    ``limit`` refuses the file).  The file is opened without blocking, so a FIFO with no
+    writer cannot hang the caller; anything but a regular file (``/dev/zero``, a FIFO, a
+    socket) is refused before a byte is read.
+
+    Raises:
+        NotRegularFile: not a regular file.
+        OSError: it cannot be opened or read (``FileNotFoundError`` ...).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1024 * 1024))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _upward(relative: str, start: Path) -> list[Path]:
     """``relative`` in ``start`` and each of its parents (nearest first)."""
     return [folder / relative for folder in (start, *start.parents)]
@@ -179,8 +217,7 @@ def read_servers(path: Path, section: str = "servers", cwd: Path | None = None) 
         ServerConfigError: the file exists but is not a JSON object with a servers object.
     """
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
+        data = read_regular(path, MAX_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return {}
     except OSError as exc:
@@ -245,13 +282,23 @@ def _strings(value: Any, where: str, key: str) -> dict[str, str]:
 def read_env_file(path: Path, where: str) -> dict[str, str]:
     """VS Code's ``envFile``: ``NAME=value`` lines (``#`` comments, ``export`` and quotes allowed).
 
+    Only a regular file of at most :data:`MAX_ENV_FILE_BYTES` is read (a device or a FIFO is
+    refused without blocking, see :func:`read_regular`).
+
     Raises:
-        ServerConfigError: the file cannot be read, or a line is not ``NAME=value`` (by number).
+        ServerConfigError: the file cannot be read, is not a regular file or is too large, is
+            not UTF-8, or a line is not ``NAME=value`` (by number).
     """
     try:
-        text = path.read_text("utf-8-sig")
+        data = read_regular(path, MAX_ENV_FILE_BYTES)
     except OSError as exc:
         raise ServerConfigError(f"{where}: envFile {path} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > MAX_ENV_FILE_BYTES:
+        raise ServerConfigError(f"{where}: envFile {path} is larger than {MAX_ENV_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ServerConfigError(f"{where}: envFile {path} is not UTF-8 text") from None
     out: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -357,6 +404,7 @@ __all__ = [
     "host_files",
     "parse_entry",
     "read_env_file",
+    "read_regular",
     "read_servers",
     "strip_jsonc",
 ]
