@@ -91,3 +91,103 @@ def test_a_regular_env_file_is_still_read(tmp_path: Path) -> None:
     entry = parse_entry("s", {"command": "c", "envFile": ".env"}, tmp_path / "mcp.json", {})
     assert dict(entry.env) == {"A": "1", "B": "two"}
     assert json.dumps(dict(entry.env))  # plain strings
+
+
+# ------------------------------------------------------------------ secrets never shown (attack 2)
+SECRET = "s3cr3t-Token+/value"  # characters an HTTP library percent-encodes
+EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
+
+
+def _every_text(exc: BaseException) -> str:
+    """Everything a traceback of ``exc`` would print: the chain's messages, notes and reprs."""
+    import traceback
+
+    return "".join(traceback.format_exception(exc)) + repr(exc.args)
+
+
+@pytest.fixture
+def secret_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MCP_CODEGEN_SERVERS", "MCP_CODEGEN_DRIFT", "MCP_CODEGEN_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENT_SECRET", SECRET)
+
+
+def _config(root: Path, servers: dict[str, object]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "mcp.json").write_text(json.dumps({"mcpServers": servers}), "utf-8")
+    return root
+
+
+@pytest.mark.usefixtures("secret_env")
+@pytest.mark.parametrize("where", ["query", "userinfo", "path"])
+def test_a_secret_in_an_http_url_is_not_in_the_connection_error(tmp_path: Path, where: str) -> None:
+    from common_support import free_port
+    from mcp_codegen_runtime.client.agent import connect
+    from mcp_codegen_runtime.wire.errors import McpError
+    from weather.client import WeatherSyncClient
+
+    port = free_port()  # nothing listens there
+    url = {"query": f"http://127.0.0.1:{port}/mcp?key=${{AGENT_SECRET}}",
+           "userinfo": f"http://user:${{AGENT_SECRET}}@127.0.0.1:{port}/mcp",
+           "path": f"http://127.0.0.1:{port}/t/${{AGENT_SECRET}}/mcp"}[where]
+    root = _config(tmp_path / "servers", {"remote": {"url": url, "drift": "off", "timeout": 10}})
+    try:
+        with pytest.raises(McpError) as caught:
+            connect.agent_client("remote", WeatherSyncClient, root=root)
+    finally:
+        connect.close_agent_clients()
+    text = _every_text(caught.value)
+    assert "could not be connected" in text and "${AGENT_SECRET}" in text
+    for form in (SECRET, "s3cr3t-Token%2B%2Fvalue", "s3cr3t-Token+%2Fvalue"):
+        assert form not in text
+
+
+@pytest.mark.usefixtures("secret_env")
+def test_a_secret_in_a_command_its_arguments_or_echoed_on_stderr_is_not_shown(tmp_path: Path) -> None:
+    from mcp_codegen_runtime.client.agent import connect
+    from mcp_codegen_runtime.wire.errors import McpError
+    from weather.client import WeatherSyncClient
+
+    root = _config(tmp_path / "servers", {
+        "missing": {"command": str(tmp_path / "${AGENT_SECRET}" / "server"), "drift": "off"},
+        "echo": {"command": sys.executable, "args": ["-c", "import sys; print('token', sys.argv[1], file=sys.stderr)",
+                                                     "${AGENT_SECRET}"], "drift": "off"},
+    })
+    for name in ("missing", "echo"):
+        try:
+            with pytest.raises(McpError) as caught:
+                connect.agent_client(name, WeatherSyncClient, root=root)
+        finally:
+            connect.close_agent_clients()
+        text = _every_text(caught.value)
+        assert "could not be connected" in text and SECRET not in text, text
+    assert "token ${AGENT_SECRET}" in text  # the stderr line is kept, its value hidden
+
+
+@pytest.mark.usefixtures("secret_env")
+def test_a_later_call_after_the_server_died_does_not_show_the_secret(tmp_path: Path) -> None:
+    from mcp_codegen_runtime.client.agent import connect
+    from mcp_codegen_runtime.wire.errors import McpError
+    from weather.client import WeatherSyncClient
+
+    folder = tmp_path / SECRET.replace("/", "_").replace("+", "_")
+    folder.mkdir()
+    (folder / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n', "utf-8")
+    (folder / "python").chmod(0o755)
+    os.environ["AGENT_SECRET"] = folder.name
+    root = _config(tmp_path / "servers", {"weather": {
+        "command": str(tmp_path / "${AGENT_SECRET}" / "python"), "args": ["-m", "weather", "--stdio"],
+        "cwd": str(EXAMPLES), "env": {"PYTHONPATH": str(EXAMPLES)}, "stderr": "discard", "drift": "off"}})
+    try:
+        client = connect.agent_client("weather", WeatherSyncClient, root=root)
+        process = client.client.transport.process  # type: ignore[attr-defined]
+        process.kill()
+        with pytest.raises(McpError) as caught:
+            for _ in range(3):  # the first call may still see the process going
+                client.get_weather(location="Paris")
+                client = connect.agent_client("weather", WeatherSyncClient, root=root)
+                client.client.transport.process.kill()  # type: ignore[attr-defined]
+    finally:
+        connect.close_agent_clients()
+    text = _every_text(caught.value)
+    assert folder.name not in text, text
