@@ -193,12 +193,15 @@ class TaskManager:
                 value = await core._run_handler(tool, model, ctx, client_key)
             fields = {"status": "completed", "result": core._finish(build_result(tool, value), env)}
         except asyncio.CancelledError:
+            ctx.cancelled_by_peer = True  # a plain ``def`` handler still running sees ctx.cancelled
             fields = {"status": "cancelled"}
         except InputRequired:
             fields = self._failed(InvalidParamsError("Invalid params: a malformed answer to an input request"))
         except ProtocolError as exc:
             fields = self._failed(exc)
         except BaseException as exc:  # what the handler raised: a tool error, a timeout, a bug
+            if isinstance(exc, TimeoutError):
+                ctx.cancelled_by_peer = True
             try:
                 fields = {"status": "completed", "result": core._finish(core._error_for(tool, exc, env), env)}
             except ProtocolError as protocol:
