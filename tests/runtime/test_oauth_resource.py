@@ -36,6 +36,7 @@ class FakeAS:
     def __init__(self) -> None:
         self.docs: dict[str, Any] = {}
         self.hits: dict[str, int] = {}
+        self.down = False  # every GET answers 503 (the authorization server is unavailable)
         self.forms: list[tuple[dict[str, list[str]], str | None]] = []
         self.introspect: Any = None  # callable(form, authorization) -> (status, body)
         owner = self
@@ -51,7 +52,9 @@ class FakeAS:
 
             def do_GET(self) -> None:
                 owner.hits[self.path] = owner.hits.get(self.path, 0) + 1
-                if self.path in owner.docs:
+                if owner.down:
+                    self._answer(503, {})
+                elif self.path in owner.docs:
                     self._answer(200, owner.docs[self.path])
                 else:
                     self._answer(404, {})
@@ -131,6 +134,36 @@ def test_jwks_is_cached_and_refetched_for_unknown_kids_at_most_once_per_interval
         await expired.key("k1")
         await expired.key("k1")
         assert expired.fetches == 2
+
+    _run(scenario())
+
+
+def test_failed_jwks_fetches_count_against_the_refetch_interval(fake_as: FakeAS) -> None:
+    """Issue 44: while the authorization server answers 503, made-up kids do not each cause a
+    fetch; the keys fetched last stay in use; the next attempt waits for the interval."""
+    fake_as.docs["/jwks"] = {"keys": [_jwk(RSA_KEY, "k1")]}
+    fake_as.down = True
+
+    async def scenario() -> None:
+        never = JwksCache(fake_as.url, f"{fake_as.url}/jwks", ttl=3600, refetch_interval=0.5)
+        for i in range(10):  # no key set yet, the server down: one fetch, then refusals
+            with pytest.raises(AuthServerUnavailable):
+                await never.key(f"made-up-{i}")
+        assert fake_as.hits["/jwks"] == 1
+        await asyncio.sleep(0.6)
+        fake_as.down = False  # back: the next attempt, after the interval, succeeds
+        assert await never.key("k1") is not None
+        assert fake_as.hits["/jwks"] == 2
+
+        stale = JwksCache(fake_as.url, f"{fake_as.url}/jwks", ttl=0.2, refetch_interval=30)
+        assert await stale.key("k1") is not None
+        before = fake_as.hits["/jwks"]
+        fake_as.down = True
+        await asyncio.sleep(0.3)  # the keys expired, the server is down
+        assert await stale.key("k1") is not None  # the keys fetched last are used
+        for i in range(10):
+            assert await stale.key(f"made-up-{i}") is None
+        assert fake_as.hits["/jwks"] == before + 1
 
     _run(scenario())
 

@@ -22,10 +22,10 @@ from everything import (
 from everything.errors import InternalError, InvalidParamsError, JobFailedError, MissingCapabilityError
 from everything.models import SlowComputeOutput
 from http_support import EXAMPLES, ServerProcess
-from mcp_codegen_runtime.server.tasks.store import RedisTaskStore
+from mcp_codegen_runtime.server.tasks.store import RedisTaskStore, ResultBudget
 from mcp_codegen_runtime.wire import protocol as p
 from redis_support import redis_server
-from tasks_support import exercise_store
+from tasks_support import exercise_budget, exercise_store
 
 IMPL = ["--impl", "everything_impl:EverythingService"]
 TASKS = "io.modelcontextprotocol/tasks"
@@ -196,6 +196,43 @@ def test_the_redis_store_keeps_the_store_contract(redis_url: str) -> None:
         store = RedisTaskStore(redis_url, f"test-{secrets.token_hex(4)}")
         try:
             await exercise_store(store)
+        finally:
+            await store.aclose()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_a_task_running_longer_than_its_ttl_does_not_expire(store: str, redis_url: str) -> None:
+    """Issue 44, attack 5: the TTL counts from the task's end; the record stays while the
+    handler runs, the result is delivered, and only then does the record expire."""
+    shared = ["--redis-url", redis_url] if store == "redis" else []
+    proc = everything("--task-ttl", "0.5", "--max-tasks-per-client", "1", *shared,
+                      env={"MCP_CODEGEN_STATE_KEY": secrets.token_hex(32)} if shared else None)
+    try:
+        async def main() -> None:
+            async with EverythingClient.http(proc.url, era="modern", audit=None) as client:
+                handle = await client.start_slow_compute(seconds=2.0, label="long")
+                await asyncio.sleep(1.2)  # past the TTL, still running
+                state = await client.request("tasks/get", {"taskId": handle.task_id})
+                assert state["status"] == "working"
+                over = await client.call_raw("slow_compute", {"seconds": 0})  # it still counts
+                assert over.isError
+                assert await handle.result() == SlowComputeOutput(label="long", seconds=2.0)
+                await asyncio.sleep(1.0)  # now the TTL after its end has passed
+                with pytest.raises(InvalidParamsError):
+                    await client.request("tasks/get", {"taskId": handle.task_id})
+
+        run_async(main(), 60)
+    finally:
+        proc.stop()
+
+
+def test_the_redis_store_keeps_the_result_budget(redis_url: str) -> None:
+    async def main() -> None:
+        store = RedisTaskStore(redis_url, f"test-{secrets.token_hex(4)}", ResultBudget(total=9000, per_owner=3000))
+        try:
+            await exercise_budget(store, 3000, 9000)
         finally:
             await store.aclose()
 

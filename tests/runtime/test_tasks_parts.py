@@ -14,9 +14,9 @@ import yaml
 from mcp_codegen_runtime.client.tasks.handle import TaskHandle, status_of
 from mcp_codegen_runtime.server.settings import ServerSettings
 from mcp_codegen_runtime.server.tasks.manager import declares_tasks
-from mcp_codegen_runtime.server.tasks.store import MemoryTaskStore
+from mcp_codegen_runtime.server.tasks.store import MemoryTaskStore, ResultBudget
 from mcp_codegen_runtime.wire.errors import InvalidParamsError, ProtocolError
-from tasks_support import exercise_store
+from tasks_support import exercise_budget, exercise_store
 
 from codegen import generate
 from codegen.api import build
@@ -84,6 +84,12 @@ def test_declaring_the_extension() -> None:
 
 def test_memory_store() -> None:
     asyncio.run(exercise_store(MemoryTaskStore()))
+
+
+def test_memory_store_result_budget() -> None:
+    store = MemoryTaskStore(ResultBudget(total=9000, per_owner=3000))
+    asyncio.run(exercise_budget(store, 3000, 9000))
+    assert store.result_bytes <= 9000
 
 
 def test_status_of_reads_tasks_and_refuses_malformed_ones() -> None:

@@ -220,11 +220,14 @@ class StdioTransport(ClientTransport):
         self._closing = False
 
     def fresh(self) -> StdioTransport:
-        """The same command, to be spawned again."""
-        return StdioTransport(self.command, self.args, env=self.env, cwd=self.cwd, stderr=self.stderr_mode,
+        """The same command, to be spawned again (its description kept: a caller may have set
+        one that hides secrets of the command line)."""
+        again = StdioTransport(self.command, self.args, env=self.env, cwd=self.cwd, stderr=self.stderr_mode,
                               inherit_env=self.inherit_env, shutdown_timeout=self.shutdown_timeout,
                               max_line_bytes=self.max_line_bytes, stderr_max_lines=self._stderr_lines.maxlen or 2000,
                               exit_grace=self.exit_grace)
+        again.description = self.description
+        return again
 
     @property
     def process(self) -> asyncio.subprocess.Process | None:
@@ -261,7 +264,9 @@ class StdioTransport(ClientTransport):
                 limit=self.max_line_bytes,
             )
         except OSError as exc:
-            raise TransportClosedError(f"cannot start {self.command!r}: {exc}") from exc
+            # the description, not the command line nor the OSError's file name: a caller may
+            # have hidden secrets of the command in the description (client/agent/)
+            raise TransportClosedError(f"cannot start {self.description}: {exc.strerror or type(exc).__name__}") from None
         self._reader = asyncio.create_task(self._read_loop(), name="mcp-stdio-reader")
         if self.stderr_mode == "capture":
             self._stderr_task = asyncio.create_task(self._stderr_loop(), name="mcp-stdio-stderr")

@@ -9,15 +9,25 @@ keyed by its principal or address) holds at most ``calls_per_client`` of those s
 one client flooding the server leaves the rest to the others; its further calls wait in its own
 queue, not in front of theirs.  A stdio or in-process connection is the server's only client and
 may use every slot.
+
+A plain ``def`` handler runs in a thread of the server's own pool (``max_concurrent_calls``
+threads, started as needed), never in the event loop's small default executor, and its slots
+are held until its thread ends: a call cancelled by the client (or timed out) while its thread
+still runs keeps counting against its client's share.  So a client that starts and cancels
+blocking calls, or tasks, holds at most its ``calls_per_client`` threads, and another client's
+admitted call finds a thread at once.  The handler sees the cancellation as ``ctx.cancelled``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .connection import is_network_client
@@ -60,6 +70,8 @@ class Limits:
         self._slots: tuple[asyncio.AbstractEventLoop, Slots] | None = None
         #: per network client: (its slots, how many calls hold or wait for them)
         self._per_client: dict[str, tuple[Slots, int]] = {}
+        #: The threads of plain ``def`` handlers (made on first use).
+        self._pool: ThreadPoolExecutor | None = None
 
     async def admit(self, client_key: str) -> bool:
         """Take one token from the client's bucket; False when it is empty (rate limited).
@@ -87,13 +99,23 @@ class Limits:
         return bucket.take()
 
     async def aclose(self) -> None:
-        """Release the Redis connection of a shared rate limit."""
+        """Release the Redis connection of a shared rate limit and the handler threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
         if self._shared is not None:
             await self._shared.aclose()
 
+    def _threads(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self._settings.max_concurrent_calls,
+                                            thread_name_prefix="mcp-handler")
+        return self._pool
+
     async def run(self, handler: Callable[..., Any], *args: Any, client_key: str | None = None) -> Any:
         """Run a user handler in one of the ``max_concurrent_calls`` slots (waiting for one);
-        a network client's calls first wait for one of its own ``calls_per_client`` slots."""
+        a network client's calls first wait for one of its own ``calls_per_client`` slots.
+        A plain function's slots are given back when its thread ends (module docstring)."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots[0] is not loop:
             self._slots = (loop, Slots(self._settings.max_concurrent_calls))
@@ -102,8 +124,10 @@ class Limits:
         if client_key is None or not is_network_client(client_key):
             if not slots.take_now():
                 await slots.take()
+            if not _is_async(handler):
+                return await self._in_thread(handler, args, slots.release)
             try:  # call_handler's steps, one coroutine fewer
-                value = await _invoke(handler, args)
+                value = handler(*args)
                 while _awaitable(value):
                     value = await value
                 return value
@@ -113,22 +137,54 @@ class Limits:
         if own is None:
             own = Slots(self._settings.calls_per_client())
         self._per_client[client_key] = (own, users + 1)
+        key: str = client_key
+
+        def leave() -> None:
+            mine, count = self._per_client[key]
+            if count <= 1:
+                del self._per_client[key]
+            else:
+                self._per_client[key] = (mine, count - 1)
+
+        held: list[Callable[[], None]] = []
         try:
             await own.take()
-            try:
-                await slots.take()
-                try:
-                    return await call_handler(handler, *args)
-                finally:
-                    slots.release()
-            finally:
-                own.release()
+            held.append(own.release)
+            await slots.take()
+        except BaseException:
+            for release in held:
+                release()
+            leave()
+            raise
+
+        def done() -> None:
+            slots.release()
+            own.release()
+            leave()
+
+        if not _is_async(handler):
+            return await self._in_thread(handler, args, done)
+        try:
+            return await call_handler(handler, *args)
         finally:
-            own, users = self._per_client[client_key]
-            if users <= 1:
-                del self._per_client[client_key]
-            else:
-                self._per_client[client_key] = (own, users - 1)
+            done()
+
+    async def _in_thread(self, handler: Callable[..., Any], args: tuple[Any, ...], done: Callable[[], None]) -> Any:
+        """``handler(*args)`` in a pool thread; ``done`` runs when the thread ends, even when the
+        caller was cancelled before (the thread cannot be stopped: its slots stay taken)."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._threads(), functools.partial(contextvars.copy_context().run, handler, *args))
+
+        def ended(f: asyncio.Future[Any]) -> None:
+            if not f.cancelled():
+                f.exception()  # retrieved: a cancelled caller never reads it
+            done()
+
+        future.add_done_callback(ended)
+        value = await asyncio.shield(future)
+        while _awaitable(value):
+            value = await value
+        return value
 
 
 #: Whether a handler's function is ``async def`` (:func:`inspect.iscoroutinefunction`), per

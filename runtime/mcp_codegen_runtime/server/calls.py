@@ -148,6 +148,8 @@ class ToolCalls:
             ctx.cancelled_by_peer = True
             raise
         except BaseException as exc:
+            if isinstance(exc, TimeoutError):
+                ctx.cancelled_by_peer = True  # abandoned: a plain ``def`` handler still running sees ctx.cancelled
             return self._finish(self._error_for(tool, exc, env), env)
         return self._finish(build_result(tool, value), env)
 

@@ -149,6 +149,19 @@ class Connection:
         else:
             fut.set_result(message.get("result"))
 
+    def refuse_answer(self, raw: bytes | str, error: ProtocolError) -> bool:
+        """A message from the client that could not be read (invalid JSON, a lone surrogate, too
+        deep): when it is an answer whose ``id`` names a pending server->client request (found
+        without parsing, :func:`~wire.jsonrpc.salvage_response_id`), that request fails with
+        ``error`` at once, so the call that asked ends with an error instead of waiting for an
+        answer that never comes.  True when one was failed."""
+        rid = jsonrpc.salvage_response_id(raw)
+        fut = self._pending.get(rid) if rid is not None else None
+        if fut is None or fut.done():
+            return False
+        fut.set_exception(error)
+        return True
+
     def cancel_request(self, request_id: Any) -> bool:
         """Cancel the in-flight request ``request_id`` (from ``notifications/cancelled``)."""
         task = self.inflight.get(request_id) if jsonrpc.is_valid_id(request_id) else None

@@ -146,7 +146,8 @@ class Context:
 
     @property
     def cancelled(self) -> bool:
-        """True once the client cancelled this request (poll it in long sync handlers)."""
+        """True once the client cancelled this request, or the server gave up on it (its timeout, a
+        cancelled task): poll it in long plain ``def`` handlers, whose thread is not stopped."""
         return self.cancelled_by_peer or self.request_id in self._conn.cancelled_ids
 
     def raise_if_cancelled(self) -> None:

@@ -299,7 +299,15 @@ def build_parser(base: type[ServerBase], prog: str | None, scaffold: str | None 
     parser.add_argument("--max-tasks-per-client", type=int, default=None,
                         help="of those, how many one client may have (default: a tenth, at least 10)")
     parser.add_argument("--task-ttl", type=float, default=_env_number("MCP_CODEGEN_TASK_TTL", defaults.task_ttl),
-                        help=f"seconds a task and its result are kept after its last change (default {defaults.task_ttl:g})")
+                        help=f"seconds a task and its result are kept after it ended; a running task never expires "
+                             f"(default {defaults.task_ttl:g})")
+    parser.add_argument("--max-task-result-bytes", type=int,
+                        default=int(_env_number("MCP_CODEGEN_MAX_TASK_RESULT_BYTES", defaults.max_task_result_bytes)),
+                        help="bytes of finished task results kept at once, server-wide; the oldest are dropped first "
+                             f"(default {defaults.max_task_result_bytes})")
+    parser.add_argument("--max-task-result-bytes-per-client", type=int, default=None,
+                        help="of those, how many one client's finished results may hold (default: an eighth); a larger "
+                             "result fails its task")
     parser.add_argument("--print-config", choices=HOSTS, metavar="HOST",
                         help=f"print the server entry for a host's MCP configuration and exit ({', '.join(HOSTS)}): "
                              "absolute interpreter path, arguments and PYTHONPATH, so it starts from any folder")
@@ -388,6 +396,8 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
             max_listen_streams_per_client=args.max_listen_streams_per_client,
             max_listen_streams=args.max_listen_streams,
             max_tasks=args.max_tasks, max_tasks_per_client=args.max_tasks_per_client, task_ttl=args.task_ttl,
+            max_task_result_bytes=args.max_task_result_bytes,
+            max_task_result_bytes_per_client=args.max_task_result_bytes_per_client,
             rate_limit_per_second=1e12 if unlimited else args.rate_limit,
             rate_limit_burst=10**12 if unlimited else max(1, args.rate_burst),
             state_key_file=args.state_key_file, state_audience=args.state_audience, redis_url=args.redis_url,

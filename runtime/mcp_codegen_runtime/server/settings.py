@@ -69,15 +69,20 @@ class ServerSettings:
     #: limit reach across processes (:mod:`server.replicas`).  None: ``MCP_CODEGEN_REDIS_URL``, else
     #: each process alone.
     redis_url: str | None = None
-    #: Tasks extension (``server.tasks``): seconds a task is kept after its last change (its
-    #: ``ttlMs``), the ``pollIntervalMs`` suggested to clients (seconds), the longest a task's
-    #: handler may run, and how many tasks are stored at once, server-wide and per client
-    #: (None: a tenth of ``max_tasks``, at least 10; see :func:`fair_share`).
+    #: Tasks extension (``server.tasks``): seconds a task is kept after it ended (its ``ttlMs``;
+    #: a running task never expires), the ``pollIntervalMs`` suggested to clients (seconds), the
+    #: longest a task's handler may run, and how many tasks are stored at once, server-wide and
+    #: per client (None: a tenth of ``max_tasks``, at least 10; see :func:`fair_share`).
     task_ttl: float = 3600.0
     task_poll_interval: float = 0.5
     task_timeout: float = 3600.0
     max_tasks: int = 1000
     max_tasks_per_client: int | None = None
+    #: Bytes of finished task results (their JSON) kept at once, server-wide and per client
+    #: (None: an eighth of ``max_task_result_bytes``): the oldest results are dropped to make
+    #: room, and a result larger than a client's share fails its task (``server.tasks.store``).
+    max_task_result_bytes: int = 128 * 1024 * 1024
+    max_task_result_bytes_per_client: int | None = None
 
     def __post_init__(self) -> None:
         if self.page_size < 1:
@@ -88,7 +93,10 @@ class ServerSettings:
             raise ValueError("max_listen_streams must be at least 1")
         if self.max_tasks < 1 or self.task_ttl <= 0 or self.task_poll_interval <= 0:
             raise ValueError("max_tasks, task_ttl and task_poll_interval must be positive")
-        for name in ("max_concurrent_calls_per_client", "max_listen_streams_per_client", "max_tasks_per_client"):
+        if self.max_task_result_bytes < 1:
+            raise ValueError("max_task_result_bytes must be at least 1")
+        for name in ("max_concurrent_calls_per_client", "max_listen_streams_per_client", "max_tasks_per_client",
+                     "max_task_result_bytes_per_client"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1")
@@ -112,3 +120,9 @@ class ServerSettings:
         if self.max_tasks_per_client is not None:
             return min(self.max_tasks_per_client, self.max_tasks)
         return fair_share(self.max_tasks)
+
+    def task_result_bytes_per_client(self) -> int:
+        """Bytes of finished task results one client may have kept (``max_task_result_bytes_per_client``)."""
+        if self.max_task_result_bytes_per_client is not None:
+            return min(self.max_task_result_bytes_per_client, self.max_task_result_bytes)
+        return max(1, self.max_task_result_bytes // 8)

@@ -26,14 +26,17 @@ here runs at import time.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote, quote_plus
 
 #: A list of configuration files or host names (``os.pathsep``-separated) to read instead of
 #: ``servers/mcp.json``.
@@ -42,6 +45,8 @@ ENV_SERVERS = "MCP_CODEGEN_SERVERS"
 HOST_NAMES = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: What a config file must be no larger than (bytes).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+#: What an ``envFile`` must be no larger than (bytes).
+MAX_ENV_FILE_BYTES = 1024 * 1024
 
 #: The agent options an entry may hold besides the host keys (``client/agent/options.py``).
 OPTION_KEYS = ("drift", "timeout", "confirm", "audit", "oauth", "stderr", "elicitation", "sampling")
@@ -79,9 +84,70 @@ class ServerEntry:
     #: The command (stdio) or URL (HTTP) as the file writes it, ``${NAME}`` unexpanded: what
     #: messages show.
     label: str = ""
+    #: The values taken from the environment (``${NAME}`` references, ``envFile`` lines) ->
+    #: the reference that names them: what :meth:`redact` puts back in texts.
+    secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def redact(self, text: str) -> str:
+        """``text`` with every value of :attr:`secrets` (of :data:`MIN_SECRET` characters or
+        more, also percent-encoded) replaced by its ``${NAME}`` reference."""
+        return redact(text, self.secrets)
+
+
+#: Values shorter than this are not redacted: they would blank unrelated text (a port digit,
+#: ``1`` of a flag) and cannot hold a secret worth the name.
+MIN_SECRET = 4
+
+
+def redact(text: str, secrets: Mapping[str, str]) -> str:
+    """``text`` with each value of ``secrets`` (value -> reference) of at least
+    :data:`MIN_SECRET` characters replaced by its reference, in its plain and percent-encoded
+    forms (an HTTP library may print a URL encoded), longest values first."""
+    forms: dict[str, str] = {}
+    for value, reference in secrets.items():
+        if len(value) >= MIN_SECRET:
+            for form in (value, quote(value, safe=""), quote(value, safe="/:@"), quote_plus(value)):
+                forms.setdefault(form, reference)
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, forms[form])
+    return text
 
 
 # ------------------------------------------------------------------------------- the files
+class NotRegularFile(OSError):
+    """The path names a device, a FIFO, a socket or a folder: nothing read from it."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path`` (a caller seeing more than
+    ``limit`` refuses the file).  The file is opened without blocking, so a FIFO with no
+    writer cannot hang the caller; anything but a regular file (``/dev/zero``, a FIFO, a
+    socket) is refused before a byte is read.
+
+    Raises:
+        NotRegularFile: not a regular file.
+        OSError: it cannot be opened or read (``FileNotFoundError`` ...).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1024 * 1024))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _upward(relative: str, start: Path) -> list[Path]:
     """``relative`` in ``start`` and each of its parents (nearest first)."""
     return [folder / relative for folder in (start, *start.parents)]
@@ -179,8 +245,7 @@ def read_servers(path: Path, section: str = "servers", cwd: Path | None = None) 
         ServerConfigError: the file exists but is not a JSON object with a servers object.
     """
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
+        data = read_regular(path, MAX_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return {}
     except OSError as exc:
@@ -211,10 +276,13 @@ def read_servers(path: Path, section: str = "servers", cwd: Path | None = None) 
 
 
 # ----------------------------------------------------------------------------- the entry
-def _expand(value: str, server: str, key: str, environ: Mapping[str, str], workspace: Path | None) -> str:
+def _expand(value: str, server: str, key: str, environ: Mapping[str, str], workspace: Path | None,
+            secrets: dict[str, str] | None = None) -> str:
     def var(match: re.Match[str]) -> str:
         name, default = match.group(2), match.group(3)
         if name in environ:
+            if secrets is not None:
+                secrets.setdefault(environ[name], f"${{{name}}}")
             return environ[name]
         if default is not None:
             return default
@@ -245,13 +313,23 @@ def _strings(value: Any, where: str, key: str) -> dict[str, str]:
 def read_env_file(path: Path, where: str) -> dict[str, str]:
     """VS Code's ``envFile``: ``NAME=value`` lines (``#`` comments, ``export`` and quotes allowed).
 
+    Only a regular file of at most :data:`MAX_ENV_FILE_BYTES` is read (a device or a FIFO is
+    refused without blocking, see :func:`read_regular`).
+
     Raises:
-        ServerConfigError: the file cannot be read, or a line is not ``NAME=value`` (by number).
+        ServerConfigError: the file cannot be read, is not a regular file or is too large, is
+            not UTF-8, or a line is not ``NAME=value`` (by number).
     """
     try:
-        text = path.read_text("utf-8-sig")
+        data = read_regular(path, MAX_ENV_FILE_BYTES)
     except OSError as exc:
         raise ServerConfigError(f"{where}: envFile {path} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > MAX_ENV_FILE_BYTES:
+        raise ServerConfigError(f"{where}: envFile {path} is larger than {MAX_ENV_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ServerConfigError(f"{where}: envFile {path} is not UTF-8 text") from None
     out: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -286,31 +364,38 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
     transport: Transport = _TYPES[kind.lower()] if isinstance(kind, str) else "http" if "url" in raw else "stdio"
     workspace = source.parent.parent if source.parent.name == ".vscode" else source.parent
 
+    secrets: dict[str, str] = {}
+
+    def expand(value: str, key: str) -> str:
+        return _expand(value, name, key, env_, workspace, secrets)
+
     def text(key: str, value: Any) -> str:
         if not isinstance(value, str):
             raise ServerConfigError(f"{where}: {key!r} must be a string")
-        return _expand(value, name, key, env_, workspace)
+        return expand(value, key)
 
     options = {k: raw[k] for k in OPTION_KEYS if k in raw}
     if isinstance(options.get("oauth"), dict):
-        options["oauth"] = {k: _expand(v, name, f"oauth.{k}", env_, workspace) if isinstance(v, str) else v
+        options["oauth"] = {k: expand(v, f"oauth.{k}") if isinstance(v, str) else v
                             for k, v in options["oauth"].items()}
     if transport == "http":
         if "url" not in raw:
             raise ServerConfigError(f"{where}: an HTTP entry needs \"url\"")
-        headers = {k: _expand(v, name, f"headers.{k}", env_, workspace)
-                   for k, v in _strings(raw.get("headers"), where, "headers").items()}
+        headers = {k: expand(v, f"headers.{k}") for k, v in _strings(raw.get("headers"), where, "headers").items()}
         return ServerEntry(name, str(source), "http", url=text("url", raw["url"]), headers=headers, options=options,
-                           label=raw["url"])
+                           label=raw["url"], secrets=secrets)
     if "command" not in raw:
         raise ServerConfigError(f"{where}: a stdio entry needs \"command\" (or give \"url\" for HTTP)")
     args = raw.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
         raise ServerConfigError(f"{where}: 'args' must be a list of strings")
-    env = {k: _expand(v, name, f"env.{k}", env_, workspace) for k, v in _strings(raw.get("env"), where, "env").items()}
+    env = {k: expand(v, f"env.{k}") for k, v in _strings(raw.get("env"), where, "env").items()}
     if "envFile" in raw:
         env_file = Path(text("envFile", raw["envFile"])).expanduser()
-        env = {**read_env_file(env_file if env_file.is_absolute() else workspace / env_file, where), **env}
+        from_file = read_env_file(env_file if env_file.is_absolute() else workspace / env_file, where)
+        for key, value in from_file.items():
+            secrets.setdefault(value, f"${{{key}}}")
+        env = {**from_file, **env}
     cwd = raw.get("cwd")
     folder = None
     if cwd is not None:
@@ -318,8 +403,9 @@ def parse_entry(name: str, raw: Any, source: Path, environ: Mapping[str, str] | 
         folder = folder if folder.is_absolute() else source.parent / folder
     return ServerEntry(
         name, str(source), "stdio", command=text("command", raw["command"]),
-        args=tuple(_expand(str(a), name, f"args[{i}]", env_, workspace) for i, a in enumerate(args)),
+        args=tuple(expand(str(a), f"args[{i}]") for i, a in enumerate(args)),
         env=env, cwd=str(folder) if folder is not None else None, options=options, label=raw["command"],
+        secrets=secrets,
     )
 
 
@@ -357,6 +443,8 @@ __all__ = [
     "host_files",
     "parse_entry",
     "read_env_file",
+    "read_regular",
     "read_servers",
+    "redact",
     "strip_jsonc",
 ]

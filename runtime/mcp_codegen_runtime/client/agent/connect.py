@@ -22,6 +22,7 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,16 +64,18 @@ def drift_summary(report: CompatReport, most: int = 5) -> str:
     return "; ".join(breaking) or "no details"
 
 
-def judge_drift(server: str, policy: DriftPolicy, outcome: CompatReport | McpError) -> None:
+def judge_drift(server: str, policy: DriftPolicy, outcome: CompatReport | McpError,
+                redact: Callable[[str], str] = str) -> None:
     """Apply the drift policy to the outcome of a new connection's ``check_compat()``.
 
     ``warn`` logs one warning line on ``mcp_codegen.client.agent``; ``raise`` raises
-    :class:`ServerDriftError` (also when the check itself failed).
+    :class:`ServerDriftError` (also when the check itself failed).  ``redact`` hides the
+    entry's secrets in the text of a failed check (:meth:`ServerEntry.redact`).
     """
     if isinstance(outcome, McpError):
-        message = f"MCP server {server!r}: the drift check could not run ({type(outcome).__name__}: {outcome})"
+        message = redact(f"MCP server {server!r}: the drift check could not run ({type(outcome).__name__}: {outcome})")
         if policy == "raise":
-            raise ServerDriftError(message) from outcome
+            raise ServerDriftError(message) from scrub(outcome, redact)
         _warn_once(message)
         return
     if outcome.compatible:
@@ -102,7 +105,7 @@ def _sync_drift(server: str, entry: ServerEntry, client: SyncClientBase[Any]) ->
         outcome: CompatReport | McpError = client.check_compat()
     except McpError as exc:
         outcome = exc
-    judge_drift(server, policy, outcome)
+    judge_drift(server, policy, outcome, entry.redact)
 
 
 async def _async_drift(server: str, entry: ServerEntry, client: ClientBase) -> None:
@@ -113,7 +116,7 @@ async def _async_drift(server: str, entry: ServerEntry, client: ClientBase) -> N
         outcome: CompatReport | McpError = await client.check_compat()
     except McpError as exc:
         outcome = exc
-    judge_drift(server, policy, outcome)
+    judge_drift(server, policy, outcome, entry.redact)
 
 
 #: The most lines of a server's captured stderr an error shows.
@@ -123,18 +126,56 @@ STDERR_LINES = 20
 def connect_failed(server: str, entry: ServerEntry, exc: McpError, stderr: str) -> McpError:
     """The error of a first connection that failed: a lost transport (the command failed, the
     server exited) becomes a :class:`TransportClosedError` naming the server and its entry; other
-    errors keep their class.  Both get the last lines of the server's captured stderr as a note."""
+    errors keep their class.  Both get the last lines of the server's captured stderr as a note.
+    No value taken from the environment is left in the error or in those it was caused by
+    (:func:`scrub`)."""
     what = ("started as " if entry.transport == "stdio" else "at ") + f"{entry.label!r} (from {entry.source})"
     out: McpError = exc
     if isinstance(exc, TransportClosedError):
         out = TransportClosedError(f"MCP server {server!r} could not be connected: {exc.message}; {what}",
                                    data=exc.data)
+        out.__cause__ = exc
     else:
         exc.add_note(f"connecting MCP server {server!r}, {what}")
     tail = stderr.splitlines()[-STDERR_LINES:]
     if tail:
         out.add_note("the server's stderr ended with:\n" + "\n".join(f"  {line}" for line in tail))
+    scrub(out, entry.redact)
     return out
+
+
+def scrub(exc: BaseException, redact: Callable[[str], str]) -> BaseException:
+    """Pass the texts of ``exc`` and of every exception in its chain (``__cause__``,
+    ``__context__``) through ``redact``, in place: arguments, ``message`` and ``data`` of an
+    :class:`McpError`, the file names of an ``OSError``, notes.  Returns ``exc``."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        item.args = tuple(_redacted(a, redact) for a in item.args)
+        if isinstance(item, McpError):
+            item.message = redact(item.message)
+            item.data = _redacted(item.data, redact)
+        if isinstance(item, OSError):
+            item.filename, item.filename2 = _redacted(item.filename, redact), _redacted(item.filename2, redact)
+        notes = getattr(item, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [_redacted(n, redact) for n in notes]
+        stack += [item.__cause__, item.__context__]
+    return exc
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redacted(v, redact) for v in value)
+    return value
 
 
 def _check_type(server: str, client: object, client_cls: type) -> None:
@@ -151,12 +192,20 @@ _atexit_registered = False
 
 
 def _open(client_cls: type[Any], entry: ServerEntry) -> Any:
-    """An unconnected client of ``client_cls`` (sync or async: the constructors are twins)."""
+    """An unconnected client of ``client_cls`` (sync or async: the constructors are twins),
+    whose transport describes itself by the entry's label (``${NAME}`` unexpanded): the
+    errors of every later call name the server without the secrets of its URL or command."""
     options = client_options(entry)
     if entry.transport == "http":
-        return client_cls.http(entry.url, **options)
-    assert entry.command is not None
-    return client_cls.stdio(entry.command, entry.args, **options)
+        client = client_cls.http(entry.url, **options)
+        description = f"HTTP server {entry.label}"
+    else:
+        assert entry.command is not None
+        client = client_cls.stdio(entry.command, entry.args, **options)
+        description = f"stdio server {entry.label!r}"
+    inner = client.client if isinstance(client, SyncClientBase) else client
+    inner.transport.description = description
+    return client
 
 
 def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
@@ -196,7 +245,7 @@ def agent_client(server: str, client_cls: type[S], *, root: Path) -> S:
                 failed = connect_failed(server, entry, exc, fresh.client.stderr_output)
                 if failed is exc:
                     raise
-                raise failed from exc
+                raise failed from failed.__cause__
             _sync_drift(server, entry, fresh)
         except BaseException:
             fresh.close()
@@ -304,7 +353,7 @@ async def agent_client_async(server: str, client_cls: type[A], *, root: Path) ->
                         failed = connect_failed(server, entry, exc, fresh.stderr_output)
                         if failed is exc:
                             raise
-                        raise failed from exc
+                        raise failed from failed.__cause__
                     await _async_drift(server, entry, fresh)
                 except BaseException:
                     await fresh.aclose()
@@ -335,4 +384,5 @@ __all__ = [
     "connect_failed",
     "drift_summary",
     "judge_drift",
+    "scrub",
 ]

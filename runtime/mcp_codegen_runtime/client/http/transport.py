@@ -48,6 +48,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ...wire import protocol as p
 from ...wire.errors import MissingDependencyError
@@ -167,11 +168,14 @@ class HttpTransport(ResponseReader):
 
     def fresh(self) -> HttpTransport:
         """The same endpoint and settings, with no session yet (OAuth tokens come back from the
-        settings' token storage)."""
-        return HttpTransport(self.url, headers=self.headers, bearer_token=self.bearer_token, timeout=self.timeout,
+        settings' token storage); its description kept (a caller may have hidden secrets of the
+        URL in it)."""
+        again = HttpTransport(self.url, headers=self.headers, bearer_token=self.bearer_token, timeout=self.timeout,
                              read_timeout=self.read_timeout, tools=self._tools, listen=self.listen,
                              max_reconnects=self.max_reconnects, default_retry_ms=self.default_retry_ms,
                              max_message_bytes=self.max_message_bytes, client=self._given_client, auth=self._auth)
+        again.description = self.description
+        return again
 
     @property
     def session_id(self) -> str | None:
@@ -185,6 +189,16 @@ class HttpTransport(ResponseReader):
 
     # -- lifecycle -------------------------------------------------------------------------
     async def start(self, sink: MessageSink) -> None:
+        try:
+            parts = urlsplit(self.url)
+            usable = parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+        except ValueError:  # a port that is not a number (an unencoded "/" or "@" in a password ...)
+            usable = False
+        if not usable:
+            from ...wire.errors import TransportClosedError
+
+            raise TransportClosedError(f"{self.description}: not an http(s) URL with a host and a valid port "
+                                       f"(percent-encode '/', '@' and ':' in a user name or password)")
         await super().start(sink)
         if self._http is None or (self._auth is not None and self._oauth_http is None):
             require_httpx()
@@ -394,6 +408,9 @@ class HttpTransport(ResponseReader):
             # a request not written whole is never dispatched; a broken answer may have run
             delivered = not isinstance(exc, (httpx.WriteError, httpx.LocalProtocolError))
             await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {exc!r}", {"requestSent": delivered})
+        except Exception as exc:  # anything else fails this call (never a task error nobody reads); its
+            # text is left out: it may quote the URL, and so a secret the caller hid from the description
+            await self.fail(rid, p.INTERNAL_ERROR, f"HTTP request failed: {type(exc).__name__}", {"requestSent": False})
         finally:
             self._requests.pop(rid, None)
             self._list_ids.discard(rid)

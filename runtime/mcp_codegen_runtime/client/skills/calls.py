@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
@@ -28,14 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...wire.content import BlobResourceContents, TextResourceContents
 from ...wire.errors import InvalidParamsError, McpError, ProtocolError
-from ...wire.skills import (
-    SKILL_FILE,
-    FrontmatterError,
-    digest,
-    frontmatter_block,
-    parse_frontmatter,
-    skill_body,
-)
+from ...wire.skills import SKILL_FILE, digest, skill_body
+from .frontmatter import UnreadableFrontmatter, read_frontmatter, shown
 
 
 class SkillVerificationError(McpError):
@@ -134,17 +127,9 @@ class LoadedSkill(_Model):
 
 def _frontmatter_of(text: str, uri: str) -> dict[str, Any]:
     try:
-        return parse_frontmatter(text)
-    except FrontmatterError as exc:
-        try:  # a server's frontmatter may use more YAML than the runtime's own reader knows
-            yaml = importlib.import_module("yaml")  # optional: PyYAML, when installed
-            block = frontmatter_block(text)
-            data = yaml.safe_load(block[0]) if block is not None else None
-        except Exception:
-            data = None
-        if not isinstance(data, dict):
-            raise SkillFrontmatterMismatchError(f"{uri}: unreadable frontmatter ({exc})", uri=uri) from None
-        return data
+        return read_frontmatter(text)
+    except UnreadableFrontmatter as exc:
+        raise SkillFrontmatterMismatchError(f"{uri}: unreadable frontmatter ({exc})", uri=uri) from None
 
 
 def verify(entry: SkillEntry, uri: str, data: bytes, *, frontmatter: bool = False) -> None:
@@ -170,7 +155,8 @@ def verify(entry: SkillEntry, uri: str, data: bytes, *, frontmatter: bool = Fals
         for key in sorted(set(found) | set(entry.frontmatter)):
             if found.get(key) != entry.frontmatter.get(key):
                 raise SkillFrontmatterMismatchError(
-                    f"{uri}: frontmatter {key!r} is {found.get(key)!r} in the file, {entry.frontmatter.get(key)!r} in the entry",
+                    f"{uri}: frontmatter {shown(key)} is {shown(found.get(key))} in the file, "
+                    f"{shown(entry.frontmatter.get(key))} in the entry",
                     uri=uri, expected=entry.frontmatter.get(key), actual=found.get(key))
 
 

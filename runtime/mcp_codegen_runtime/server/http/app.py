@@ -42,7 +42,7 @@ from .access import AccessPolicy
 from .legacy import LegacyHandler
 from .modern import StatelessHandler
 from .oauth import ResourceServer
-from .request import HttpError, Message, Receive, Request, Scope, Send, read_message
+from .request import HttpError, Message, Receive, Request, Scope, Send, UnreadableMessage, read_message
 from .responses import send_body, send_error
 from .settings import HttpSettings
 
@@ -168,7 +168,11 @@ class HttpApp:
             raise HttpError(405, None, "Method Not Allowed", headers=[("allow", "GET, POST, DELETE")])
 
     async def _post(self, req: Request, receive: Receive, send: Send, principal: Any) -> None:
-        message = await read_message(req, receive, max_bytes=self._max_body, timeout=self.settings.body_timeout)
+        try:
+            message = await read_message(req, receive, max_bytes=self._max_body, timeout=self.settings.body_timeout)
+        except UnreadableMessage as exc:
+            self._legacy.refuse_answer(req, principal, exc)  # a legacy answer the server waits for
+            raise
         fields = REQUEST_FIELDS.get()
         if fields is not None and isinstance(message, dict) and isinstance(message.get("method"), str):
             fields["mcp_method"] = message["method"][:_FIELD_LIMIT]

@@ -11,7 +11,10 @@ when the key states one); the signature (PyJWT); ``exp``/``nbf``/``iat`` with
 RFC 8414 / OpenID Connect discovery metadata), keeps it ``ttl`` seconds, and refetches
 early when a token names an unknown ``kid`` (key rotation), at most once per
 ``refetch_interval`` seconds (a flood of made-up ``kid`` values cannot flood the
-authorization server).  Concurrent misses share one fetch.
+authorization server).  Concurrent misses share one fetch.  A failed fetch counts against
+that interval too: while the authorization server is down, tokens are checked against the
+keys fetched last (expired or not), or refused with :class:`AuthServerUnavailable` when there
+are none, and the next attempt waits for the interval.
 
 PyJWT (with ``cryptography``) is the ``oauth`` extra, imported when a verifier is built.
 """
@@ -88,6 +91,9 @@ class JwksCache:
         self.timeout = timeout
         self._keys: dict[str | None, Mapping[str, Any]] = {}
         self._fetched_at: float | None = None
+        #: The last attempt (fetched or failed) and whether it failed.
+        self._tried_at: float | None = None
+        self._failed = False
         self._lock = asyncio.Lock()
         #: JWKS fetches so far (for tests and metrics).
         self.fetches = 0
@@ -109,16 +115,42 @@ class JwksCache:
         self.fetches += 1
 
     async def key(self, kid: str | None) -> Mapping[str, Any] | None:
-        """The JWK named ``kid`` (None: the only key without a ``kid``), fetching as needed."""
+        """The JWK named ``kid`` (None: the only key without a ``kid``), fetching as needed.
+
+        Raises:
+            AuthServerUnavailable: no key set was ever fetched and the last attempt failed
+                (now, or less than ``refetch_interval`` seconds ago).
+        """
         async with self._lock:
             now = time.monotonic()
             age = None if self._fetched_at is None else now - self._fetched_at
+            since = None if self._tried_at is None else now - self._tried_at
+            waited = since is None or since >= self.refetch_interval
             if age is None or age > self.ttl:
-                await self._refresh()
-            elif kid not in self._keys and age >= self.refetch_interval:
-                logger.info("JWKS of %s: unknown key id, fetching the key set again", self.issuer)
-                await self._refresh()
+                fetch = waited or not self._failed  # the TTL alone: after a failure, wait the interval
+            else:
+                fetch = kid not in self._keys and waited
+                if fetch:
+                    logger.info("JWKS of %s: unknown key id, fetching the key set again", self.issuer)
+            if fetch:
+                await self._attempt(now)
+            elif self._fetched_at is None:
+                raise AuthServerUnavailable(f"the JWKS of {self.issuer} could not be fetched; next attempt in "
+                                            f"{max(0.0, self.refetch_interval - (since or 0.0)):.0f} s")
             return self._keys.get(kid)
+
+    async def _attempt(self, now: float) -> None:
+        """One fetch; a failure is remembered (and raised only when there are no keys to use)."""
+        self._tried_at = now
+        try:
+            await self._refresh()
+        except AuthServerUnavailable as exc:
+            self._failed = True
+            if self._fetched_at is None:
+                raise
+            logger.warning("JWKS of %s could not be fetched (%s): using the keys fetched last", self.issuer, exc)
+        else:
+            self._failed = False
 
 
 class JwtVerifier:

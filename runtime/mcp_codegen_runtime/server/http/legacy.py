@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ...wire import jsonrpc
 from ...wire import protocol as p
 from .access import client_key
-from .request import HttpError, Receive, Request, Send
+from .request import HttpError, Receive, Request, Send, UnreadableMessage
 from .responses import pump, send_empty, send_json, status_for
 from .settings import HttpSettings
 from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into, request_headers
@@ -240,6 +240,16 @@ class LegacyHandler:
             raise HttpError(400, p.INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
         session.last_seen = time.monotonic()
         return session
+
+    def refuse_answer(self, req: Request, principal: Any, unreadable: UnreadableMessage) -> None:
+        """A POST of the session ``req`` names whose body could not be read: if it answers a
+        request the server sent (a sampling result with a lone surrogate, say), that request
+        fails now and so does the call that asked, on its own stream (as a 2026 call fails)."""
+        try:
+            session = self.session(req, principal)
+        except HttpError:
+            return
+        session.conn.refuse_answer(unreadable.raw, unreadable.error)
 
     async def initialize(self, req: Request, send: Send, principal: Any, message: Any) -> None:
         """Answer ``initialize``: a new session, its id in ``Mcp-Session-Id`` (JSON response).

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...wire import jsonrpc
 from ...wire import protocol as p
+from ...wire.errors import ParseError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -166,5 +167,18 @@ async def read_message(req: Request, receive: Receive, *, max_bytes: int, timeou
     raw = await read_body(req, receive, max_bytes=max_bytes, timeout=timeout)
     try:
         return jsonrpc.decode(raw)
+    except ParseError as exc:
+        raise UnreadableMessage(raw, exc) from None
     except Exception:
         raise HttpError(400, p.PARSE_ERROR, "Parse error") from None
+
+
+class UnreadableMessage(HttpError):
+    """A body that is not a readable JSON-RPC message (400, -32700); ``raw`` and ``error`` say
+    what was sent and why it was refused (an answer the server waits for fails its call:
+    ``Connection.refuse_answer``)."""
+
+    def __init__(self, raw: bytes, error: ParseError) -> None:
+        super().__init__(400, p.PARSE_ERROR, "Parse error")
+        self.raw = raw
+        self.error = error

@@ -191,7 +191,8 @@ async def serve_stdio(
         if isinstance(line, bytes):
             try:
                 message, text = jsonrpc.decode_measured(line)
-            except ParseError:
+            except ParseError as exc:
+                session.conn.refuse_answer(line, exc)  # an answer the server waits for: fail its call now
                 await sink(jsonrpc.error(None, p.PARSE_ERROR, "Parse error"))
                 return
             await session.feed(message, text)

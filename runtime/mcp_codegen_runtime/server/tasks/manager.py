@@ -23,8 +23,10 @@ Other clients (no extension declared, or a legacy 2025 session) never get a task
 (the 2025-11-25 core surface, removed by the extension) stay -32601.
 
 A task belongs to the client that created it (its verified principal, else its connection's
-client key): another client's ``tasks/*`` get -32602 "unknown task", like an expired one.  Records
-are kept ``ServerSettings.task_ttl`` seconds after their last change; at most
+client key): another client's ``tasks/*`` get -32602 "unknown task", like an expired one.  A
+running task never expires; records are kept ``ServerSettings.task_ttl`` seconds after the task
+ended, within a byte budget of finished results (``max_task_result_bytes``, per client and in
+total: the oldest are dropped first, see :mod:`server.tasks.store`); at most
 ``max_tasks`` are stored, ``max_tasks_per_client`` per client (over the cap the call is an
 ``isError`` result, code ``mcp-codegen.rate_limited``).  With Redis (``--redis-url``) the replicas
 share the tasks: any replica answers ``tasks/*``; the one running the handler polls the store for
@@ -54,7 +56,7 @@ from ..extensions import TASK_METHODS, TASKS_EXTENSION, declares_tasks, missing_
 from ..results import build_result, error_result
 from ..settings import ServerSettings
 from .notify import TaskNotifier, public, task_owner
-from .store import TERMINAL, MemoryTaskStore, RedisTaskStore, TaskStore
+from .store import LEASE, TERMINAL, MemoryTaskStore, RedisTaskStore, ResultBudget, TaskStore
 
 if TYPE_CHECKING:
     from ..connection import Connection
@@ -119,7 +121,10 @@ class TaskManager:
 
     def __init__(self, settings: ServerSettings, redis_url: str | None, audience: str) -> None:
         self.settings = settings
-        self.store: TaskStore = RedisTaskStore(redis_url, audience) if redis_url else MemoryTaskStore()
+        budget = ResultBudget(settings.max_task_result_bytes, settings.task_result_bytes_per_client())
+        lease = max(LEASE, 4 * settings.task_poll_interval)  # renewed every poll interval by _watch
+        self.store: TaskStore = (RedisTaskStore(redis_url, audience, budget, lease) if redis_url
+                                 else MemoryTaskStore(budget))
         #: Stores every change and sends ``notifications/tasks`` (:mod:`server.tasks.notify`).
         self.notices = TaskNotifier(self.store)
         self._shared = redis_url is not None
@@ -188,12 +193,15 @@ class TaskManager:
                 value = await core._run_handler(tool, model, ctx, client_key)
             fields = {"status": "completed", "result": core._finish(build_result(tool, value), env)}
         except asyncio.CancelledError:
+            ctx.cancelled_by_peer = True  # a plain ``def`` handler still running sees ctx.cancelled
             fields = {"status": "cancelled"}
         except InputRequired:
             fields = self._failed(InvalidParamsError("Invalid params: a malformed answer to an input request"))
         except ProtocolError as exc:
             fields = self._failed(exc)
         except BaseException as exc:  # what the handler raised: a tool error, a timeout, a bug
+            if isinstance(exc, TimeoutError):
+                ctx.cancelled_by_peer = True
             try:
                 fields = {"status": "completed", "result": core._finish(core._error_for(tool, exc, env), env)}
             except ProtocolError as protocol:
@@ -222,15 +230,16 @@ class TaskManager:
         return {"status": "failed", "error": error}
 
     async def _watch(self, task_id: str) -> None:
-        """Shared store: cancel the local run when another replica cancelled the task."""
+        """Shared store: renew the running task's lease, and cancel the local run when another
+        replica cancelled the task."""
         while True:
             await asyncio.sleep(self.settings.task_poll_interval)
             try:
-                record = await self.store.get(task_id)
+                status = await self.store.keep(task_id)
             except Exception:  # Redis unreachable for a moment: keep running, look again
                 logger.warning("task %s: cannot read the task store", task_id, exc_info=True)
                 continue
-            if record is None or record.get("status") == "cancelled":
+            if status is None or status == "cancelled":
                 runner = self._running.get(task_id)
                 if runner is not None:
                     runner.cancel()
