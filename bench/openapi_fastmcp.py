@@ -31,7 +31,7 @@ def _new(path: Path, start: int) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()[start:]] if path.exists() else []
 
 
-async def run(document: Path, base_url: str, front_log: Path, rounds: int) -> dict[str, Any]:
+async def run(document: Path, base_url: str, front_log: Path, rounds: int, list_only: bool = False) -> dict[str, Any]:
     import httpx2
     from fastmcp import Client, FastMCP
 
@@ -47,6 +47,8 @@ async def run(document: Path, base_url: str, front_log: Path, rounds: int) -> di
         tools = await client.list_tools()
         out["startup_s"] = time.perf_counter() - started
         out["tools"] = len(tools)
+        if list_only:
+            return out
         first_ok: tuple[str, dict[str, Any]] | None = None
         for tool in tools:
             schema = dict(tool.input_schema)
@@ -77,7 +79,8 @@ async def run(document: Path, base_url: str, front_log: Path, rounds: int) -> di
 def main() -> None:
     document, base_url, front_log, target = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 0
-    target.write_text(json.dumps(asyncio.run(run(document, base_url, front_log, rounds))), "utf-8")
+    list_only = "--list-only" in sys.argv
+    target.write_text(json.dumps(asyncio.run(run(document, base_url, front_log, rounds, list_only))), "utf-8")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
+import pytest
 from openapi_support import codes, run, spec_errors, tool, v3
 
 OK = {"200": {"description": "ok"}}
@@ -366,3 +368,34 @@ def test_a_path_key_with_a_fragment_or_a_query_becomes_the_request_path_and_fixe
     assert request_path("/cookies#formNonExploded") == ("/cookies", [])
     assert request_path("/users?action=create&x=") == ("/users", [("action", "create"), ("x", "")])
     assert request_path("#only") == ("/", [])
+
+
+def test_a_discriminator_tells_overlapping_branches_apart(tmp_path: Path) -> None:
+    """Branches that share a base schema all validate a value, so JSON Schema's oneOf refuses it;
+    the discriminator's value (mapping tags, else the schema name) pins each $ref branch."""
+    base = {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}, "n": {"type": "number"}}}
+    doc = v3({"/events": {"post": {"operationId": "send", "requestBody": {"required": True, "content": {
+        "application/json": {"schema": {
+            "oneOf": [{"$ref": "#/components/schemas/Approved"}, {"$ref": "#/components/schemas/Denied"},
+                      {"$ref": "#/components/schemas/Other"}],
+            "discriminator": {"propertyName": "kind", "mapping": {
+                "approved": "#/components/schemas/Approved", "ok": "#/components/schemas/Approved",
+                "denied": "Denied"}}}}}},
+        "responses": {"204": {"description": "sent"}}}}},
+        components={"schemas": {"Approved": {"allOf": [{"$ref": "#/components/schemas/Base"}]},
+                                "Denied": {"allOf": [{"$ref": "#/components/schemas/Base"}]},
+                                "Other": {"allOf": [{"$ref": "#/components/schemas/Base"}]},
+                                "Base": base}})
+    conv = run(tmp_path, doc)
+    assert conv.data is not None
+    body = tool(conv, "send")["inputSchema"]["properties"]["body"]
+    assert body["oneOf"] == [
+        {"$ref": "#/$defs/Approved", "properties": {"kind": {"enum": ["approved", "ok"]}}, "required": ["kind"]},
+        {"$ref": "#/$defs/Denied", "properties": {"kind": {"const": "denied"}}, "required": ["kind"]},
+        {"$ref": "#/$defs/Other", "properties": {"kind": {"const": "Other"}}, "required": ["kind"]}]
+
+    schema = {**tool(conv, "send")["inputSchema"], "$defs": conv.data["$defs"]}
+    jsonschema.validate({"body": {"kind": "ok", "n": 1}}, schema)  # one branch only
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"body": {"kind": "nope"}}, schema)
+    assert conv.text is not None and spec_errors(tmp_path, conv.text) == []

@@ -73,8 +73,11 @@ def sample(schema: Any, root: Any | None = None, *, full: bool = True, depth: in
         return None
     if "$ref" in schema:
         target = _resolve(schema["$ref"], root)
-        return sample({**target, **{k: v for k, v in schema.items() if k != "$ref"}}, root, full=full, depth=depth + 1,
-                      examples=examples)
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        if isinstance(target, dict) and "properties" in schema:  # siblings add to the target's properties
+            merged["properties"] = {**target.get("properties", {}), **schema["properties"]}
+            merged["required"] = [*target.get("required", []), *schema.get("required", [])]
+        return sample(merged, root, full=full, depth=depth + 1, examples=examples)
     for key in ("const",):
         if key in schema:
             return schema[key]

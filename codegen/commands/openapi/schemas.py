@@ -5,9 +5,8 @@
   ``exclusiveMinimum``/``exclusiveMaximum`` become numbers; ``example`` becomes ``examples``;
   ``$ref`` siblings other than annotations are ignored, as 3.0 says.
 * Everywhere: ``x-*``, ``xml``, ``externalDocs`` and unknown keys are dropped; ``discriminator``
-  is kept (its ``mapping`` rewritten to the new references); ``format: binary`` and Swagger's
-  ``type: file`` become ``{type: string, contentEncoding: base64}``; a keyword whose value has
-  the wrong type is dropped with W124.
+  is kept (its ``mapping`` rewritten; its branches told apart: :mod:`.discriminator`); ``format: binary`` and Swagger's
+  ``type: file`` become ``{type: string, contentEncoding: base64}``; a keyword whose value has the wrong type is dropped (W124).
 * ``$ref`` s become ``#/$defs/Name``: every schema of ``components.schemas`` (``definitions``)
   is a ``$defs`` entry under its name (characters outside ``[A-Za-z0-9_]`` as ``_``); a
   reference to any other place (another file, a schema inside a path) gets an entry named
@@ -26,6 +25,7 @@ from typing import Any
 
 from ...ir.naming.models import inline_class_clashes
 from ...spec.pointer import join_pointer
+from .discriminator import pin_branches
 from .load import Document, Ref
 
 REQUEST, RESPONSE = "request", "response"
@@ -215,9 +215,9 @@ class Schemas:
             out.pop("format", None)
             out["type"] = "string"
             out["contentEncoding"] = "base64"
-        if raw.get("nullable") is True:
-            return _nullable(out)
-        return out
+        if "discriminator" in out:
+            out = pin_branches(out)
+        return _nullable(out) if raw.get("nullable") is True else out
 
     def _ref(self, raw: dict[str, Any], where: Ref, direction: str) -> Any:
         target = self.doc.target(raw["$ref"], where.doc, where.pointer)
@@ -373,8 +373,7 @@ def _apart(defs: dict[str, Any]) -> None:
 
 
 def _hidden(props: Any, direction: str) -> set[str]:
-    """Property names a direction hides: readOnly ones in requests (left out), writeOnly ones in
-    responses (never required; kept, so an answer that holds one still fits a closed object)."""
+    """Properties a direction hides: readOnly in requests (left out), writeOnly in responses (kept, never required)."""
     if not isinstance(props, dict):
         return set()
     flag = "readOnly" if direction == REQUEST else "writeOnly"
