@@ -1,5 +1,6 @@
 """Real peers against ``mcp-codegen mock``: the official Python SDK client (stdio and HTTP, both
-eras), the MCP Inspector CLI (stdio), and a cassette recorded from the npm everything server
+eras), the official TypeScript SDK client (stdio and HTTP; the copy the npm everything server
+brings), the MCP Inspector CLI (stdio), and a cassette recorded from the npm everything server
 through ``mcp-codegen proxy --record`` replayed by ``mcp-codegen mock --replay``."""
 
 from __future__ import annotations
@@ -136,3 +137,51 @@ def test_everything_server_recorded_then_replayed(tmp_path: Path) -> None:
     run_sdk_client(_codegen("mock", str(spec), "--replay", str(cassette)), "legacy", replay, read_timeout=60,
                    timeout=180)
     assert replayed == recorded
+
+
+def _ts_client(*target: str) -> dict[str, Any]:
+    """The official TypeScript SDK client (tests/support/ts_client.mjs) listing and calling the mock."""
+    sdk = _ts_sdk()
+    node = Path(subprocess.run([str(REPO / "scripts" / "node22")], capture_output=True, text=True, check=True,
+                               timeout=600).stdout.strip()) / "node"
+    calls = [["get_weather", {"location": "Paris"}], ["get_weather", {"location": "Atlantis"}]]
+    proc = subprocess.run([str(node), str(REPO / "tests" / "support" / "ts_client.mjs"), str(sdk), json.dumps(calls),
+                           *target], cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _ts_sdk() -> Path:
+    npm_servers()  # installs the pinned servers, whose dependencies hold the SDK
+    sdk = REPO / ".tools" / "npm" / "node_modules" / "@modelcontextprotocol" / "sdk"
+    assert (sdk / "package.json").is_file(), sdk
+    return sdk
+
+
+def _ts_checks(out: dict[str, Any]) -> None:
+    tools = {t["name"]: t for t in out["tools"]}
+    assert list(tools) == ["get_weather", "get_forecast"]
+    weather, declared = out["results"]
+    assert not weather.get("isError")
+    jsonschema.validate(weather["structuredContent"], tools["get_weather"]["outputSchema"])
+    assert declared["isError"] and declared["content"][0]["text"] == "No such place."
+
+
+def test_typescript_sdk_over_stdio(tmp_path: Path) -> None:
+    (tmp_path / "scenario.yaml").write_text(SCENARIO)
+    _ts_checks(_ts_client("stdio", sys.executable, "-m", "codegen", "mock", str(WEATHER), "--scenario",
+                          str(tmp_path / "scenario.yaml")))
+
+
+def test_typescript_sdk_over_http(tmp_path: Path) -> None:
+    (tmp_path / "scenario.yaml").write_text(SCENARIO)
+    port = free_port()
+    log = tmp_path / "mock.log"
+    proc = subprocess.Popen([sys.executable, "-m", "codegen", "mock", str(WEATHER), "--http", "--port", str(port),
+                             "--scenario", str(tmp_path / "scenario.yaml")], cwd=REPO, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_port(port, 60, proc, log.read_text)
+        _ts_checks(_ts_client("http", f"http://127.0.0.1:{port}/mcp"))
+    finally:
+        stop_pid(proc)
