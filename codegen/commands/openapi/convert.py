@@ -82,6 +82,10 @@ def convert(source: Path, output: Path | None = None, *, name: str | None = None
     known = {s.name for s in schemes}
     default = requirements(doc, doc.data.get("security"), Ref(doc.root, "/security"), known)
     operations = read_operations(doc, schemas, known)
+    if not operations:
+        hooks = "its webhooks and callbacks are requests the API makes, not tools" if doc.data.get("webhooks") else ""
+        doc.warn(doc.root, "W120", "the document has no operation under `paths`: the spec has no tools"
+                 + (f" ({hooks})" if hooks else ""), "/paths")
     tools, more = apply(operations, cur)
     result.diagnostics += more
     assign(doc, tools)
