@@ -31,6 +31,24 @@ def _new(path: Path, start: int) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()[start:]] if path.exists() else []
 
 
+def credentials(spec: dict[str, Any]) -> dict[str, Any]:
+    """What a careful user gives FastMCP's client (``from_openapi`` reads no credentials): a made-up
+    value for every API-key scheme (header, query, cookie) and a bearer token, sent on every request."""
+    schemes = {**((spec.get("components") or {}).get("securitySchemes") or {}), **(spec.get("securityDefinitions") or {})}
+    headers: dict[str, str] = {}
+    params: dict[str, str] = {}
+    cookies: dict[str, str] = {}
+    for scheme in schemes.values():
+        if not isinstance(scheme, dict):
+            continue
+        if scheme.get("type") == "apiKey":
+            {"header": headers, "query": params, "cookie": cookies}.get(scheme.get("in"), headers)[scheme.get("name", "")] = "test-key"
+        elif scheme.get("type") in ("http", "oauth2", "openIdConnect") and "Authorization" not in headers:
+            basic = scheme.get("scheme", "").lower() == "basic"
+            headers["Authorization"] = "Basic dXNlcjpwYXNz" if basic else "Bearer test-token"
+    return {"headers": headers, "params": params, "cookies": cookies}
+
+
 async def run(document: Path, base_url: str, front_log: Path, rounds: int, list_only: bool = False) -> dict[str, Any]:
     import httpx2
     from fastmcp import Client, FastMCP
@@ -38,7 +56,7 @@ async def run(document: Path, base_url: str, front_log: Path, rounds: int, list_
     spec = yaml.safe_load(document.read_text("utf-8"))
     started = time.perf_counter()
     try:
-        mcp = FastMCP.from_openapi(spec, client=httpx2.AsyncClient(base_url=base_url, timeout=30))
+        mcp = FastMCP.from_openapi(spec, client=httpx2.AsyncClient(base_url=base_url, timeout=30, **credentials(spec)))
     except Exception as exc:  # refused documents are a finding, not a crash
         return {"served": False, "error": f"{type(exc).__name__}: {str(exc)[:300]}"}
     calls: list[dict[str, Any]] = []
