@@ -123,7 +123,7 @@ def test_the_base_spec_of_the_cases_is_valid(tmp_path: Path) -> None:
     ("key: {type: apiKey, in: header, name: X-Key, env: SHOP_KEY}", "key: {type: basic, env: SHOP_KEY}",
      "E010", "/upstream/security/key/env"),
     ("      path: /items/{id}\n", "      path: /items/{id}\n      errors: {'4xx': missing}\n", "E010",
-     "/tools/0/http/errors"),
+     "/tools/0/http/errors/4xx"),
 ])
 def test_binding_mistakes_are_located(tmp_path: Path, old: str, new: str, code: str, pointer: str) -> None:
     text = HEAD + UPSTREAM + TOOL

@@ -299,11 +299,16 @@ def pull(client: ClientBase, output: Path | None, *, name: str | None = None, fo
                 return result, [exists]
         return result, diags
 
-    threading.Thread(target=_prepare_spec_step, name="pull-prepare", daemon=True).start()
+    prepare = threading.Thread(target=_prepare_spec_step, name="pull-prepare", daemon=True)
+    prepare.start()
     try:
         _, done = fetch_then(client, write, timeout)  # the spec is written while the server exits
     except PullError as exc:
+        # never leave the thread importing while the interpreter shuts down (a crash, seen once
+        # under load as SIGSEGV): a failed pull waits for its head start to finish
+        prepare.join(30)
         return None, [Diagnostic(shown, 0, 0, "E070", f"cannot read the server's tools: {exc}", hint=_pull_hint(exc))]
+    prepare.join(30)
     assert done is not None
     result, diags = done
     if build and diags != [exists]:  # the check build runs here, where it may use worker processes
