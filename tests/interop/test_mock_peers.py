@@ -5,10 +5,12 @@ through ``mcp-codegen proxy --record`` replayed by ``mcp-codegen mock --replay``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +61,9 @@ def test_python_sdk_over_stdio(tmp_path: Path, mode: str) -> None:
                    _weather_checks, read_timeout=30, timeout=120)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-def test_python_sdk_over_http(tmp_path: Path, mode: str) -> None:
+@contextlib.contextmanager
+def _mock_over_http(tmp_path: Path) -> Iterator[str]:
+    """``mcp-codegen mock`` of the weather spec with the scenario, over HTTP: its URL (stopped by PID)."""
     (tmp_path / "scenario.yaml").write_text(SCENARIO)
     port = free_port()
     log = tmp_path / "mock.log"
@@ -69,10 +72,16 @@ def test_python_sdk_over_http(tmp_path: Path, mode: str) -> None:
                             stderr=subprocess.STDOUT)
     try:
         wait_port(port, 60, proc, log.read_text)
-        run_sdk_client(f"http://127.0.0.1:{port}/mcp", mode, _weather_checks, read_timeout=30, timeout=120)
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop_pid(proc)
     assert f"MCP over Streamable HTTP at http://127.0.0.1:{port}/mcp" in log.read_text()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_python_sdk_over_http(tmp_path: Path, mode: str) -> None:
+    with _mock_over_http(tmp_path) as url:
+        run_sdk_client(url, mode, _weather_checks, read_timeout=30, timeout=120)
 
 
 def test_inspector_cli_over_stdio() -> None:
@@ -174,14 +183,5 @@ def test_typescript_sdk_over_stdio(tmp_path: Path) -> None:
 
 
 def test_typescript_sdk_over_http(tmp_path: Path) -> None:
-    (tmp_path / "scenario.yaml").write_text(SCENARIO)
-    port = free_port()
-    log = tmp_path / "mock.log"
-    proc = subprocess.Popen([sys.executable, "-m", "codegen", "mock", str(WEATHER), "--http", "--port", str(port),
-                             "--scenario", str(tmp_path / "scenario.yaml")], cwd=REPO, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT)
-    try:
-        wait_port(port, 60, proc, log.read_text)
-        _ts_checks(_ts_client("http", f"http://127.0.0.1:{port}/mcp"))
-    finally:
-        stop_pid(proc)
+    with _mock_over_http(tmp_path) as url:
+        _ts_checks(_ts_client("http", url))
