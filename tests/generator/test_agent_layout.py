@@ -144,12 +144,17 @@ def _errors(tmp_path: Path, text: str) -> list[tuple[str, str]]:
     return [(d.code, d.message) for d in result.diagnostics if d.is_error]
 
 
-def test_a_twin_named_like_another_tool_is_a_collision_naming_both(tmp_path: Path) -> None:
+def test_a_twin_named_like_another_tool_gets_an_underscore(tmp_path: Path) -> None:
+    """Tools ``ping`` and ``ping_async`` (GitHub's API has ``pulls/merge`` and ``pulls/merge-async``):
+    the functions keep the typed client's names, and the twin that would take another tool's name
+    gets ``_`` appended; no collision, and the tree type-checks (tests/generator/test_typecheck.py)."""
     text = SPEC + "  - name: ping_async\n    description: x\n    inputSchema: {type: object}\n"
-    [(code, message)] = _errors(tmp_path, text)
-    assert code == "E030"
-    assert "'ping_async'" in message and "tool 'ping_async'" in message and "tool 'ping'" in message
-    assert "#/tools/2" in message and "#/tools/1" in message
+    result = generate([_spec(tmp_path, text)], options=AGENT)
+    assert [d.render() for d in result.diagnostics if d.is_error] == []
+    files = {f.path: f.content for f in result.files}
+    ping, other = files["servers/acme/ping_.py"], files["servers/acme/ping_async.py"]
+    assert "def ping_() -> ToolResult:\n" in ping and "async def ping_async_() -> ToolResult:\n" in ping
+    assert "def ping_async() -> ToolResult:\n" in other and "async def ping_async_async() -> ToolResult:\n" in other
 
 
 def test_reserved_names_of_the_layout_are_collisions(tmp_path: Path) -> None:

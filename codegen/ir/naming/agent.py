@@ -13,7 +13,9 @@
     skills/<skill>/SKILL.md         ``--skill``: an Agent Skills folder (per server, or one for the tree)
 
 Every name here composes names :mod:`codegen.ir.lower` already decided (the package, the tool
-methods); nothing is re-cased.  Collisions are reported as :class:`~codegen.ir.naming.core.Collision`
+methods); nothing is re-cased.  An async twin (``<function>_async``) that another tool's function
+already is (tools ``pulls_merge`` and ``pulls_merge-async``, as in GitHub's API) gets ``_`` appended
+until it is free: the functions keep the typed client's names.  Collisions are reported as :class:`~codegen.ir.naming.core.Collision`
 naming both origins, like the package's own names.
 """
 
@@ -89,9 +91,14 @@ def agent_tools(package: str, methods: list[tuple[str, str, str]],
     registry = NameRegistry(SERVER_INIT_NAMES)
     out: list[AgentTool] = []
     clashes: list[tuple[str, Origin, Origin]] = []
+    functions = {method for _, method, _ in methods}  # the typed client's names: they come first
+    twins: set[str] = set()
     for (tool, method, where), imports in zip(methods, module_imports, strict=True):
         file, _, pointer = where.partition("#")
         twin = async_twin(method)
+        while twin in functions or twin in twins or twin in SERVER_INIT_NAMES:  # tool 'x-async' beside tool 'x'
+            twin += "_"
+        twins.add(twin)
         for name, what in ((method, f"function of tool {tool!r}"), (twin, f"async function of tool {tool!r}")):
             registry.claim(name, Origin(file, pointer, f"{what} in servers/{package}/__init__.py"))
             if name in imports | TOOL_MODULE_NAMES:
