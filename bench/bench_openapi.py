@@ -54,38 +54,38 @@ def _timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tup
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:4])} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        errors = [line for line in (proc.stdout + proc.stderr).splitlines() if "error[" in line]
+        raise SystemExit(f"{' '.join(args[:4])} failed:\n" + "\n".join(errors[:20]) + f"\n{proc.stderr[-1500:]}")
     return wall, cpu, (proc.stdout + proc.stderr).strip().splitlines()[-1] if (proc.stdout + proc.stderr).strip() else ""
 
 
 def scale() -> None:
     document = Path(_script("npm-openapi")) / "node_modules/@octokit/openapi/generated/api.github.com.json"
     cli = [sys.executable, "-m", "codegen"]
+    print("\nGitHub REST description, wall / CPU seconds (each row printed when measured):")
+    print("| step | wall s | CPU s |\n|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         env = {**os.environ, "MCP_CODEGEN_CACHE_DIR": str(work / "cache")}  # a cold build
-        rows = []
-        wall, cpu, _ = _timed([*cli, "openapi", str(document), "-o", "specs/github.yaml", "--name", "github"], work, env)
-        rows.append(("openapi (convert)", wall, cpu))
-        wall, cpu, last = _timed([*cli, "build", "specs", "-o", "out"], work, env)
-        rows.append(("build, cold", wall, cpu))
-        wall, cpu, _ = _timed([sys.executable, "-m", "mypy", "--strict", "github"], work / "out", env)
-        rows.append(("mypy --strict of the package", wall, cpu))
-        wall, cpu, _ = _timed([*cli, "build", "specs", "-o", "agent", "--layout", "agent"], work, env)
-        rows.append(("build --layout agent, cold", wall, cpu))
-        tools = len(json.loads(json.dumps(__import__("yaml").safe_load((work / "specs/github.yaml").read_text()))["tools"]))
+        steps = [("openapi (convert)", [*cli, "openapi", str(document), "-o", "specs/github.yaml", "--name", "github"], work),
+                 ("build, cold", [*cli, "build", "specs", "-o", "out"], work),
+                 ("mypy --strict of the package", [sys.executable, "-m", "mypy", "--strict", "github"], work / "out"),
+                 ("build --layout agent, cold", [*cli, "build", "specs", "-o", "agent", "--layout", "agent"], work)]
+        total = [0.0, 0.0]
+        for i, (name, args, cwd) in enumerate(steps):
+            wall, cpu, _ = _timed(args, cwd, env)
+            print(f"| {name} | {wall:.1f} | {cpu:.1f} |", flush=True)
+            if i < 3:
+                total = [total[0] + wall, total[1] + cpu]
+        tools = sum(1 for line in (work / "specs/github.yaml").read_text("utf-8").splitlines() if line.startswith("- name:"))
+        print(f"| **mcp-codegen: convert + cold build + mypy --strict ({tools} tools)** | **{total[0]:.1f}** | "
+              f"{total[1]:.1f} |", flush=True)
         fm = work / "fastmcp.json"
         wall, cpu, _ = _timed([str(REPO / ".venv-bench/bin/python"), str(REPO / "bench/openapi_fastmcp.py"),
                                str(document), "http://127.0.0.1:9", str(work / "none.log"), str(fm), "--list-only"], work)
         started = json.loads(fm.read_text("utf-8"))
-    ours = sum(r[1] for r in rows[:3])
-    print(f"\nGitHub REST description ({tools} tools), wall / CPU seconds:")
-    print("| step | wall s | CPU s |\n|---|---|---|")
-    for name, w, c in rows:
-        print(f"| {name} | {w:.1f} | {c:.1f} |")
-    print(f"| **mcp-codegen: convert + cold build + mypy --strict** | **{ours:.1f}** | {sum(r[2] for r in rows[:3]):.1f} |")
     print(f"| FastMCP.from_openapi: start-up to tools/list ({started.get('tools')} tools) | "
-          f"{started.get('startup_s', float('nan')):.1f} (process {wall:.1f}) | {cpu:.1f} |")
+          f"{started.get('startup_s', float('nan')):.1f} (process {wall:.1f}) | {cpu:.1f} |", flush=True)
 
 
 def correctness(docs: list[str], rounds: int) -> None:
