@@ -20,15 +20,8 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+from openapi_e2e import log_length, logged_since
 from sample_args import valid_sample
-
-
-def _lines(path: Path) -> int:
-    return len(path.read_text("utf-8").splitlines()) if path.exists() else 0
-
-
-def _new(path: Path, start: int) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()[start:]] if path.exists() else []
 
 
 def credentials(spec: dict[str, Any]) -> dict[str, Any]:
@@ -74,14 +67,14 @@ async def run(document: Path, base_url: str, front_log: Path, rounds: int, list_
             if args is None:
                 calls.append({"tool": tool.name, "skipped": "no valid arguments could be made"})
                 continue
-            mark = _lines(front_log)
+            mark = log_length(front_log)
             try:
                 result = await client.call_tool(tool.name, args, raise_on_error=False)
                 record = {"tool": tool.name, "args": args, "isError": bool(result.is_error),
                           "text": " ".join(getattr(c, "text", "") for c in result.content)[:300]}
             except Exception as exc:
                 record = {"tool": tool.name, "args": args, "isError": True, "text": f"{type(exc).__name__}: {exc}"[:300]}
-            record["exchanges"] = _new(front_log, mark)
+            record["exchanges"] = logged_since(front_log, mark)
             calls.append(record)
             if first_ok is None and not record["isError"]:
                 first_ok = (tool.name, args)

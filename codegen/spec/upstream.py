@@ -35,15 +35,17 @@ from .model import SpecFile, ToolSpec
 from .pointer import join_pointer
 from .refs import Resolver, Target
 
-#: The styles OpenAPI allows per parameter location (the first is the default).
-STYLES: dict[str, tuple[str, ...]] = {
-    "path": ("simple", "label", "matrix"),
-    "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
-    "header": ("simple",),
-    "cookie": ("form",),
-    "body": (),
-}
 _VARIABLE = re.compile(r"\{([^{}]*)\}")
+
+
+def _styles(where: Any) -> tuple[str, ...] | None:
+    """The styles a place allows (the runtime's table, which serializes them; none for a body,
+    which its content type serializes); None for a place that is no place."""
+    from mcp_codegen_runtime.server.upstream.binding import STYLES  # only for specs with a binding
+
+    if where == "body":
+        return ()
+    return STYLES[where][0] if where in STYLES else None
 
 
 def upstream_checks(doc: SourceDoc, spec: SpecFile, resolver: Resolver) -> list[Diagnostic]:
@@ -191,8 +193,9 @@ def _places(doc: SourceDoc, http: dict[str, Any], ptr: str, args: dict[str, Any]
         else:
             taken[place] = key
         style = arg.get("style")
-        if isinstance(style, str) and where in STYLES and style not in STYLES[where]:
-            allowed = ", ".join(STYLES[where]) or "none (a body is serialized by its content type)"
+        allowed_styles = _styles(where)
+        if isinstance(style, str) and allowed_styles is not None and style not in allowed_styles:
+            allowed = ", ".join(allowed_styles) or "none (a body is serialized by its content type)"
             out.append(doc.diag("E135", f"style {style!r} is not allowed in {where}", join_pointer(at, "style"),
                                 hint=f"allowed in {where}: {allowed}"))
         if "allowReserved" in arg and where != "query":

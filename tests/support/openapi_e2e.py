@@ -144,11 +144,13 @@ def judge(ops: list[Operation], exchange: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _lines(path: Path) -> int:
+def log_length(path: Path) -> int:
+    """How many exchanges the recording front's log holds (a mark before a call)."""
     return len(path.read_text("utf-8").splitlines()) if path.exists() else 0
 
 
-def _new(path: Path, start: int) -> list[dict[str, Any]]:
+def logged_since(path: Path, start: int) -> list[dict[str, Any]]:
+    """The exchanges the front recorded after the mark ``start`` (those of one call)."""
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()[start:]] if path.exists() else []
 
 
@@ -198,11 +200,11 @@ def our_side(out: Path, package: str, base_url: str, front_log: Path, rounds: in
             if args is None:
                 calls.append({"tool": tool.name, "skipped": "no valid arguments could be made"})
                 continue
-            mark = _lines(front_log)
+            mark = log_length(front_log)
             answer = await client.call_tool(tool.name, args)
             text = " ".join(getattr(c, "text", "") for c in answer.content)[:300]
             calls.append({"tool": tool.name, "args": args, "isError": bool(answer.is_error), "text": text,
-                          "structured": answer.structured_content is not None, "exchanges": _new(front_log, mark)})
+                          "structured": answer.structured_content is not None, "exchanges": logged_since(front_log, mark)})
             if first_ok is None and not answer.is_error:
                 first_ok = (tool.name, args)
         if first_ok is not None and rounds:

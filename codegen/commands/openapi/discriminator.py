@@ -11,15 +11,14 @@ is valid in JSON Schema's.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Any
 
-#: The request variant of a ``$defs`` entry (``PetInput``, ``PetInput_2``): its tags are the entry's.
-_VARIANT = re.compile(r"Input(_\d+)?$")
 
-
-def pin_branches(out: dict[str, Any]) -> dict[str, Any]:
-    """``out`` (a converted schema with a ``discriminator``) with its ``$ref`` branches told apart."""
+def pin_branches(out: dict[str, Any], entry_of: Callable[[str], str]) -> dict[str, Any]:
+    """``out`` (a converted schema with a ``discriminator``) with its ``$ref`` branches told apart;
+    ``entry_of`` names the ``$defs`` entry a branch's request variant was made from (its tags are
+    the entry's)."""
     disc = out.get("discriminator")
     prop = disc.get("propertyName") if isinstance(disc, dict) else None
     if not isinstance(prop, str):
@@ -31,7 +30,7 @@ def pin_branches(out: dict[str, Any]) -> dict[str, Any]:
         branches = out.get(key)
         if not isinstance(branches, list):
             continue
-        out[key] = [_pinned(b, prop, tags) for b in branches]
+        out[key] = [_pinned(b, prop, tags, entry_of) for b in branches]
     return out
 
 
@@ -39,11 +38,11 @@ def _name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
 
-def _pinned(branch: Any, prop: str, tags: dict[str, list[str]]) -> Any:
+def _pinned(branch: Any, prop: str, tags: dict[str, list[str]], entry_of: Callable[[str], str]) -> Any:
     if not (isinstance(branch, dict) and isinstance(branch.get("$ref"), str)) or "properties" in branch:
         return branch
-    name = _name(branch["$ref"])
+    name = entry_of(_name(branch["$ref"]))
     # a branch the mapping leaves out (or no mapping) takes OpenAPI's implicit value: its schema's name
-    values = tags.get(name) or tags.get(_VARIANT.sub("", name)) or [_VARIANT.sub("", name)]
+    values = tags.get(name) or [name]
     value: dict[str, Any] = {"const": values[0]} if len(values) == 1 else {"enum": sorted(values)}
     return {**branch, "properties": {prop: value}, "required": [prop]}

@@ -11,11 +11,9 @@
   is a ``$defs`` entry under its name (characters outside ``[A-Za-z0-9_]`` as ``_``); a
   reference to any other place (another file, a schema inside a path) gets an entry named
   after the last token of its pointer (or the file's stem), numbered ``_2``, ``_3`` when taken.
-* Direction: a request-side schema leaves out ``readOnly`` properties, a response-side one
-  ``writeOnly`` properties (and both leave them out of ``required``).  ``Name`` holds the
-  response variant; a schema that has such a property anywhere within it (through its
-  references too) gets a second entry ``NameInput``, the request variant (``NameInput_2``
-  when that name is taken).  References stay references, so recursive models survive.
+* Direction: requests leave ``readOnly`` properties out, responses keep ``writeOnly`` ones but
+  never require them.  ``Name`` is the response variant; a schema with such a property (through
+  its references too) also gets ``NameInput`` (``_2`` when taken).  Recursive models survive.
 """
 
 from __future__ import annotations
@@ -106,6 +104,10 @@ class Schemas:
                 self._pending.append((key, REQUEST))
             return "#/$defs/" + self._input_names[key]
         return "#/$defs/" + name
+
+    def response_name(self, name: str) -> str:
+        """The entry a request variant was made from (``PetInput`` -> ``Pet``); any other as it is."""
+        return next((self._names[k] for k, v in self._input_names.items() if v == name), name)
 
     # -- direction -------------------------------------------------------------------------
 
@@ -216,7 +218,7 @@ class Schemas:
             out["type"] = "string"
             out["contentEncoding"] = "base64"
         if "discriminator" in out:
-            out = pin_branches(out)
+            out = pin_branches(out, self.response_name)
         return _nullable(out) if raw.get("nullable") is True else out
 
     def _ref(self, raw: dict[str, Any], where: Ref, direction: str) -> Any:
@@ -387,14 +389,11 @@ def _is_number(value: Any) -> bool:
 def _nullable(out: dict[str, Any]) -> dict[str, Any]:
     """``out`` that also accepts null (OpenAPI 3.0 ``nullable: true``)."""
     kind = out.get("type")
-    if isinstance(kind, str):
-        if kind != "null":
-            out["type"] = [kind, "null"]
-    elif isinstance(kind, list):
-        if "null" not in kind:
-            out["type"] = [*kind, "null"]
-    else:
+    if not isinstance(kind, (str, list)):
         return {"anyOf": [out, {"type": "null"}]}
+    kinds = [kind] if isinstance(kind, str) else kind
+    if "null" not in kinds:
+        out["type"] = [*kinds, "null"]
     if isinstance(out.get("enum"), list) and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]
     return out

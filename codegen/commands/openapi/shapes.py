@@ -10,14 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_codegen_runtime.server.upstream.binding import STYLES as RUNTIME_STYLES
+
 from ...spec.pointer import join_pointer
 from .load import Document, Ref
 
 LOCATIONS = ("path", "query", "header", "cookie")
-#: Style and explode when a parameter names neither (OpenAPI 3 defaults).
-DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
-STYLES = {"path": ("simple", "label", "matrix"), "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
-          "header": ("simple",), "cookie": ("form",)}
+#: The styles each location allows, and the style when a parameter names none (OpenAPI 3): the
+#: runtime's table, which serializes them.
+STYLES = {where: RUNTIME_STYLES[where][0] for where in LOCATIONS}
+DEFAULT_STYLE = {where: RUNTIME_STYLES[where][1] for where in LOCATIONS}
 
 
 @dataclass

@@ -125,12 +125,13 @@ class UpstreamServer:
         except SerializeError as exc:
             raise upstream_error(f"cannot send the arguments: {exc}") from None
         state = self._upstream_state()
+        alternatives = binding.security if binding.security is not None else self.upstream.default_security
+        forwarded = _merge({name: value for name, value in caller_headers.items()
+                            if name.lower() in self.upstream.forward_headers and name.lower() not in _NEVER_FORWARDED},
+                           outgoing.headers)
         for attempt in (1, 2):
-            alternatives = binding.security if binding.security is not None else self.upstream.default_security
             applied = await state.credentials.apply(alternatives, tool.name)
-            headers = {name: value for name, value in caller_headers.items()
-                       if name.lower() in self.upstream.forward_headers and name.lower() not in _NEVER_FORWARDED}
-            headers = _merge(_merge(headers, outgoing.headers), applied.headers)
+            headers = _merge(forwarded, applied.headers)
             cookies = outgoing.cookies + applied.cookies
             if cookies:
                 headers = _merge(headers, {"Cookie": "; ".join(cookies)})
