@@ -25,6 +25,7 @@ from ..models.generate import ModelsModule
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
 from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string, width
+from .registry import publishing_files, server_card
 from .runtime_copy import PACKAGE, PRIVATE, private_modules, private_packages, render_private_runtime, runtime_requirement
 
 #: Output file -> template (one template per generated file kind).
@@ -232,6 +233,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "skills": ir.skills if ir.server.target in ("server", "both") else (),
         "skill_files": SKILL_FILES,
         "upstream": ir.upstream,
+        "server_card": server_card(ir.server) if ir.server.registry and ir.server.target != "client" else None,
         "bound_tools": [t for t in tools if t.http is not None],
         # the tool constants server.py uses: declared inputs and upstream calls name their ToolDef
         "server_tool_consts": sorted({t.const for t in tools if t.inputs or t.http is not None}, key=str.lower),
@@ -260,6 +262,7 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
         files += render_private_runtime(pkg, modules)
     if ir.server.project:
         files.append(GeneratedFile(f"{pkg}/pyproject.toml", env.get_template("pyproject.toml.jinja").render(ctx)))
+    files += publishing_files(ir)  # README.md, server.json, server-card.json
     return files
 
 

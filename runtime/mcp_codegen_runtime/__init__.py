@@ -24,5 +24,5 @@ schemas use keywords the models cannot express), ``uvicorn`` (serving HTTP) and 
 
 #: The version of the ``mcp-codegen-runtime`` distribution.  Its major number is the facade's
 #: :data:`~mcp_codegen_runtime.gencode.RUNTIME_API`; a minor release only adds to the facade.
-RUNTIME_VERSION = "2.0.0"
+RUNTIME_VERSION = "2.1.0"
 __version__ = RUNTIME_VERSION

@@ -60,6 +60,7 @@ from .wire.errors import (
     UnsupportedProtocolVersionError,
     UrlElicitationRequiredError,
 )
+from .wire.launch import EnvVarDef
 from .wire.resources import (
     CompletionDef,
     PromptDef,
@@ -119,6 +120,7 @@ __all__ = [
     "ConfirmationDeniedError",
     "DeclaredToolError",
     "EmbeddedResource",
+    "EnvVarDef",
     "HeaderMismatchError",
     "ImageContent",
     "InputDef",

@@ -10,8 +10,10 @@ imported by ``asgi_app`` alone, so stdio serving never loads it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..wire.launch import EnvVarDef
 from .dispatch import ServerCore
 from .session import InProcessPeer
 
@@ -21,6 +23,13 @@ if TYPE_CHECKING:
 
 class ServerBase(ServerCore):
     """Base of every generated server (see :mod:`server.dispatch` for the protocol side)."""
+
+    #: The environment variables the server reads (the spec's ``server.env`` and its upstream's),
+    #: what ``--print-config`` lists (:func:`~..wire.launch.stdio_launch`).
+    env_vars: ClassVar[tuple[EnvVarDef, ...]] = ()
+    #: The server card (SEP-2127) served at ``<streamable-http path>/server-card``: the package's
+    #: ``server-card.json``; None (no ``registry`` in the spec): 404.
+    server_card: ClassVar[Mapping[str, Any] | None] = None
 
     def connect_in_process(self, *, principal: Any = None, copy: bool = True) -> InProcessPeer:
         """An in-memory client end of a new connection (see :mod:`server.session`); messages

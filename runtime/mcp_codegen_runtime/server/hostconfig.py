@@ -2,10 +2,12 @@
 needs to start this server over stdio, printed (``--print-config HOST``) or merged into the
 host's configuration file (``--write-config FILE``).
 
-A server whose tools call an upstream REST API (the spec's ``upstream``) reads its base URL and
-credentials from environment variables (:func:`upstream_variables`): the entry lists each in its
-``env`` as an empty placeholder (empty counts as unset), and merging never replaces a value the
-user set there with a placeholder."""
+The entry runs ``python -m <package>`` with the arguments and environment variables of
+:func:`~..wire.launch.stdio_launch` (:func:`server_launch`), the same table the package's
+``server.json`` and its bundle are written from: the variables the spec declares (``server.env``)
+and those of its upstream REST API (base URL, credentials), each in the entry's ``env`` as an
+empty placeholder (empty counts as unset); merging never replaces a value the user set there
+with a placeholder."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..wire.launch import EnvVarDef, StdioLaunch, stdio_launch
 from .base import ServerBase
 
 #: Hosts whose MCP configuration ``--print-config`` writes an entry for.
@@ -32,16 +35,26 @@ def upstream_variables(base: type[ServerBase]) -> list[tuple[str, str]]:
     return list(upstream.variables(base.server_info.name)) if upstream is not None else []
 
 
+def server_launch(base: type[ServerBase]) -> StdioLaunch[EnvVarDef]:
+    """How a host starts the server: :func:`~..wire.launch.stdio_launch` of the generated
+    ``env_vars`` (a base without them, generated before runtime 2.1: its upstream's variables)."""
+    declared = tuple(getattr(base, "env_vars", ()))
+    if not declared:
+        declared = tuple(EnvVarDef(var, what) for var, what in upstream_variables(base))
+    return stdio_launch(declared)
+
+
 def print_variables(base: type[ServerBase], out: TextIO) -> None:
-    """Write to ``out`` (stderr) the upstream's variables the entry holds (empty placeholders where
-    the user has set nothing) and what each is for, never their values; nothing without an upstream."""
-    variables = upstream_variables(base)
+    """Write to ``out`` (stderr) the environment variables the entry holds (empty placeholders
+    where the user has set nothing) and what each is for, never their values; nothing without any."""
+    variables = server_launch(base).env
     if not variables:
         return
-    print(f"{base.server_info.name}: the tools call a REST API; set these in the entry's env (empty = unset):", file=out)
-    width = max(len(var) for var, _ in variables)
-    for var, what in variables:
-        print(f"  {var.ljust(width)}  {what}", file=out)
+    print(f"{base.server_info.name}: set these in the entry's env (empty = unset):", file=out)
+    width = max(len(var.name) for var in variables)
+    for var in variables:
+        flags = ", ".join(f for f, on in (("required", var.required), ("secret", var.secret)) if on)
+        print(f"  {var.name.ljust(width)}  {var.description}{f' ({flags})' if flags else ''}", file=out)
 
 
 def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[str] | None = None) -> dict[str, Any]:
@@ -53,7 +66,8 @@ def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[s
     The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
     of the implementation module, so the entry works from any working directory.  ``--impl`` is
     left out when ``impl`` is the generated base itself (a complete one); ``extra_args`` follow the
-    others; the upstream's variables (:func:`upstream_variables`) are placeholders in ``env``.
+    others.  The arguments after ``-m <package>`` and the variables (placeholders in ``env``) are
+    :func:`server_launch`'s.
     """
     package = base.__module__.split(".")[0]  # the generated package (the runtime may be shared)
     folders = [str(Path(sys.modules[package].__file__ or ".").resolve().parent.parent)]
@@ -66,10 +80,11 @@ def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[s
         folders.append(str(module_dir))
     own = impl == f"{base.__module__}:{base.__qualname__}"
     env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))}
-    env.update((var, PLACEHOLDER) for var, _ in upstream_variables(base))
+    launch = server_launch(base)
+    env.update((var, PLACEHOLDER) for var in launch.env_names)
     entry: dict[str, Any] = {
         "command": sys.executable,
-        "args": ["-m", package, "--stdio", *([] if own else ["--impl", impl]), *(extra_args or [])],
+        "args": ["-m", package, *launch.arguments, *([] if own else ["--impl", impl]), *(extra_args or [])],
         "env": env,
     }
     name = base.server_info.name

@@ -9,7 +9,7 @@ subclass the generated base.
 
 A server whose tools call an upstream (the spec's ``upstream``) also takes ``--upstream URL``,
 which replaces the upstream's base URL (``UpstreamServer.configure_upstream``), and
-``--print-config`` lists its environment variables (:func:`.hostconfig.upstream_variables`).
+``--print-config`` lists its environment variables (:func:`.hostconfig.server_launch`).
 
 Usage errors are one or two lines ending with "see --help" (the flag list is long, so no usage
 dump); an implementation that cannot be imported names the search path and the fix.

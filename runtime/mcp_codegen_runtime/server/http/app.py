@@ -9,6 +9,8 @@ access checks (:mod:`server.http.access`) and is then routed:
   ``MCP-Protocol-Version`` goes to the legacy handler (:mod:`server.http.legacy`); anything else
   is treated as 2026.
 * GET and DELETE: legacy sessions only (405 otherwise).  Other methods: 405.
+* ``<path>/server-card``: the server card, when the server has one (:mod:`server.http.card`),
+  without the endpoint's access checks (public metadata, CORS ``*``).
 
 Probes (``HttpSettings.health_path`` / ``ready_path``, GET or HEAD) are answered before any
 check: no auth, no ``Host``/``Origin`` check (kubelets and load balancers send the pod
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from ...wire import protocol as p
 from ..logs import REQUEST_FIELDS
 from .access import AccessPolicy
+from .card import card_endpoint
 from .legacy import LegacyHandler
 from .modern import StatelessHandler
 from .oauth import ResourceServer
@@ -73,6 +76,7 @@ class HttpApp:
         self._modern = StatelessHandler(server, self.settings)
         self._probes = {path.rstrip("/") or "/": path == self.settings.ready_path
                         for path in (self.settings.health_path, self.settings.ready_path) if path}
+        self._card = card_endpoint(server, self.settings.path)  # <path>/server-card (server.http.card)
         #: True once the server is going away (``/readyz`` answers 503).
         self.draining = False
 
@@ -156,6 +160,9 @@ class HttpApp:
         if await self._access.serve_metadata(req, send):  # OAuth protected resource metadata (server.http.oauth)
             return
         if req.path.rstrip("/") != self.settings.path.rstrip("/"):
+            if self._card is not None and self._card.matches(req.path):  # public: no token, any origin
+                await self._card.serve(req, send)
+                return
             raise HttpError(404, None, "Not Found")
         principal = await self._access.check(req)
         if req.method == "POST":
