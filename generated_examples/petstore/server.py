@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
 from mcp_codegen_runtime.server.gencode import Context, ServerBase, UpstreamDef, UpstreamServer
 from .models import CreatePetInput, DeletePetInput, GetPetInput, ListPetsInput, ListPetsOutput, Pet
 from .tools import (
@@ -34,6 +34,20 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
     upstream: ClassVar[UpstreamDef] = UPSTREAM
     base_complete: ClassVar[bool] = True
+    # the environment variables it reads (spec server.env and the upstream's): --print-config's env
+    env_vars: ClassVar[tuple[EnvVarDef, ...]] = (
+        EnvVarDef(
+            "PETSTORE_BASE_URL",
+            "the upstream's base URL, path included (default https://petstore.example.com/api/v1)",
+            default="https://petstore.example.com/api/v1",
+        ),
+        EnvVarDef(
+            "PETSTORE_API_KEY",
+            "the API key of scheme 'api_key', sent as header 'X-API-Key'",
+            required=True,
+            secret=True,
+        ),
+    )
 
     def list_pets(
         self, args: ListPetsInput, ctx: Context

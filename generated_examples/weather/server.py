@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
 from mcp_codegen_runtime.server.gencode import Context, Elicited, ServerBase
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, GetWeatherUnitAnswer
 from .tools import GET_WEATHER_TOOL, SERVER_INFO, TOOLS
@@ -36,6 +36,38 @@ class WeatherServerBase(ServerBase):
 
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
+    # the environment variables it reads (spec server.env and the upstream's): --print-config's env
+    env_vars: ClassVar[tuple[EnvVarDef, ...]] = (
+        EnvVarDef("WEATHER_API_KEY", "API key of the weather service", required=True, secret=True),
+        EnvVarDef(
+            "WEATHER_UNITS",
+            "Temperature unit when a call names none",
+            default="celsius",
+            choices=("celsius", "fahrenheit"),
+        ),
+    )
+    # the server card (server-card.json), served at <streamable-http path>/server-card
+    server_card = {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+        "name": "com.example.weather/weather",
+        "title": "Weather",
+        "description": "Current weather and forecasts for any city.",
+        "version": "1.2.0",
+        "websiteUrl": "https://weather.example.com",
+        "repository": {"url": "https://github.com/example/weather-mcp", "source": "github"},
+        "remotes": [
+            {
+                "type": "streamable-http",
+                "url": "https://weather.example.com/mcp",
+                "supportedProtocolVersions": [
+                    "2026-07-28",
+                    "2025-11-25",
+                    "2025-06-18",
+                    "2025-03-26",
+                ],
+            }
+        ],
+    }
 
     def get_weather(
         self, args: GetWeatherInput, ctx: Context

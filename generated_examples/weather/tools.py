@@ -13,6 +13,7 @@ SERVER_INFO = ServerInfo(
     name="weather",
     version="1.2.0",
     title="Weather",
+    description="Current weather and forecasts for any city.",
     instructions="Current weather for any city.",
     implementation="weather_impl:WeatherService",
     spec="specs/weather.yaml",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mcp_codegen_runtime.gencode import require_api
 
-require_api(2, __name__)  # before any other runtime import: a clear error if too old
+require_api(2, __name__, 1)  # before any other runtime import: a clear error if too old
 
 from mcp_codegen_runtime.client.gencode import (
     UNSET,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
 from mcp_codegen_runtime.server.gencode import Context, ServerBase, UpstreamDef, UpstreamServer
 from .models import ListFilesInput, ListFilesOutput, SummarizeInput, UploadInput, UploadOutput
 from .tools import LIST_FILES_TOOL, UPLOAD_TOOL, SERVER_INFO, TOOLS
@@ -24,6 +24,40 @@ class FilesApiServerBase(UpstreamServer, ServerBase):
     server_info: ClassVar[ServerInfo] = SERVER_INFO
     tool_defs: ClassVar[tuple[ToolDef, ...]] = TOOLS
     upstream: ClassVar[UpstreamDef] = UPSTREAM
+    # the environment variables it reads (spec server.env and the upstream's): --print-config's env
+    env_vars: ClassVar[tuple[EnvVarDef, ...]] = (
+        EnvVarDef(
+            "FILES_API_BASE_URL",
+            "the upstream's base URL, path included (default https://files.example.com/v2)",
+            default="https://files.example.com/v2",
+        ),
+        EnvVarDef("FILES_KEY", "the API key of scheme 'key', sent as query 'api_key'", secret=True),
+        EnvVarDef(
+            "FILES_TOKEN",
+            "the bearer token of scheme 'token', sent as Authorization: Bearer",
+            secret=True,
+        ),
+        EnvVarDef(
+            "FILES_USERNAME",
+            "the user name of scheme 'basic', for HTTP basic authentication",
+            secret=True,
+        ),
+        EnvVarDef(
+            "FILES_PASSWORD",
+            "the password of scheme 'basic', for HTTP basic authentication",
+            secret=True,
+        ),
+        EnvVarDef(
+            "FILES_CLIENT_ID",
+            "the OAuth 2 client id of scheme 'oauth', for the client credentials grant at https://auth.example.com/token",
+            secret=True,
+        ),
+        EnvVarDef(
+            "FILES_CLIENT_SECRET",
+            "the OAuth 2 client secret of scheme 'oauth', for the client credentials grant at https://auth.example.com/token",
+            secret=True,
+        ),
+    )
 
     def upload(
         self, args: UploadInput, ctx: Context
