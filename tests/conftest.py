@@ -44,6 +44,7 @@ SLOW = frozenset({
     "test_shared_redis", "test_skills", "test_state_keys_http", "test_stdio_loop", "test_stdio_order",
     "test_task_notifications", "test_tasks", "test_testing_helpers", "test_testing_mock", "test_mock_server",
     "test_upstream_main", "test_upstream_results", "test_upstream_security", "test_upstream_wire",
+    "test_server_card_http",
 })
 
 #: The longest modules (measured: minutes for the conformance run, tens of seconds for the
