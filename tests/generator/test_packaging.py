@@ -4,10 +4,13 @@ beside the runtime with the README's steps, or alone with a private runtime copy
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,8 +61,8 @@ def _project_spec(tmp_path: Path, extra: str = "") -> Path:
     return tmp_path / "specs" / "weather.yaml"
 
 
-def _serves(script: Path, tmp_path: Path) -> None:
-    """The console script serves the tools over stdio, its implementation on its own path."""
+def _serves(script: Path, tmp_path: Path, args: tuple[str, ...] = ()) -> None:
+    """The console script serves the tools over stdio (``args`` first), its implementation on its own path."""
     import asyncio
     import os
     import shutil
@@ -67,12 +70,13 @@ def _serves(script: Path, tmp_path: Path) -> None:
     from mcp_codegen_runtime.client import ClientBase
 
     impl = tmp_path / "impl"
-    impl.mkdir()
+    impl.mkdir(exist_ok=True)
     shutil.copy(REPO / "generated_examples" / "weather_impl.py", impl / "weather_impl.py")
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(impl)}
 
     async def main() -> None:
-        async with ClientBase.stdio(str(script), ["--impl", "weather_impl:WeatherService"], env=env, cwd="/", audit=None) as c:
+        async with ClientBase.stdio(str(script), [*args, "--impl", "weather_impl:WeatherService"], env=env, cwd="/",
+                                    audit=None) as c:
             assert [t.name for t in await c.list_tools()] == ["get_weather", "get_forecast"]
 
     asyncio.run(asyncio.wait_for(main(), 60))
@@ -94,10 +98,12 @@ def test_generated_package_installs_beside_the_runtime_into_a_fresh_venv(tmp_pat
     assert not (package / "_runtime").exists()
     meta = tomllib.loads((package / "pyproject.toml").read_text("utf-8"))["project"]
     major, minor = RUNTIME_VERSION.split(".")[:2]
-    assert meta["name"] == "weather" and meta["version"] == "1.2.0"
+    registry = yaml.safe_load((REPO / "specs" / "weather.yaml").read_text("utf-8"))["server"]["registry"]
+    pypi = registry["pypi"]  # the spec publishes the package to the MCP Registry under this PyPI name
+    assert meta["name"] == pypi and meta["version"] == "1.2.0"
     assert meta["dependencies"] == [f"mcp-codegen-runtime~={major}.{minor}"]  # no extra this spec needs
     assert meta["optional-dependencies"]["http"] == [f"mcp-codegen-runtime[http]~={major}.{minor}"]
-    assert meta["scripts"] == {"weather-server": "weather.__main__:cli"}
+    assert meta["scripts"] == {"weather-server": "weather.__main__:cli", pypi: "weather.__main__:cli"}
     python = _fresh_venv(tmp_path / "venv")
     _pip(python, str(REPO / "runtime"), f"{package}[http]")
     code = ("import importlib.metadata as m, weather, weather.client, uvicorn, httpx\n"
@@ -107,6 +113,14 @@ def test_generated_package_installs_beside_the_runtime_into_a_fresh_venv(tmp_pat
     version, where = out.stdout.split()
     assert version == RUNTIME_VERSION and "site-packages" in where
     _serves(tmp_path / "venv" / "bin" / "weather-server", tmp_path)
+    # what `uvx <identifier> <packageArguments>` of server.json runs: the script named as the project
+    (entry,) = json.loads((package / "server.json").read_text("utf-8"))["packages"]
+    assert entry["identifier"] == pypi and entry["runtimeHint"] == "uvx"
+    _serves(tmp_path / "venv" / "bin" / entry["identifier"], tmp_path, tuple(a["value"] for a in entry["packageArguments"]))
+    # the PyPI page (the distribution's long description) carries the registry's ownership line
+    code = f"import importlib.metadata as m; print(m.metadata({pypi!r}).get_payload())"
+    out = subprocess.run([str(python), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and f"<!-- mcp-name: {registry['name']} -->\n" in out.stdout, out.stdout + out.stderr
 
 
 def test_a_private_runtime_package_installs_alone(tmp_path: Path) -> None:
