@@ -33,32 +33,22 @@ def json_text(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def _present(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The pairs whose value says something (not None, not empty), in their order."""
+    return {key: value for key, value in pairs if value is not None and value != [] and value != ()}
+
+
 def env_input(var: EnvVarLike) -> dict[str, Any]:
     """One environment variable as the registry's ``KeyValueInput``."""
-    out: dict[str, Any] = {"name": var.name, "description": var.description,
-                           "isRequired": var.required, "isSecret": var.secret}
-    if var.format is not None:
-        out["format"] = var.format
-    if var.default is not None:
-        out["default"] = var.default
-    if var.choices:
-        out["choices"] = list(var.choices)
-    return out
+    return {"name": var.name, "description": var.description, "isRequired": var.required, "isSecret": var.secret,
+            **_present([("format", var.format), ("default", var.default), ("choices", list(var.choices))])}
 
 
 def _identity(server: ServerIR, reg: RegistryIR, schema: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"$schema": schema, "name": reg.name}
-    if reg.title is not None:
-        out["title"] = reg.title
-    out["description"] = reg.description
-    out["version"] = server.version
-    if reg.website_url is not None:
-        out["websiteUrl"] = reg.website_url
-    if reg.repository is not None:
-        out["repository"] = dict(reg.repository)
-    if reg.icons:
-        out["icons"] = [dict(i) for i in reg.icons]
-    return out
+    return _present([("$schema", schema), ("name", reg.name), ("title", reg.title), ("description", reg.description),
+                     ("version", server.version), ("websiteUrl", reg.website_url),
+                     ("repository", dict(reg.repository) if reg.repository is not None else None),
+                     ("icons", [dict(i) for i in reg.icons])])
 
 
 def server_json(server: ServerIR) -> dict[str, Any]:
