@@ -102,7 +102,6 @@ CODES: dict[str, str] = {
     "W171": "registry remote over plain http to a host that is not loopback",
     "W172": "registry title or description differing from the server's (the card contradicts server/discover)",
     "W173": "registry name's server part differing from server.name (the card's and serverInfo's names)",
-    "W174": "registry entry whose package holds no implementation of its handlers (uvx runs the package alone)",
     "E070": "pull: cannot read the server's tools",
     "E071": "pull: output file exists",
     "E072": "pull --layout agent: servers/mcp.json cannot be written",

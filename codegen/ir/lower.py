@@ -67,7 +67,7 @@ from .nodes import (
     ToolIR,
     UpstreamIR,
 )
-from .registry import publish_warnings, registry_ir, server_env
+from .registry import registry_ir, server_env
 from .typeddicts import request_objects
 
 #: The keywords the runtime checks beside the models (``pattern``), where they apply unconditionally.
@@ -199,7 +199,6 @@ class _Lowering:
                                                    *(pr.arguments_class for pr in prompts)})),
                        resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts,
                        skills=self.spec.skills, upstream=self._upstream(tools))
-        self.diags.extend(publish_warnings(self.doc, ir))
         return ir, self.diags
 
     def _upstream(self, tools: list[ToolIR]) -> UpstreamIR | None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostic, Level
-from ..spec.load import SourceDoc
 from ..spec.model import SpecFile
 from ..spec.registry import registry_values, repository
 from .naming.publish import pypi_name
-from .nodes import EnvVarIR, ProjectIR, RegistryIR
+from .nodes import EnvVarIR, RegistryIR
 
 
 def server_env(spec: SpecFile) -> tuple[EnvVarIR, ...]:
@@ -65,17 +63,3 @@ def registry_ir(spec: SpecFile, package: str) -> RegistryIR | None:
                       icons=tuple(dict(i) for i in values.get("icons", ())), pypi=values.get("pypi") or pypi_name(package),
                       remotes=remotes)
 
-
-def publish_warnings(doc: SourceDoc, ir: ProjectIR) -> list[Diagnostic]:
-    """W174: the registry entry runs ``uvx <pypi> --stdio``, the generated package alone, whose
-    base class has handlers to implement (it is not complete) in a module outside the package."""
-    server, reg = ir.server, ir.server.registry
-    if reg is None or server.target == "client" or (ir.upstream is not None and ir.upstream.complete):
-        return []
-    module = (server.implementation or f"{server.impl_module}:").partition(":")[0]
-    if module.startswith(server.package + "."):
-        return []
-    return [doc.diag("W174", f"`uvx {reg.pypi} --stdio` (server.json) installs the package {server.package!r} alone, "
-                     f"without the implementation of its handlers ({module!r})", "/server/registry", level=Level.WARNING,
-                     hint=f"publish a distribution that also installs {module!r} under registry.pypi, or bind every "
-                     "tool to the upstream (a complete base serves itself)")]

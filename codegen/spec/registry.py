@@ -24,9 +24,6 @@ W172  the registry's title or description differs from ``server.title`` / ``serv
       (the card then contradicts what ``server/discover`` reports)
 W173  ``registry.name``'s server part differs from ``server.name`` (the card's and ``serverInfo``'s)
 ====  ======================================================================================
-
-(W174, a registry entry whose package holds no implementation of its handlers, needs the IR:
-:func:`codegen.ir.registry.publish_warnings`.)
 """
 
 from __future__ import annotations

@@ -22,13 +22,11 @@ def _spec(tmp_path: Path, server: str, extra: str = "") -> Path:
     return spec
 
 
-def _codes(tmp_path: Path, server: str, extra: str = "", *, w174: bool = False) -> list[tuple[str, str]]:
-    """The diagnostics' codes and pointers (W174, of every registry spec whose handlers are
-    hand-written, only with ``w174``)."""
+def _codes(tmp_path: Path, server: str, extra: str = "") -> list[tuple[str, str]]:
     result = generate([_spec(tmp_path, server, extra)])
     located = [d for d in result.diagnostics if d.code.startswith(("E17", "W17"))]
     assert all(d.line > 0 for d in located), [d.render() for d in located]
-    return sorted((d.code, d.pointer) for d in result.diagnostics if w174 or d.code != "W174")
+    return sorted((d.code, d.pointer) for d in result.diagnostics)
 
 
 GOOD = """  name: shop
@@ -169,18 +167,3 @@ def test_unknown_keys_are_refused_by_the_spec_format(tmp_path: Path) -> None:
     codes = _codes(tmp_path, server)
     assert codes and all(code.startswith("E01") for code, _ in codes), codes
 
-
-def test_a_registry_package_without_its_implementation_is_warned_about(tmp_path: Path) -> None:
-    assert _codes(tmp_path, GOOD, w174=True) == [("W174", "/server/registry")]
-    bound = """  name: shop
-  version: 1.0.0
-  description: Items of the shop.
-  registry: {name: io.github.acme/shop}
-"""
-    upstream = """upstream: {baseUrl: "https://api.example.com"}
-"""
-    tools = TOOLS.replace("    inputSchema: {type: object}\n", "    inputSchema: {type: object}\n    http: {method: GET, path: /ping}\n")
-    spec = tmp_path / "bound.yaml"
-    spec.write_text(HEAD + "server:\n" + bound + tools + upstream, "utf-8")
-    result = generate([spec])
-    assert result.ok and [d.code for d in result.diagnostics] == []  # a complete base serves itself
