@@ -82,7 +82,8 @@ def repository(value: Any) -> dict[str, Any] | None:
 
 
 def _http_url(url: Any) -> bool:
-    if not isinstance(url, str) or any(c.isspace() for c in url):
+    """An absolute http(s) URL that is also a URI (ASCII: the schemas' ``format: uri``)."""
+    if not isinstance(url, str) or not url.isascii() or any(c.isspace() for c in url):
         return False
     try:
         parts = urllib.parse.urlsplit(url)

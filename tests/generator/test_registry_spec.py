@@ -167,3 +167,12 @@ def test_unknown_keys_are_refused_by_the_spec_format(tmp_path: Path) -> None:
     codes = _codes(tmp_path, server)
     assert codes and all(code.startswith("E01") for code, _ in codes), codes
 
+
+
+def test_an_iri_is_no_uri(tmp_path: Path) -> None:
+    server = """  name: shop
+  version: 1.0.0
+  description: Items.
+  registry: {name: io.github.acme/shop, websiteUrl: "https://bücher.example/shop"}
+"""
+    assert _codes(tmp_path, server) == [("E176", "/server/registry/websiteUrl")]
