@@ -53,7 +53,8 @@ def print_variables(base: type[ServerBase], out: TextIO) -> None:
     print(f"{base.server_info.name}: set these in the entry's env (empty = unset):", file=out)
     width = max(len(var.name) for var in variables)
     for var in variables:
-        flags = ", ".join(f for f, on in (("required", var.required), ("secret", var.secret)) if on)
+        flags = ", ".join(f for f, on in (("required", var.required), ("secret", var.secret),
+                                          (f"default {var.default}", var.default is not None)) if on)
         print(f"  {var.name.ljust(width)}  {var.description}{f' ({flags})' if flags else ''}", file=out)
 
 
