@@ -54,7 +54,8 @@ def print_variables(base: type[ServerBase], out: TextIO) -> None:
     width = max(len(var.name) for var in variables)
     for var in variables:
         flags = ", ".join(f for f, on in (("required", var.required), ("secret", var.secret),
-                                          (f"default {var.default}", var.default is not None)) if on)
+                                          (f"default {var.default}", var.default is not None
+                                           and f"default {var.default}" not in var.description)) if on)
         print(f"  {var.name.ljust(width)}  {var.description}{f' ({flags})' if flags else ''}", file=out)
 
 
