@@ -183,7 +183,7 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
                                            hint="check the network access to the package index (or --pip-cache), "
                                            "and --python"))
         return result
-    icon = _icon(ir, spec.parent, root)
+    icon = _icon(spec_icons(doc, ir), spec.parent, root)
     native = stage.has_native(lib)
     major, minor = interpreter.version
     runtime = Runtime(f">={major}.{minor},<{major}.{minor + 1}" if native else ">=3.11",
@@ -205,11 +205,20 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
     return result
 
 
-def _icon(ir: ProjectIR, folder: Path, root: Path) -> str | None:
-    """Copy the spec's first PNG icon that is a local file (beside the spec) or a ``data:`` URI
-    into the bundle; its path there, or None."""
+def spec_icons(doc: SourceDoc, ir: ProjectIR) -> list[Any]:
+    """The registry section's icons, else the spec's ``server.icons`` (as written: the IR keeps
+    the server's icons only in the registry section)."""
     registry = getattr(ir.server, "registry", None)
-    icons = list(getattr(registry, "icons", ()) or getattr(ir.server, "icons", ()) or ())
+    if registry is not None and registry.icons:
+        return list(registry.icons)
+    server = doc.data.get("server") if isinstance(doc.data, dict) else None
+    icons = server.get("icons") if isinstance(server, dict) else None
+    return list(icons) if isinstance(icons, list) else []
+
+
+def _icon(icons: list[Any], folder: Path, root: Path) -> str | None:
+    """Copy the first PNG icon that is a local file (a path relative to the spec's folder) or a
+    ``data:`` URI into the bundle; its path there, or None."""
     for icon in icons:
         src = str(icon.get("src", "")) if isinstance(icon, dict) else ""
         data: bytes | None = None
