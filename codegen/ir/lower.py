@@ -67,6 +67,7 @@ from .nodes import (
     ToolIR,
     UpstreamIR,
 )
+from .registry import registry_ir, server_env
 from .typeddicts import request_objects
 
 #: The keywords the runtime checks beside the models (``pattern``), where they apply unconditionally.
@@ -212,8 +213,8 @@ class _Lowering:
         return ServerIR(
             name=s.name, version=s.version, title=s.title, description=s.description, instructions=s.instructions,
             implementation=s.implementation, package=package, spec_display=spec_display,
-            project=s.project, target=s.target, runtime=s.runtime, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
-            fixtures=fixture_names(package),
+            project=s.project or s.registry is not None, target=s.target, runtime=s.runtime, subscribe=s.subscribe, layout=s.layout, **server_names(package, stem),
+            fixtures=fixture_names(package), env=server_env(self.spec), registry=registry_ir(self.spec, package),
             auth=AuthIR(s.auth.authorization_servers, s.auth.resource, s.auth.scopes, s.auth.scopes_supported,
                         s.auth.resource_name) if s.auth is not None else None,
         )

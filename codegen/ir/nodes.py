@@ -4,6 +4,8 @@ Tree::
 
     ProjectIR
     ├── server: ServerIR            names of the package and of its classes
+    │   ├── env: (EnvVarIR, ...)    environment variables (spec ``server.env`` + the upstream's)
+    │   └── registry: RegistryIR    the MCP Registry entry and server card (or None)
     ├── tools: (ToolIR, ...)        one per tool, in spec order
     │   ├── params: (ParamIR, ...)  client keyword arguments (from the generated input model)
     │   ├── errors: (ErrorRef, ...) declared errors the tool may raise
@@ -161,6 +163,36 @@ class UpstreamIR:
 
 
 @dataclass(frozen=True)
+class EnvVarIR:
+    """One environment variable the server reads: the spec's ``server.env`` in spec order, then the
+    upstream's (base URL, credentials) not declared there.  Every launcher lists exactly these
+    (``mcp_codegen_runtime.wire.launch.stdio_launch``: host config, server.json, bundle)."""
+
+    name: str
+    description: str
+    required: bool
+    secret: bool
+    default: str | None
+    format: str | None  # string | number | boolean | filepath (None: not said, a string)
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RegistryIR:
+    """``server.registry`` with its defaults applied: the MCP Registry entry (server.json) and
+    the server card (``codegen.ir.registry``)."""
+
+    name: str  # reverse-DNS, one "/"
+    title: str | None  # default server.title
+    description: str  # default server.description (1-100 characters, checked)
+    website_url: str | None  # default server.websiteUrl
+    repository: dict[str, Any] | None  # {url, source, subfolder?, id?} (source inferred for github/gitlab)
+    icons: tuple[dict[str, Any], ...]  # default server.icons
+    pypi: str  # the PyPI project (default: the package name, _ as -)
+    remotes: tuple[dict[str, Any], ...]  # {type, url}, type defaulted to streamable-http
+
+
+@dataclass(frozen=True)
 class ServerIR:
     name: str
     version: str
@@ -184,6 +216,8 @@ class ServerIR:
     layout: str = "package"  # package | agent: also the servers/ tree (:mod:`codegen.render.agent`)
     skill: str | None = None  # agent layout: None, "server" or "tree" (``--skill``, Agent Skills folders)
     fixtures: tuple[tuple[str, str], ...] = ()  # (role, name) of the pytest fixtures of testing.py
+    env: tuple[EnvVarIR, ...] = ()  # environment variables the server reads (spec's, then upstream's)
+    registry: RegistryIR | None = None  # spec ``server.registry``: server.json, server card, mcp-name
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,20 @@ class AuthSpec:
 
 
 @dataclass(frozen=True)
+class EnvSpec:
+    """One declared environment variable (``server.env`` / ``server.environment``, docs/spec-format.md)."""
+
+    name: str
+    description: str
+    required: bool
+    secret: bool
+    default: str | None
+    format: str | None
+    choices: tuple[str, ...]
+    pointer: str
+
+
+@dataclass(frozen=True)
 class ServerSpec:
     name: str
     version: str
@@ -87,6 +101,11 @@ class ServerSpec:
     auth: AuthSpec | None = None
     layout: str = "package"  # package | agent (the servers/ tree, docs/agents.md)
     runtime: str = "library"  # library (import mcp-codegen-runtime) | private (a copy in the package)
+    #: ``env`` (or its alias ``environment``) as declared, in spec order; both keys: both read
+    #: (E172 reports it)
+    env: tuple[EnvSpec, ...] = ()
+    #: ``registry`` as written (the MCP Registry entry, server card; checked by :mod:`.registry`)
+    registry: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +220,23 @@ def _auth(raw: Any) -> AuthSpec | None:
                     tuple(raw.get("scopesSupported") or ()), raw.get("resourceName"))
 
 
+def _env(server: dict[str, Any]) -> tuple[EnvSpec, ...]:
+    """The declared variables of ``env`` then ``environment`` (mapping or list form)."""
+    out = []
+    for key in ("env", "environment"):
+        raw = server.get(key)
+        entries = list(raw.items()) if isinstance(raw, dict) else [
+            (e.get("name"), e) for e in raw or [] if isinstance(e, dict)]
+        for i, (name, decl) in enumerate(entries):
+            if not isinstance(name, str) or not isinstance(decl, dict):
+                continue
+            ptr = join_pointer("/server", key, name if isinstance(raw, dict) else i)
+            out.append(EnvSpec(name, str(decl.get("description", "")), bool(decl.get("required", False)),
+                               bool(decl.get("secret", False)), decl.get("default"), decl.get("format"),
+                               tuple(decl.get("choices") or ()), ptr))
+    return tuple(out)
+
+
 def parse_spec(doc: SourceDoc) -> SpecFile:
     """Build the typed spec from data that already passed the structural check."""
     data = doc.data
@@ -222,6 +258,8 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         auth=_auth(s.get("auth")),
         layout=str(s.get("layout", "package")),
         runtime=str(s.get("runtime", "library")),
+        env=_env(s),
+        registry=dict(s["registry"]) if isinstance(s.get("registry"), dict) else None,
     )
     overlays = data.get("overlays") or {}
     tools = []

@@ -28,6 +28,7 @@ from .overlays import overlay_checks
 from .patternwords import pattern_words
 from .pointer import depth_exceeded, join_pointer
 from .refs import Resolver, Target, iter_refs
+from .registry import registry_checks
 from .setaside import sound_copy, without_set_aside
 from .skills import load_skills
 from .upstream import upstream_checks
@@ -292,6 +293,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     diags.extend(_catalog_checks(doc, spec))
     diags.extend(overlay_checks(doc, spec))
     diags.extend(auth_checks(doc, spec))
+    diags.extend(registry_checks(doc, spec))
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
     for ptr, schema, scope in _schema_sites(doc.data):
