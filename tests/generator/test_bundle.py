@@ -135,3 +135,34 @@ def test_archive_failure_leaves_the_old_bundle_and_no_temporary(tmp_path: Path, 
         write_archive(tmp_path / "root", dest)
     assert dest.read_bytes() == b"previous"
     assert [p.name for p in dest.parent.iterdir()] == ["x.mcpb"]
+
+
+def test_icon_that_is_not_a_png_is_e183(tmp_path: Path) -> None:
+    write_spec(tmp_path)
+    (tmp_path / "logo.png").write_bytes(b"GIF89a not a png")
+    code, _, err = run("bundle", "tiny.yaml", "-o", "dist", "--author", "A", "--icon", "logo.png", cwd=tmp_path)
+    assert code == 1 and "logo.png: error[E183]: --icon is not a PNG file" in err
+    assert not (tmp_path / "dist").exists()
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+
+
+@pytest.mark.parametrize(("icons", "expected"), [
+    ([{"src": "https://example.com/a.png"}, {"src": "a.png"}], PNG),  # the first local PNG, past a URL
+    ([{"src": "data:image/png;base64,iVBORw0KGgoAAAAAAAAAAA=="}], PNG),
+    ([{"src": "a.gif"}, {"src": "missing.png"}], None),  # not a PNG, not there
+    ([{"src": "data:image/png;base64,not base64!"}], None),
+])
+def test_icon_from_the_spec(tmp_path: Path, icons: list[dict[str, str]], expected: bytes | None) -> None:
+    from codegen.commands.bundle.make import _icon
+
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "a.png").write_bytes(PNG)
+    (tmp_path / "spec" / "a.gif").write_bytes(b"GIF89a")
+    (tmp_path / "root").mkdir()
+    got = _icon(icons, tmp_path / "spec", tmp_path / "root")
+    if expected is None:
+        assert got is None and not list((tmp_path / "root").iterdir())
+    else:
+        assert got == "icon.png" and (tmp_path / "root" / "icon.png").read_bytes() == expected

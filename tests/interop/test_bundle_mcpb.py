@@ -5,7 +5,7 @@ host substitutes into ``mcp_config``), and the official ``mcp`` SDK client talki
 unpacked bundle's entry point started with a bare interpreter (a fresh venv without packages).
 
 Two specs: ``greeter`` (an implementation beside the spec, environment variables of every kind,
-a prompt, a local PNG icon, a registry section) and ``shop`` (every tool bound to an upstream REST
+a prompt, a PNG icon given with --icon, a registry section) and ``shop`` (every tool bound to an upstream REST
 API: the generated base serves, no implementation)."""
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ server:
   title: Greeter
   description: Greets people by name.
   implementation: greeter_impl:GreeterService
-  icons: [{src: greeter.png, mimeType: image/png}]
   env:
     GREETER_TOKEN: {description: Token of the greeting service, required: true, secret: true}
     GREETER_SALUTATION: {description: Word to greet with, default: Hello}
@@ -111,7 +110,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (src / "shop.yaml").write_text(SHOP, "utf-8")
     out = tmp_path_factory.mktemp("dist")
     found = {}
-    for name, spec, folder, extra in (("greeter", "greeter.yaml", "a", ()), ("again", "greeter.yaml", "b", ()),
+    for name, spec, folder, extra in (("greeter", "greeter.yaml", "a", ("--icon", "greeter.png")),
+                                      ("again", "greeter.yaml", "b", ("--icon", "greeter.png")),
                                       ("shop", "shop.yaml", "a", ("--author", "Shop Team <team@shop.example>"))):
         proc = _bundle(src / spec, out / folder, *extra)
         assert proc.returncode == 0, proc.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -20,9 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen_runtime.wire.launch import StdioLaunch, stdio_launch
+
 from ...diagnostics import Diagnostic
 from ...driver.pipeline import lower_one
-from ...ir.nodes import ProjectIR
+from ...ir.nodes import EnvVarIR, ProjectIR
 from ...options import Options
 from ...spec.load import SourceDoc
 from . import stage
@@ -40,6 +43,7 @@ class BundleOptions:
     """What ``bundle`` takes besides the spec: see the command's help."""
 
     author: str | None = None
+    icon: Path | None = None
     impl_dir: Path | None = None
     python: str = sys.executable
     pip_cache: Path | None = None
@@ -59,9 +63,10 @@ def bundle_file_name(name: str, version: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{name}-{version}") + ".mcpb"
 
 
-def launch(ir: ProjectIR) -> tuple[list[str], list[Any]]:
-    """The server's arguments after the launcher and its environment variables."""
-    return ["--stdio"], list(getattr(ir.server, "env", ()))
+def launch(ir: ProjectIR) -> StdioLaunch[EnvVarIR]:
+    """The server's arguments after the launcher and its environment variables: the one launch
+    table every launcher reads (host config, server.json, bundle)."""
+    return stdio_launch(ir.server.env)
 
 
 def parse_author(text: str) -> Author:
@@ -74,7 +79,7 @@ def parse_author(text: str) -> Author:
 
 def _default_author(ir: ProjectIR) -> Author | None:
     """The owner of a GitHub repository named in the registry section."""
-    repository = getattr(getattr(ir.server, "registry", None), "repository", None)
+    repository = ir.server.registry.repository if ir.server.registry is not None else None
     url = repository.get("url", "") if isinstance(repository, dict) else ""
     m = re.match(r"https://github\.com/([A-Za-z0-9-]+)/", url)
     return Author(m.group(1), url=f"https://github.com/{m.group(1)}") if m else None
@@ -120,12 +125,15 @@ def _check(doc: SourceDoc, ir: ProjectIR, options: BundleOptions) -> list[Diagno
         return [doc.diag("E180", "the spec describes only a client (server.target: client): a bundle serves the server "
                          "side", "/server/target", hint="set server.target to server or both")]
     problems = []
+    if options.icon is not None and not _is_png(options.icon):
+        problems.append(Diagnostic(str(options.icon), 0, 0, "E183", "--icon is not a PNG file (hosts show PNG icons only)",
+                                   hint="pass a .png file (512x512 pixels is what Claude Desktop recommends)"))
     if options.author is None and _default_author(ir) is None:
         problems.append(doc.diag("E183", "the bundle's manifest needs an author (MCPB manifests require author.name)",
                                  "/server", hint="pass --author 'Name <email>' (or a GitHub repository in "
                                  "server.registry.repository, whose owner is then the author)"))
     keys: dict[str, str] = {}
-    for var in launch(ir)[1]:
+    for var in launch(ir).env:
         if var.name == "PYTHONPATH":
             problems.append(doc.diag("E183", "the environment variable PYTHONPATH is the bundle's own (it points at "
                                      "server/lib)", "/server/env/PYTHONPATH", hint="rename the variable"))
@@ -166,7 +174,8 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
 
     root = tmp / "bundle"
     lib = root / "server" / "lib"
-    args, env = launch(ir)
+    started = launch(ir)
+    args, env = list(started.arguments), list(started.env)
     try:
         interpreter = stage.probe(options.python)
         stage.write_package(files, lib)
@@ -183,7 +192,11 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
                                            hint="check the network access to the package index (or --pip-cache), "
                                            "and --python"))
         return result
-    icon = _icon(spec_icons(doc, ir), spec.parent, root)
+    if options.icon is not None:
+        shutil.copyfile(options.icon, root / ICON)
+        icon: str | None = ICON
+    else:
+        icon = _icon(spec_icons(doc, ir), spec.parent, root)
     native = stage.has_native(lib)
     major, minor = interpreter.version
     runtime = Runtime(f">={major}.{minor},<{major}.{minor + 1}" if native else ">=3.11",
@@ -205,12 +218,19 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
     return result
 
 
+def _is_png(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(PNG_MAGIC)) == PNG_MAGIC
+    except OSError:
+        return False
+
+
 def spec_icons(doc: SourceDoc, ir: ProjectIR) -> list[Any]:
     """The registry section's icons, else the spec's ``server.icons`` (as written: the IR keeps
     the server's icons only in the registry section)."""
-    registry = getattr(ir.server, "registry", None)
-    if registry is not None and registry.icons:
-        return list(registry.icons)
+    if ir.server.registry is not None and ir.server.registry.icons:
+        return list(ir.server.registry.icons)
     server = doc.data.get("server") if isinstance(doc.data, dict) else None
     icons = server.get("icons") if isinstance(server, dict) else None
     return list(icons) if isinstance(icons, list) else []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...ir.nodes import ProjectIR
+from ...ir.nodes import EnvVarIR, ProjectIR
 
 MANIFEST_VERSION = "0.3"
 #: The entry point inside the bundle (the host runs it with ``python``).
@@ -52,8 +52,8 @@ def user_config_key(env_name: str) -> str:
 def description_of(ir: ProjectIR) -> str | None:
     """The one-line description the host shows: the registry's, else ``server.description``,
     else ``server.instructions``, else ``server.title``."""
-    registry = getattr(ir.server, "registry", None)
-    for text in (getattr(registry, "description", None), ir.server.description, ir.server.instructions,
+    registry = ir.server.registry
+    for text in (registry.description if registry else None, ir.server.description, ir.server.instructions,
                  ir.server.title):
         if text and text.strip():
             return text.strip()
@@ -67,13 +67,13 @@ def _default(value: str, kind: str) -> str | int | float | bool:
     if kind == "number":
         for parse in (int, float):
             try:
-                return parse(value)  # type: ignore[no-any-return]
+                return parse(value)
             except ValueError:
                 pass
     return value
 
 
-def user_config(env: Sequence[Any]) -> dict[str, dict[str, Any]]:
+def user_config(env: Sequence[EnvVarIR]) -> dict[str, dict[str, Any]]:
     """One ``user_config`` entry per environment variable.  An optional variable without a default
     gets the default ``""``: the host (``getMcpConfigForManifest``) substitutes only the values it
     has, so an unset one would reach the server as the literal ``${user_config.key}``; empty counts
@@ -105,18 +105,18 @@ def mcp_config(args: Sequence[str], env_names: Sequence[str]) -> dict[str, Any]:
 
 def _links(ir: ProjectIR) -> dict[str, Any]:
     """``repository`` and ``homepage`` from the spec's registry section."""
-    registry = getattr(ir.server, "registry", None)
+    registry = ir.server.registry
     out: dict[str, Any] = {}
-    repository = getattr(registry, "repository", None)
-    if isinstance(repository, dict) and repository.get("url"):
-        out["repository"] = {"type": "git", "url": repository["url"]}
-    website = getattr(registry, "website_url", None)
-    if website:
-        out["homepage"] = website
+    if registry is None:
+        return out
+    if registry.repository and registry.repository.get("url"):
+        out["repository"] = {"type": "git", "url": registry.repository["url"]}
+    if registry.website_url:
+        out["homepage"] = registry.website_url
     return out
 
 
-def build_manifest(ir: ProjectIR, *, args: Sequence[str], env: Sequence[Any], author: Author, runtime: Runtime,
+def build_manifest(ir: ProjectIR, *, args: Sequence[str], env: Sequence[EnvVarIR], author: Author, runtime: Runtime,
                    icon: str | None) -> dict[str, Any]:
     """The manifest (keys in the order MANIFEST.md lists them).  ``args`` and ``env`` are the
     launch function's; ``icon`` the PNG's path in the bundle, if any."""

@@ -23,6 +23,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         spec: Annotated[Path, typer.Argument(help="The spec file of the server.", show_default=False)],
         output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write <name>-<version>.mcpb into (created if missing).")],
         author: Annotated[Optional[str], typer.Option("--author", help="The manifest's author: 'Name', 'Name <email>' or 'Name <email> (url)' (default: the owner of a GitHub repository in server.registry.repository).", show_default=False)] = None,
+        icon: Annotated[Optional[Path], typer.Option("--icon", help="PNG icon the host shows (default: the spec's first icon that is a PNG file beside the spec or a data: URI; a registry section takes https icons only, so give the bundle's here).", show_default=False)] = None,
         impl_dir: Annotated[Optional[Path], typer.Option("--impl-dir", help="Folder holding the implementation module (server.implementation, else build --scaffold's <package>_impl.py); default: the spec's folder.", show_default=False)] = None,
         python: Annotated[str, typer.Option("--python", help="The interpreter whose version and platform the bundle is for: it installs the dependencies (pip) and sets compatibility.")] = sys.executable,
         pip_cache: Annotated[Optional[Path], typer.Option("--pip-cache", help="pip's download cache (default: pip's own).", show_default=False)] = None,
@@ -41,7 +42,7 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         if not spec.is_file():
             err_console.print(f"error: {spec}: no such spec file; see mcp-codegen bundle --help", style="red", markup=False)
             raise typer.Exit(2)
-        options = BundleOptions(author=author, impl_dir=impl_dir, python=python, pip_cache=pip_cache,
+        options = BundleOptions(author=author, icon=icon, impl_dir=impl_dir, python=python, pip_cache=pip_cache,
                                 constraints=constraints)
         result = bundle(spec, output, options, lambda line: err_console.print(f"  {line}", style="dim", markup=False))
         print_diagnostics(Result(diagnostics=result.diagnostics, specs=[str(spec)]), [spec])
