@@ -166,3 +166,10 @@ def test_icon_from_the_spec(tmp_path: Path, icons: list[dict[str, str]], expecte
         assert got is None and not list((tmp_path / "root").iterdir())
     else:
         assert got == "icon.png" and (tmp_path / "root" / "icon.png").read_bytes() == expected
+
+
+def test_interpreter_that_cannot_install_is_e182(tmp_path: Path) -> None:
+    write_spec(tmp_path)
+    code, _, err = run("bundle", "tiny.yaml", "-o", "dist", "--author", "A", "--python", "false", cwd=tmp_path)
+    assert code == 1 and "error[E182]: the bundle's dependencies cannot be vendored: the interpreter false failed" in err
+    assert not (tmp_path / "dist").exists()
