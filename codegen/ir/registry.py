@@ -15,7 +15,7 @@ from typing import Any
 
 from ..spec.model import SpecFile
 from ..spec.registry import registry_values, repository
-from .naming.core import pypi_name
+from .naming.publish import pypi_name
 from .nodes import EnvVarIR, RegistryIR
 
 

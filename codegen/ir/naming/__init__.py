@@ -6,7 +6,8 @@
   is told;
 * :mod:`.agent`: the names of the agent layout (``servers/<server>/<tool>.py`` ...);
 * :mod:`.upstream`: the constants of a spec with ``upstream`` (``UPSTREAM``, ``<TOOL>_HTTP``);
-* :mod:`.testing`: the pytest fixtures of a package's ``testing`` module.
+* :mod:`.testing`: the pytest fixtures of a package's ``testing`` module;
+* :mod:`.publish`: the PyPI project of a package in the MCP Registry (``registry.pypi``).
 
 This ``__init__`` imports nothing: ``core`` and ``models`` are leaves any stage may import.
 """

@@ -271,13 +271,6 @@ def server_names(package: str, stem: str) -> ServerNames:
             "impl_class": stem + "Service"}
 
 
-def pypi_name(package: str) -> str:
-    """The PyPI project of a package published to the MCP Registry when the spec names none
-    (``registry.pypi``): the package name with ``_`` as ``-`` (``uvx <it>`` runs the console
-    script of the same name)."""
-    return package.replace("_", "-").strip("-") or package
-
-
 def tool_method(tool_name: str, python_name: str | None, runtime: frozenset[str], prefix: str = "") -> str:
     """A tool's handler / typed-call method name (``python_name`` overrides the tool name); ``prefix="start_"``: a task tool's task-handle call."""
     return str(MethodName(prefix + (python_name or tool_name), runtime))
