@@ -31,7 +31,7 @@ SLOW = frozenset({
     "test_adversarial_build", "test_adversarial_specs", "test_agent_tree", "test_build_caches",
     "test_dev", "test_fmtunits", "test_handler_check", "test_mock_cli", "test_noop_fast_path", "test_openapi_corpus",
     "test_packaging", "test_spec_load_yaml", "test_testing_plugin", "test_trusted_format", "test_typecheck",
-    "test_typed_dicts", "test_upstream_binding", "test_watch",
+    "test_typed_dicts", "test_upstream_binding", "test_watch", "test_bundle_mcpb",
     # runtime
     "test_agent_connections", "test_agent_oauth", "test_client_generated", "test_client_hostile",
     "test_client_listing", "test_client_overlay", "test_client_retry", "test_client_session_renewal",

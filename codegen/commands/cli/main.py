@@ -28,6 +28,7 @@ from ..config import resolve
 from ..dev import DEFAULT_OUTPUT as DEV_OUTPUT
 from ..starter import SCHEMA_COPY, first_test, spec_format_schema, starter_spec
 from .app import new_app, run
+from .bundle import register as register_bundle_command
 from .mock import check_cassette_cmd
 from .mock import register as register_mock_commands
 from .openapi import register as register_openapi_command
@@ -42,6 +43,7 @@ register_pull_command(app, out_console, err_console, lambda result: _print_diagn
 register_mock_commands(app, out_console, err_console,  # mock, proxy (mock.py)
                        lambda diags, spec: _print_diagnostics(Result(diagnostics=diags, specs=[str(spec)]), [spec]))
 register_openapi_command(app, out_console, err_console, lambda result: _print_diagnostics(result))  # openapi.py
+register_bundle_command(app, out_console, err_console, lambda result, paths: _print_diagnostics(result, paths))  # bundle.py
 
 
 class Target(str, Enum):
