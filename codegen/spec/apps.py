@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import mimetypes
 import re
 from dataclasses import dataclass
 from html import escape
@@ -52,6 +51,9 @@ META_KEYS = ("csp", "permissions", "domain", "prefersBorder")
 _ORIGIN = re.compile(r"(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{1,5})?")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _END_TAG = re.compile(r"</[A-Za-z]+\s*>")
+#: The image types an ``<img>`` is inlined as (a fixed table: the system's MIME database varies).
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+               ".svg": "image/svg+xml", ".webp": "image/webp", ".avif": "image/avif", ".ico": "image/x-icon"}
 
 
 @dataclass
@@ -144,7 +146,14 @@ class _Loader:
         self.diags.append(self.doc.diag(code, message, pointer, hint=hint, level=level))
 
     def file_diag(self, path: Path, line: int, code: str, message: str, hint: str = "", level: Level = Level.ERROR) -> None:
-        self.diags.append(Diagnostic(str(path), line, 1 if line else 0, code, message, hint=hint, level=level))
+        self.diags.append(Diagnostic(self.shown(path), line, 1 if line else 0, code, message, hint=hint, level=level))
+
+    def shown(self, path: Path) -> str:
+        """``path`` as diagnostics show it: beside the spec's displayed name when inside its folder."""
+        resolved = path.resolve() if path.exists() else path
+        if resolved.is_relative_to(self.base):
+            return (Path(self.doc.display).parent / resolved.relative_to(self.base)).as_posix()
+        return str(path)
 
     def read_text(self, path: Path, ptr: str, what: str) -> str | None:
         try:
@@ -172,7 +181,7 @@ class _Loader:
                      hint="keep the HTML beside the spec (no absolute path, no ../ out of its folder, no symlink out)")
             return None
         if not target.exists():
-            self.err("E187", f"UI HTML {str(raw)!r} does not exist", at, hint=f"looked for {target}")
+            self.err("E187", f"UI HTML {str(raw)!r} does not exist", at, hint=f"looked for {self.shown(target)}")
             return None
         folder = target if target.is_dir() else None
         index = target / "index.html" if folder is not None else target
@@ -229,10 +238,10 @@ class _Loader:
                 continue
             if not target.is_file():
                 self.file_diag(index, ref.line, "E188", f"<{ref.tag}> references {ref.value!r}, which does not exist",
-                               hint=f"looked for {target}")
+                               hint=f"looked for {self.shown(target)}")
                 ok = False
                 continue
-            replacement = self.element(ref, target, at)
+            replacement = self.element(ref, target, index, at)
             if replacement is None:
                 ok = False
                 continue
@@ -244,7 +253,7 @@ class _Loader:
             return None
         return out if ok else None
 
-    def element(self, ref: _Ref, target: Path, at: str) -> str | None:
+    def element(self, ref: _Ref, target: Path, index: Path, at: str) -> str | None:
         """What replaces a reference: an inline ``<script>`` / ``<style>``, an ``<img>`` with a data: URI."""
         kept = [(k, v) for k, v in ref.attrs if k not in ("src", "href", "rel")]
         if ref.tag == "img":
@@ -254,10 +263,10 @@ class _Loader:
                 self.err("E187", f"cannot read {target.name!r}: {exc}", at)
                 return None
             self.deps[str(target)] = hashlib.sha256(data).hexdigest()
-            mime = mimetypes.guess_type(target.name)[0]
-            if mime is None or not mime.startswith("image/"):
-                self.err("E188", f"<img> file {target.name!r} is not an image type the page can inline", at,
-                         hint="use a .png, .jpg, .gif, .svg or .webp file")
+            mime = IMAGE_TYPES.get(target.suffix.lower())
+            if mime is None:
+                self.file_diag(index, ref.line, "E188", f"<img> file {ref.value!r} is not an image type the page can inline",
+                               hint=f"inlined image types: {', '.join(sorted(IMAGE_TYPES))}")
                 return None
             src = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
             return f"<img{_attrs([('src', src), *kept])}>"
@@ -311,7 +320,7 @@ def load_ui(doc: SourceDoc, resource_uris: dict[str, str]) -> tuple[tuple[UiReso
         elif uri in first:
             loader.err("E189", f"UI resource {uri!r} is declared twice (first at {first[uri]})", join_pointer(ptr, "uri"))
         elif uri in resource_uris:
-            loader.err("E189", f"{uri!r} is declared both in ui and as an ordinary resource (at {resource_uris[uri]})",
+            loader.err("E189", f"{uri!r} is declared both in ui and as an ordinary resource, {resource_uris[uri]}",
                        join_pointer(ptr, "uri"), hint="declare a UI resource only in the ui list")
         first.setdefault(uri, ptr)
         _domains(loader, entry, ptr)
@@ -347,7 +356,8 @@ def ui_link_checks(doc: SourceDoc, links: list[tuple[str, dict[str, Any], bool]]
     return out + [doc.diag("W176", f"no tool links the UI resource {uri!r}", join_pointer("/ui", i, "uri"),
                            hint="link it from a tool with `ui: <uri>`; it is still listed and readable",
                            level=Level.WARNING)
-                  for i, uri in enumerate(_declared_order(doc)) if uri in declared and uri not in linked]
+                  for i, uri in enumerate(_declared_order(doc))
+                  if uri in declared and uri not in linked and uri.startswith(UI_SCHEME)]
 
 
 def _declared_order(doc: SourceDoc) -> list[str]:
