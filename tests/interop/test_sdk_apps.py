@@ -1,0 +1,132 @@
+"""MCP Apps (io.modelcontextprotocol/ui) of the generated ``weather`` server, seen by the official ``mcp``
+SDK client (PyPI ``mcp`` 2.3.0) over stdio and Streamable HTTP, in the 2025 (``initialize``) and
+2026-07-28 eras.  What it receives — the tool's ``_meta.ui``, the UI resource's listing and its
+``resources/read`` contents — is validated against the extension's published JSON schema
+(``tests/schemas/ecosystem/ext-apps/schema.json``, npm ``@modelcontextprotocol/ext-apps@2.0.4``) and
+the protocol's own schema; the HTML is compared with the files under ``specs/ui/forecast/``.
+
+A client that advertises the extension (``mcp.client.extension.advertise``) gets the UI links; one
+that does not gets the text-only tools (docs/apps.md) and can still read the resource."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from common_support import free_port, run_async, stop_pid, wait_port
+from jsonschema import Draft202012Validator
+from mcp import Client
+from mcp.client.extension import advertise
+from mcp.client.stdio import StdioServerParameters
+from referencing import Registry, Resource
+from support_server import EXAMPLES, assert_wire, server_env
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "ecosystem" / "ext-apps" / "schema.json").read_text("utf-8"))
+VIEW = ROOT / "specs" / "ui" / "forecast"
+URI = "ui://weather/forecast"
+MIME = "text/html;profile=mcp-app"
+EXTENSION = "io.modelcontextprotocol/ui"
+STDIO = StdioServerParameters(command=sys.executable, args=["-m", "weather", "--stdio"], cwd=str(EXAMPLES), env=server_env())
+
+
+def apps_valid(definition: str, instance: Any) -> None:
+    """``instance`` against ``#/$defs/<definition>`` of the extension's schema (errors listed)."""
+    registry = Registry().with_resource(APPS_SCHEMA["$id"], Resource.from_contents(APPS_SCHEMA))
+    validator = Draft202012Validator({"$ref": f"{APPS_SCHEMA['$id']}#/$defs/{definition}"}, registry=registry)
+    errors = [e.message for e in validator.iter_errors(instance)]
+    assert not errors, f"{definition}: {errors}"
+
+
+def _wire(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return dumped
+
+
+async def _with_ui(client: Client) -> None:
+    version = client.protocol_version
+    assert client.server_capabilities.extensions == {EXTENSION: {"mimeTypes": [MIME]}}
+    tools = {t.name: _wire(t) for t in (await client.list_tools()).tools}
+    for tool in tools.values():
+        assert_wire(version, "Tool", tool)
+    ui = tools["get_forecast"]["_meta"]["ui"]
+    apps_valid("McpUiToolMeta", ui)
+    assert ui == {"resourceUri": URI}
+    assert "_meta" not in tools["get_weather"]
+    listed = [_wire(r) for r in (await client.list_resources()).resources]
+    assert [r["uri"] for r in listed] == [URI]
+    assert_wire(version, "Resource", listed[0])
+    assert listed[0]["mimeType"] == MIME
+    apps_valid("McpUiResourceMeta", listed[0]["_meta"]["ui"])
+    read = await client.read_resource(URI)
+    first = read.contents[0]
+    assert isinstance(first, types.TextResourceContents)
+    contents = _wire(first)
+    assert_wire(version, "TextResourceContents", contents)
+    assert contents["uri"] == URI and contents["mimeType"] == MIME
+    apps_valid("McpUiResourceMeta", contents["_meta"]["ui"])
+    assert contents["_meta"]["ui"] == {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}
+    _check_html(first.text)
+    result = await client.call_tool("get_forecast", {"location": "Paris", "days": 2})  # meaningful text either way
+    assert isinstance(result.content[0], types.TextContent) and result.content[0].text.startswith("day 1:")
+
+
+def _check_html(html: str) -> None:
+    """The served document: index.html with forecast.css and forecast.js inlined, in their places."""
+    assert html.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
+    css = (VIEW / "forecast.css").read_text("utf-8")
+    js = (VIEW / "forecast.js").read_text("utf-8")
+    assert f"<style>{css}</style>" in html and f"<script>{js}</script>" in html
+    assert "href=\"forecast.css\"" not in html and "src=\"forecast.js\"" not in html
+    index = (VIEW / "index.html").read_text("utf-8")
+    assert html.replace(f"<style>{css}</style>", '<link rel="stylesheet" href="forecast.css">') \
+               .replace(f"<script>{js}</script>", '<script src="forecast.js"></script>') == index
+
+
+async def _without_ui(client: Client) -> None:
+    tools = {t.name: _wire(t) for t in (await client.list_tools()).tools}
+    assert set(tools) == {"get_weather", "get_forecast"}
+    assert "_meta" not in tools["get_forecast"]  # the text-only server: no UI link
+    read = await client.read_resource(URI)  # the resource itself stays readable
+    assert isinstance(read.contents[0], types.TextResourceContents)
+    apps_valid("McpUiResourceMeta", read.contents[0].meta["ui"])  # type: ignore[index]
+
+
+def _run(target: Any, mode: str, body: Any, ui: bool) -> None:
+    async def main() -> None:
+        extensions = [advertise(EXTENSION, {"mimeTypes": [MIME]})] if ui else None
+        async with Client(target, mode=mode, read_timeout_seconds=20, extensions=extensions) as client:
+            assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+            await body(client)
+
+    run_async(main(), 60)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # auto: server/discover, so 2026-07-28
+def test_sdk_client_with_the_extension_over_stdio(mode: str) -> None:
+    _run(STDIO, mode, _with_ui, True)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # auto: server/discover, so 2026-07-28
+def test_sdk_client_without_the_extension_over_stdio(mode: str) -> None:
+    _run(STDIO, mode, _without_ui, False)
+
+
+def test_sdk_client_over_http(tmp_path: Path) -> None:
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port)], cwd=EXAMPLES,
+                            env=server_env(), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_port(port, 30, proc)
+        for mode in ("legacy", "auto"):
+            _run(f"http://127.0.0.1:{port}/mcp", mode, _with_ui, True)
+            _run(f"http://127.0.0.1:{port}/mcp", mode, _without_ui, False)
+    finally:
+        stop_pid(proc)
+        log.close()
