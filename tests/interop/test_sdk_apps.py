@@ -10,7 +10,6 @@ that does not gets the text-only tools (docs/apps.md) and can still read the res
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,29 +17,14 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from apps_support import EXTENSION, MIME, URI, apps_valid, check_forecast_html
 from common_support import free_port, run_async, stop_pid, wait_port
-from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.extension import advertise
 from mcp.client.stdio import StdioServerParameters
-from referencing import Registry, Resource
 from support_server import EXAMPLES, assert_wire, server_env
 
-ROOT = Path(__file__).resolve().parents[2]
-APPS_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "ecosystem" / "ext-apps" / "schema.json").read_text("utf-8"))
-VIEW = ROOT / "specs" / "ui" / "forecast"
-URI = "ui://weather/forecast"
-MIME = "text/html;profile=mcp-app"
-EXTENSION = "io.modelcontextprotocol/ui"
 STDIO = StdioServerParameters(command=sys.executable, args=["-m", "weather", "--stdio"], cwd=str(EXAMPLES), env=server_env())
-
-
-def apps_valid(definition: str, instance: Any) -> None:
-    """``instance`` against ``#/$defs/<definition>`` of the extension's schema (errors listed)."""
-    registry = Registry().with_resource(APPS_SCHEMA["$id"], Resource.from_contents(APPS_SCHEMA))
-    validator = Draft202012Validator({"$ref": f"{APPS_SCHEMA['$id']}#/$defs/{definition}"}, registry=registry)
-    errors = [e.message for e in validator.iter_errors(instance)]
-    assert not errors, f"{definition}: {errors}"
 
 
 def _wire(model: Any) -> dict[str, Any]:
@@ -71,21 +55,10 @@ async def _with_ui(client: Client) -> None:
     assert contents["uri"] == URI and contents["mimeType"] == MIME
     apps_valid("McpUiResourceMeta", contents["_meta"]["ui"])
     assert contents["_meta"]["ui"] == {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}
-    _check_html(first.text)
+    assert first.text.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
+    check_forecast_html(first.text)
     result = await client.call_tool("get_forecast", {"location": "Paris", "days": 2})  # meaningful text either way
     assert isinstance(result.content[0], types.TextContent) and result.content[0].text.startswith("day 1:")
-
-
-def _check_html(html: str) -> None:
-    """The served document: index.html with forecast.css and forecast.js inlined, in their places."""
-    assert html.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
-    css = (VIEW / "forecast.css").read_text("utf-8")
-    js = (VIEW / "forecast.js").read_text("utf-8")
-    assert f"<style>{css}</style>" in html and f"<script>{js}</script>" in html
-    assert "href=\"forecast.css\"" not in html and "src=\"forecast.js\"" not in html
-    index = (VIEW / "index.html").read_text("utf-8")
-    assert html.replace(f"<style>{css}</style>", '<link rel="stylesheet" href="forecast.css">') \
-               .replace(f"<script>{js}</script>", '<script src="forecast.js"></script>') == index
 
 
 async def _without_ui(client: Client) -> None:
