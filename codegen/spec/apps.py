@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcp_codegen_runtime.wire.apps import UI_SCHEME
+from mcp_codegen_runtime.wire.apps import UI_SCHEME, UiResourceDef
 
 from ..diagnostics import Diagnostic, Level
 from ..ir.nodes import UiResourceIR
@@ -363,3 +363,8 @@ def ui_link_checks(doc: SourceDoc, links: list[tuple[str, dict[str, Any], bool]]
 def _declared_order(doc: SourceDoc) -> list[str]:
     entries = doc.data.get("ui") if isinstance(doc.data, dict) else None
     return [str(e.get("uri")) if isinstance(e, dict) else "" for e in entries or []]
+
+
+def ui_listing(ui: UiResourceIR) -> dict[str, Any]:
+    """The ``resources/list`` entry the generated server sends for ``ui`` (what ``diff`` compares)."""
+    return UiResourceDef(ui.uri, ui.name, ui.html, ui.meta, ui.title, ui.description).listing()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..wire.apps import McpUiResourceCsp, McpUiResourceMeta, McpUiResourcePermissions, McpUiToolMeta, UiResource
+from ..wire.apps import McpUiResourceMeta, McpUiToolMeta, UiResource
 from .async_client import ClientBase
 from .catalog import Completion
 from .features import missing
@@ -116,9 +116,7 @@ __all__ = [
     "ElicitationResponse",
     "Icon",
     "LoadedSkill",
-    "McpUiResourceCsp",
     "McpUiResourceMeta",
-    "McpUiResourcePermissions",
     "McpUiToolMeta",
     "OAuthError",
     "OAuthSettings",
