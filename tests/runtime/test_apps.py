@@ -139,3 +139,20 @@ def test_wire_helpers() -> None:
     assert without_ui({"name": "t", "_meta": {"ui/resourceUri": "ui://x/y"}}) == {"name": "t"}
     assert not declares_ui({"extensions": {"io.modelcontextprotocol/ui": {}}})  # mimeTypes is required
     assert not declares_ui({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}})
+
+
+def test_handlers_know_whether_the_client_renders_uis() -> None:
+    seen: list[bool] = []
+
+    class Recording(AppsServer):
+        async def answer(self, args: Empty, ctx: Context) -> ToolResult:
+            seen.append(ctx.supports_ui)
+            return await super().answer(args, ctx)
+
+    async def body() -> None:
+        for cls in (UiClient, ClientBase):
+            async with cls.in_process(Recording()) as client:
+                await client.call_raw("board", {})
+
+    _run(body())
+    assert seen == [True, False]
