@@ -11,15 +11,13 @@ through the bridge, which forwards both to the real server."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from apps_support import MIME, URI, check_forecast_html, run_host
-from common_support import free_port, stop_pid, wait_port
-from support_server import EXAMPLES, server_env
+from apps_support import MIME, URI, check_forecast_html, run_host, weather_over_http
+from support_server import EXAMPLES
 
 VERSIONS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
@@ -50,14 +48,6 @@ def test_ext_apps_host_over_stdio(mode: str) -> None:
 
 
 def test_ext_apps_host_over_http(tmp_path: Path) -> None:
-    port = free_port()
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port)], cwd=EXAMPLES,
-                            env=server_env(), stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_port(port, 30, proc)
+    with weather_over_http(tmp_path) as url:
         for mode in ("legacy", "auto"):
-            _check(run_host(mode, "http", f"http://127.0.0.1:{port}/mcp", cwd=EXAMPLES), mode)
-    finally:
-        stop_pid(proc)
-        log.close()
+            _check(run_host(mode, "http", url, cwd=EXAMPLES), mode)

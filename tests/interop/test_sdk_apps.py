@@ -10,15 +10,14 @@ that does not gets the text-only tools (docs/apps.md) and can still read the res
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
-from apps_support import EXTENSION, MIME, URI, apps_valid, check_forecast_html
-from common_support import free_port, run_async, stop_pid, wait_port
+from apps_support import EXTENSION, MIME, URI, apps_valid, check_forecast_html, weather_over_http
+from common_support import run_async
 from mcp import Client
 from mcp.client.extension import advertise
 from mcp.client.stdio import StdioServerParameters
@@ -91,15 +90,7 @@ def test_sdk_client_without_the_extension_over_stdio(mode: str) -> None:
 
 
 def test_sdk_client_over_http(tmp_path: Path) -> None:
-    port = free_port()
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port)], cwd=EXAMPLES,
-                            env=server_env(), stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_port(port, 30, proc)
+    with weather_over_http(tmp_path) as url:
         for mode in ("legacy", "auto"):
-            _run(f"http://127.0.0.1:{port}/mcp", mode, _with_ui, True)
-            _run(f"http://127.0.0.1:{port}/mcp", mode, _without_ui, False)
-    finally:
-        stop_pid(proc)
-        log.close()
+            _run(url, mode, _with_ui, True)
+            _run(url, mode, _without_ui, False)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -54,3 +57,20 @@ def run_host(mode: str, *target: str, cwd: Path) -> dict[str, Any]:
     assert proc.returncode == 0, f"ext_apps_host.mjs failed:\n{proc.stderr[-3000:]}"
     report: dict[str, Any] = json.loads(proc.stdout)
     return report
+
+
+@contextmanager
+def weather_over_http(tmp_path: Path) -> Iterator[str]:
+    """The generated weather server (``generated_examples``) over Streamable HTTP on a free port; its URL."""
+    from common_support import free_port, stop_pid, wait_port
+    from support_server import EXAMPLES, server_env
+
+    port = free_port()
+    with (tmp_path / "server.log").open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "weather", "--http", "--port", str(port)], cwd=EXAMPLES,
+                                env=server_env(), stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_port(port, 30, proc)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            stop_pid(proc)
