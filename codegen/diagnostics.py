@@ -124,6 +124,16 @@ CODES: dict[str, str] = {
     "W122": "openapi: security scheme or requirement the upstream binding cannot express (dropped)",
     "W123": "openapi: curation names an operation or argument the document does not have",
     "W124": "openapi: schema value of the wrong type dropped (the document breaks the OpenAPI schema object)",
+    "E185": "MCP Apps: a UI resource URI or a tool's ui link that is not a ui:// URI",
+    "E186": "MCP Apps: a tool links a UI resource the spec's `ui` list does not declare",
+    "E187": "MCP Apps: UI HTML file or folder missing, unreadable, not UTF-8, outside the spec's folder (../, absolute, a symlink out) or over the size limit",
+    "E188": "MCP Apps: not an HTML5 document (no <!DOCTYPE html> or <html>), or a local reference of a folder's index.html that cannot be inlined",
+    "E189": "MCP Apps: a ui:// URI declared twice (or also as an ordinary resource), or a tool with both `ui` and `_meta.ui`",
+    "W175": "MCP Apps: a CSP domain that is not an origin (scheme://host[:port], *. subdomains allowed)",
+    "W176": "MCP Apps: a UI resource no tool links (listed and readable, but no host renders it for a tool)",
+    "W177": "MCP Apps: a tool's ui visibility names neither model nor app (no host shows or calls it)",
+    "W178": "MCP Apps: the HTML loads a script, stylesheet or image from an origin csp.resourceDomains does not allow (the host blocks it)",
+    "W179": "MCP Apps: a single HTML file references a local file, which the host cannot fetch (use a folder with index.html: it is inlined)",
 }
 
 

@@ -78,8 +78,9 @@ def lower_one(path: Path, display: str, *, with_models: bool = True) -> Lowered:
         return Lowered(None, doc, diagnostics=diags, deps=(path,))
     ir, more = lower(spec, resolver, display)
     diags += more
-    deps = tuple(sorted({*(Path(f) for f in resolver.docs), *(Path(f) for f in spec.skill_deps)}))
-    hashes = {str(Path(f).resolve()): d.sha for f, d in resolver.docs.items()} | spec.skill_deps
+    read = spec.skill_deps | spec.ui_deps  # the files of skills and UI resources
+    deps = tuple(sorted({*(Path(f) for f in resolver.docs), *(Path(f) for f in read)}))
+    hashes = {str(Path(f).resolve()): d.sha for f, d in resolver.docs.items()} | read
     if ir is None or not with_models:
         return Lowered(ir, doc, diagnostics=diags, deps=deps, dep_hashes=hashes)
     models, more = build_models(ir)

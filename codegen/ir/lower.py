@@ -198,7 +198,7 @@ class _Lowering:
                        model_classes=tuple(sorted({*_referenced_classes(tools), *(t.variables_class for t in templates),
                                                    *(pr.arguments_class for pr in prompts)})),
                        resources=resources, templates=templates, prompts=prompts, typed_dicts=typed_dicts,
-                       skills=self.spec.skills, upstream=self._upstream(tools))
+                       skills=self.spec.skills, upstream=self._upstream(tools), ui_resources=self.spec.ui_resources)
         return ir, self.diags
 
     def _upstream(self, tools: list[ToolIR]) -> UpstreamIR | None:
@@ -245,6 +245,8 @@ class _Lowering:
             builder.force_object(in_target)  # W102 reported by validation
         wire = dict(tool.wire)
         wire["inputSchema"] = bundle_wire(self.resolver, doc, in_ptr)
+        if tool.ui is not None:  # MCP Apps: the UI resource link, sent as _meta.ui (docs/apps.md)
+            wire["_meta"] = {**(wire.get("_meta") or {}), "ui": tool.ui}
         output_class = None
         if "outputSchema" in tool.wire:
             out_ptr = join_pointer(tool.pointer, "outputSchema")

@@ -240,6 +240,19 @@ class SkillIR:
 
 
 @dataclass(frozen=True)
+class UiResourceIR:
+    """An MCP Apps UI resource the server serves (spec ``ui``, docs/apps.md): the HTML read and
+    inlined at build time, its ``_meta.ui`` (McpUiResourceMeta keys as the spec wrote them)."""
+
+    uri: str
+    name: str
+    title: str | None
+    description: str | None
+    meta: dict[str, Any]
+    html: str
+
+
+@dataclass(frozen=True)
 class ProjectIR:
     server: ServerIR
     tools: tuple[ToolIR, ...]
@@ -252,3 +265,4 @@ class ProjectIR:
     typed_dicts: tuple[tuple[str, str], ...] = ()  # (object model class, its request-side TypedDict)
     skills: tuple[SkillIR, ...] = ()  # spec ``skills`` (docs/skills.md)
     upstream: UpstreamIR | None = None  # spec ``upstream``: the REST API the bound tools call
+    ui_resources: tuple[UiResourceIR, ...] = ()  # spec ``ui``: MCP Apps UI resources (docs/apps.md)

@@ -34,6 +34,16 @@ def pyrepr(value: Any) -> str:
     return repr(value)
 
 
+def pylines(text: str) -> str:
+    """A long text as a Python expression: one literal per line of ``text`` (each through
+    :func:`pyrepr`), concatenated in parentheses, so a diff of the generated file shows the
+    lines that changed."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) <= 1:
+        return pyrepr(text)
+    return "(\n" + "".join(f"    {pyrepr(line)}\n" for line in lines) + ")"
+
+
 def jsonliteral(value: Any) -> str:
     """A Python expression for JSON data that black leaves alone: a raw triple-quoted JSON text.
 

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 from mcp_codegen_runtime import RUNTIME_VERSION
 from mcp_codegen_runtime.gencode import RUNTIME_API
+from mcp_codegen_runtime.wire.apps import tool_ui
 from mcp_codegen_runtime.wire.skills import stored_path
 
 from ..ir.naming.core import RUNTIME_ERROR_NAMES
@@ -24,7 +25,7 @@ from ..ir.nodes import ProjectIR
 from ..models.generate import ModelsModule
 from . import pylayout
 from .files import SKILL_FILES, GeneratedFile
-from .filters import comment, docline, docstring, jsonliteral, pep440, pyrepr, toml_string, width
+from .filters import comment, docline, docstring, jsonliteral, pep440, pylines, pyrepr, toml_string, width
 from .registry import publishing_files, server_card
 from .runtime_copy import PACKAGE, PRIVATE, private_modules, private_packages, render_private_runtime, runtime_requirement
 
@@ -92,7 +93,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(pyrepr=pyrepr, jsonliteral=jsonliteral, docstring=docstring, docline=docline, comment=comment,
-                       toml=toml_string, pep440=pep440, width=width)
+                       toml=toml_string, pep440=pep440, width=width, pylines=pylines)
     env.globals.update(layout=pylayout, pyrepr=pyrepr)  # statements laid out as black keeps them
     return env
 
@@ -129,11 +130,18 @@ _OAUTH_EXPORTS = ("OAuthError", "OAuthSettings")
 #: ``SkillIntegrityError`` (a packaged skill file changed since the build) for one with skills.
 _SERVER_TASK_EXPORTS = ("TaskContext",)
 _SERVER_SKILL_EXPORTS = ("SkillIntegrityError",)
+#: MCP Apps (a tool linking a UI resource): the typed ``_meta.ui`` and what ``ui_resource()`` returns.
+_UI_EXPORTS = ("McpUiResourceMeta", "McpUiToolMeta", "UiResource")
 
 
 def _uses_tasks(ir: ProjectIR) -> bool:
     """A tool of the spec declares ``task:`` (the tasks extension's names are then exported)."""
     return any(t.task != "forbidden" for t in ir.tools)
+
+
+def _links_ui(ir: ProjectIR) -> bool:
+    """A tool links an MCP Apps UI resource (``ui:``, or ``_meta.ui`` in a pulled spec)."""
+    return any(tool_ui(t.wire) is not None for t in ir.tools)
 
 
 def _needs_jsonschema(ir: ProjectIR) -> bool:
@@ -152,6 +160,8 @@ def client_exports(ir: ProjectIR) -> list[str]:
         names += _SKILL_EXPORTS
     if ir.server.auth is not None:
         names += _OAUTH_EXPORTS
+    if _links_ui(ir):
+        names += _UI_EXPORTS
     return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
 
 
@@ -232,6 +242,7 @@ def _context(ir: ProjectIR, models: ModelsModule) -> dict[str, Any]:
         "runtime_packages": [],
         "skills": ir.skills if ir.server.target in ("server", "both") else (),
         "skill_files": SKILL_FILES,
+        "ui_resources": ir.ui_resources if ir.server.target in ("server", "both") else (),
         "upstream": ir.upstream,
         "server_card": server_card(ir.server) if ir.server.registry and ir.server.target != "client" else None,
         "bound_tools": [t for t in tools if t.http is not None],
@@ -253,6 +264,8 @@ def render_package(ir: ProjectIR, models: ModelsModule, env: jinja2.Environment 
         files.append(GeneratedFile(f"{pkg}/skills.py", env.get_template("skills.py.jinja").render(ctx)))
         files += [GeneratedFile(f"{pkg}/{SKILL_FILES}/{s.name}/{stored_path(f.path)}", f.text)
                   for s in ctx["skills"] for f in s.files]
+    if ctx["ui_resources"]:  # MCP Apps: the UI documents, embedded as escaped constants
+        files.append(GeneratedFile(f"{pkg}/ui.py", env.get_template("ui.py.jinja").render(ctx)))
     files.append(GeneratedFile(f"{pkg}/py.typed", ""))
     files.append(GeneratedFile(f"{pkg}/.gitattributes", GITATTRIBUTES))
     if ir.server.runtime == "private":  # just the runtime modules the files above import

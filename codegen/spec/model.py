@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.nodes import SkillIR
+from ..ir.nodes import SkillIR, UiResourceIR
 from .load import SourceDoc
 from .pointer import join_pointer
 
@@ -17,7 +17,7 @@ FORMAT_VERSION = 1
 
 #: Keys of a tool entry that are MCP wire fields (copied to tools/list as written).
 #: Keys of a spec tool entry that are ours; everything else is the wire Tool object.
-CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes", "task", "http"})
+CODEGEN_TOOL_KEYS = frozenset({"python_name", "errors", "inputs", "raw_output", "scopes", "task", "http", "ui"})
 #: Values of a tool's ``task`` key (the extension's task support; default ``forbidden``).
 TASK_SUPPORT = ("forbidden", "optional", "required")
 WIRE_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
@@ -56,6 +56,8 @@ class ToolSpec:
     #: ``http``: the tool is served by calling the spec's ``upstream`` (the binding as written; server
     #: side only, never sent, never part of the fingerprint)
     http: dict[str, Any] | None = None
+    #: ``ui``: the MCP Apps UI resource of the tool, as its ``_meta.ui`` (``{resourceUri, visibility?}``)
+    ui: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,9 @@ class SpecFile:
     #: ``skills``, read and checked (:mod:`codegen.spec.skills`), and the files they were read from
     skills: tuple[SkillIR, ...] = ()
     skill_deps: dict[str, str] = field(default_factory=dict)
+    #: ``ui``, read, checked and inlined (:mod:`codegen.spec.apps`), and the files they were read from
+    ui_resources: tuple[UiResourceIR, ...] = ()
+    ui_deps: dict[str, str] = field(default_factory=dict)
     #: ``upstream``: the REST API the tools with ``http`` call, as written (docs/openapi.md)
     upstream: dict[str, Any] | None = None
 
@@ -237,6 +242,13 @@ def _env(server: dict[str, Any]) -> tuple[EnvSpec, ...]:
     return tuple(out)
 
 
+def _tool_ui(raw: Any) -> dict[str, Any] | None:
+    """A tool's ``ui`` as its ``_meta.ui``: a URI is ``{resourceUri}``, a mapping is kept as written."""
+    if isinstance(raw, str):
+        return {"resourceUri": raw}
+    return dict(raw) if isinstance(raw, dict) else None
+
+
 def parse_spec(doc: SourceDoc) -> SpecFile:
     """Build the typed spec from data that already passed the structural check."""
     data = doc.data
@@ -277,7 +289,7 @@ def parse_spec(doc: SourceDoc) -> SpecFile:
         overlay = join_pointer("/overlays", t["name"], "outputSchema") if t["name"] in overlays else None
         tools.append(ToolSpec(t["name"], wire, errors, inputs, t.get("python_name"), ptr, bool(t.get("raw_output", False)),
                               tuple(t.get("scopes") or ()), overlay, str(t.get("task", "forbidden")),
-                              dict(t["http"]) if isinstance(t.get("http"), dict) else None))
+                              dict(t["http"]) if isinstance(t.get("http"), dict) else None, _tool_ui(t.get("ui"))))
     resources, templates, prompts = _catalog(data)
     return SpecFile(doc=doc, server=server, defs=dict(data.get("$defs") or {}), tools=tuple(tools),
                     resources=resources, templates=templates, prompts=prompts, overlays=dict(overlays),

@@ -23,7 +23,7 @@ from .model import FORMAT_VERSION
 from .pointer import split_pointer
 
 #: Top-level lists whose entries can be set aside one by one.
-_LISTS = ("tools", "resources", "resourceTemplates", "prompts", "skills")
+_LISTS = ("tools", "resources", "resourceTemplates", "prompts", "skills", "ui")
 #: Top-level mappings whose entries can be set aside one by one.
 _MAPS = ("$defs", "overlays")
 #: What stands in for a server entry with a structural error.

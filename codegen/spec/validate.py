@@ -19,6 +19,7 @@ from mcp_codegen_runtime.wire.uritemplate import TemplateError
 from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
 from ..diagnostics import Diagnostic, Level
+from .apps import load_ui, ui_link_checks
 from .auth import auth_checks
 from .keywords import near_miss, schema_typos, undeclared_required
 from .load import SourceDoc
@@ -263,7 +264,12 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     spec = parse_spec(sound)
     skills, skill_diags, skill_deps = load_skills(sound)
     diags += skill_diags
-    spec = replace(spec, skills=skills, skill_deps=skill_deps)
+    ui_resources, ui_diags, ui_deps = load_ui(sound, {r.uri: r.pointer for r in spec.resources})
+    diags += ui_diags
+    diags += ui_link_checks(doc, [(t.pointer, t.ui, isinstance(t.wire.get("_meta"), dict) and "ui" in t.wire["_meta"])
+                                  for t in spec.tools if t.ui is not None], {str(e.get("uri")) for e in sound.data.get("ui") or []
+                                                                             if isinstance(e, dict)})
+    spec = replace(spec, skills=skills, skill_deps=skill_deps, ui_resources=ui_resources, ui_deps=ui_deps)
     seen: dict[str, str] = {}
     for tool in spec.tools:
         if not USABLE_TOOL_NAME.fullmatch(tool.name):

@@ -20,6 +20,8 @@ from mcp_codegen_runtime.client.gencode import (
     ElicitationRequest,
     ElicitationResponse,
     Icon,
+    McpUiResourceMeta,
+    McpUiToolMeta,
     Progress,
     Prompt,
     PromptArgument,
@@ -32,6 +34,7 @@ from mcp_codegen_runtime.client.gencode import (
     Tool,
     ToolAnnotations,
     ToolCallInfo,
+    UiResource,
     Unset,
 )
 from mcp_codegen_runtime.gencode import (
@@ -83,6 +86,8 @@ __all__ = [
     "InputUnavailableError",
     "InvalidArgumentsError",
     "McpError",
+    "McpUiResourceMeta",
+    "McpUiToolMeta",
     "OutputValidationError",
     "Principal",
     "Progress",
@@ -110,6 +115,7 @@ __all__ = [
     "ToolResult",
     "TransportClosedError",
     "UNSET",
+    "UiResource",
     "Unset",
     "WeatherClient",
     "WeatherServerBase",

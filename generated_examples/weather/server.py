@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import ClassVar
 
-from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
+from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult, UiResourceDef
 from mcp_codegen_runtime.server.gencode import Context, Elicited, ServerBase
 from .models import GetForecastInput, GetWeatherInput, GetWeatherOutput, GetWeatherUnitAnswer
+from .ui import UI_RESOURCES
 from .tools import GET_WEATHER_TOOL, SERVER_INFO, TOOLS
 
 
@@ -68,6 +69,7 @@ class WeatherServerBase(ServerBase):
             }
         ],
     }
+    ui_resource_defs: ClassVar[tuple[UiResourceDef, ...]] = UI_RESOURCES
 
     def get_weather(
         self, args: GetWeatherInput, ctx: Context

@@ -137,6 +137,11 @@ GET_FORECAST_TOOL = ToolDef(
     "required": [
       "location"
     ]
+  },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://weather/forecast"
+    }
   }
 }"""),
     input_model=GetForecastInput,

@@ -26,6 +26,7 @@ with a missing name deep inside the package.
 from __future__ import annotations
 
 from . import RUNTIME_VERSION
+from .wire.apps import UiResourceDef
 from .wire.content import (
     AudioContent,
     BlobResourceContents,
@@ -154,6 +155,7 @@ __all__ = [
     "ToolExecutionError",
     "ToolResult",
     "TransportClosedError",
+    "UiResourceDef",
     "UnknownToolError",
     "UnsupportedProtocolVersionError",
     "UrlElicitationRequiredError",

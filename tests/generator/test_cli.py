@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from common_support import weather_spec
 from typer.testing import CliRunner
 
 from codegen.commands.cli.main import app
@@ -172,8 +173,7 @@ def test_init_writes_a_first_test_that_passes_against_the_scaffold(tmp_path: Pat
 
 def test_pyproject_defaults(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\n')
-    (tmp_path / "s").mkdir()
-    shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
+    weather_spec(tmp_path / "s")
     proc = run("build", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "o" / "weather" / "models.py").exists()
@@ -229,8 +229,7 @@ def test_scaffold_writes_a_typed_stub_once_and_check_reports_it(tmp_path: Path) 
 def test_target_and_runtime_from_pyproject_and_flags(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\ntarget = "client"\n'
                                              'runtime = "private"\n')
-    (tmp_path / "s").mkdir()
-    shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
+    weather_spec(tmp_path / "s")
     proc = run("build", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     pkg = tmp_path / "o" / "weather"
@@ -272,8 +271,7 @@ def test_locations_are_relative_to_the_working_directory(tmp_path: Path) -> None
 
 def test_docs_defaults_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.mcp-codegen]\nspecs = "s"\noutput = "o"\n')
-    (tmp_path / "s").mkdir()
-    shutil.copy(SPECS / "weather.yaml", tmp_path / "s" / "weather.yaml")
+    weather_spec(tmp_path / "s")
     proc = run("docs", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "docs" / "reference" / "weather.md").is_file() and (tmp_path / "docs" / "reference" / "llms.txt").is_file()
@@ -332,9 +330,7 @@ def test_validate_impl_checks_the_handlers_against_the_spec(tmp_path: Path) -> N
 
 
 def test_build_prints_one_summary_line_by_default_and_lists_files_with_verbose(tmp_path: Path) -> None:
-    spec = tmp_path / "specs" / "weather.yaml"
-    spec.parent.mkdir()
-    shutil.copy(SPECS / "weather.yaml", spec)
+    spec = weather_spec(tmp_path / "specs")
     first = run_process("build", str(spec), "-o", str(tmp_path / "out"))
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()

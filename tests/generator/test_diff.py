@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from common_support import weather_spec
 from mcp_codegen_runtime.wire.tools import tool_fingerprint
 from typer.testing import CliRunner
 
@@ -386,7 +387,7 @@ def test_live_server_side_over_stdio(tmp_path: Path) -> None:
     assert same.changes == [] and same.ok  # the generated server serves exactly its spec
     # a spec that drifted from what the server runs: the live server lacks the new required input
     spec = (SPECS / "weather.yaml").read_text().replace("      required: [location]\n", "      required: [location, days]\n", 1)
-    (tmp_path / "weather.yaml").write_text(spec.replace("        unit: {$ref: \"#/$defs/Unit\"}\n      required: [location, days]",
+    weather_spec(tmp_path, spec.replace("        unit: {$ref: \"#/$defs/Unit\"}\n      required: [location, days]",
                                                         "        unit: {$ref: \"#/$defs/Unit\"}\n        days: {type: integer}\n      required: [location, days]"))
     drift = diff(live, str(tmp_path / "weather.yaml"), cwd=EXAMPLES)
     assert drift.loaded, [d.render() for d in drift.diagnostics]

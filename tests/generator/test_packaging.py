@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import yaml
+from common_support import weather_spec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,9 +57,7 @@ def _project_spec(tmp_path: Path, extra: str = "") -> Path:
     spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace(
         "  version: 1.2.0\n", f"  version: 1.2.0\n  project: true\n{extra}", 1)
     assert "project: true" in spec
-    (tmp_path / "specs").mkdir()
-    (tmp_path / "specs" / "weather.yaml").write_text(spec, "utf-8")
-    return tmp_path / "specs" / "weather.yaml"
+    return weather_spec(tmp_path / "specs", spec)
 
 
 def _serves(script: Path, tmp_path: Path, args: tuple[str, ...] = ()) -> None:

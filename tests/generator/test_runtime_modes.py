@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from common_support import weather_spec
 
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime" / "mcp_codegen_runtime"
@@ -67,8 +68,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_check_and_build_say_what_to_do_with_the_vendored_layout(tmp_path: Path) -> None:
-    spec = tmp_path / "weather.yaml"
-    shutil.copy(SPECS / "weather.yaml", spec)
+    spec = weather_spec(tmp_path)
     out = tmp_path / "out"
     assert _cli("build", str(spec), "-o", str(out), "--private-runtime", cwd=tmp_path).returncode == 0
     assert (out / "weather" / "_runtime" / "gencode.py").is_file()
@@ -96,8 +96,7 @@ def test_check_and_build_say_what_to_do_with_the_vendored_layout(tmp_path: Path)
 def test_a_linked_or_hand_written_runtime_folder_is_left_alone(tmp_path: Path) -> None:
     """The stale copy is deleted only inside the output folder: a ``_runtime`` that is a link to
     a folder elsewhere keeps that folder's files; a hand-written ``_runtime`` is no note."""
-    spec = tmp_path / "weather.yaml"
-    shutil.copy(SPECS / "weather.yaml", spec)
+    spec = weather_spec(tmp_path)
     out = tmp_path / "out"
     assert _cli("build", str(spec), "-o", str(out), "--private-runtime", cwd=tmp_path).returncode == 0
     elsewhere = tmp_path / "elsewhere"

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common_support import weather_spec
+
 REPO = Path(__file__).resolve().parents[2]
 
 USER_TESTS = '''
@@ -56,8 +58,7 @@ def test_the_fixtures_come_from_the_entry_point_with_and_without_pytest_asyncio(
     from codegen import build
 
     spec = (REPO / "specs" / "weather.yaml").read_text("utf-8").replace("  version: 1.2.0\n", "  version: 1.2.0\n  project: true\n", 1)
-    (tmp_path / "specs").mkdir()
-    (tmp_path / "specs" / "weather.yaml").write_text(spec, "utf-8")
+    weather_spec(tmp_path / "specs", spec)
     result, written = build([tmp_path / "specs" / "weather.yaml"], tmp_path / "out")
     assert written is not None, [d.render() for d in result.diagnostics]
     pyproject = (tmp_path / "out" / "weather" / "pyproject.toml").read_text("utf-8")

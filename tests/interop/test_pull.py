@@ -11,6 +11,7 @@ import importlib
 import inspect
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -151,6 +152,7 @@ def test_weather_round_trip(tmp_path: Path, era: str) -> None:
     source = yaml.safe_load((REPO / "specs" / "weather.yaml").read_text("utf-8"))
     source["server"]["package"] = "original_weather"  # `weather` itself is imported by other tests
     (tmp_path / "original.yaml").write_text(yaml.safe_dump(source), encoding="utf-8")
+    shutil.copytree(REPO / "specs" / "ui", tmp_path / "ui")  # the MCP Apps view the spec reads
     assert build([tmp_path / "original.yaml"], tmp_path / "original")[1] is not None
     pulled_tools, pulled_info = _tool_table(out, "pulled_weather")
     original_tools, original_info = _tool_table(tmp_path / "original", "original_weather")

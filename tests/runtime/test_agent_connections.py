@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from common_support import free_port, stop_pid, wait_port, wait_until
+from common_support import free_port, stop_pid, wait_port, wait_until, weather_spec
 from everything.client import EverythingClient, EverythingSyncClient
 from mcp_codegen_runtime.client.agent import connect as everything_agent
 from mcp_codegen_runtime.client.agent import connect as notes_agent
@@ -347,10 +347,9 @@ def test_drift_of_a_changed_schema(tmp_path: Path, caplog: pytest.LogCaptureFixt
     committed client's get_forecast schema differs (warn: a line; raise: refused)."""
     from codegen import build
 
-    spec = tmp_path / "weather.yaml"
     text = (REPO / "specs" / "weather.yaml").read_text("utf-8")
     assert text.count("maximum: 7") == 1
-    spec.write_text(text.replace("maximum: 7", "maximum: 14"), "utf-8")
+    spec = weather_spec(tmp_path, text.replace("maximum: 7", "maximum: 14"))
     result, report = build([spec], tmp_path / "drifted")
     assert report is not None, [d.render() for d in result.diagnostics]
     entry = stdio_entry("weather", cwd=str(tmp_path / "drifted"))  # python -m: the working folder comes first

@@ -100,11 +100,13 @@ def test_in_process_declines_elicitation() -> None:
     ("era", "error"), [(None, E.MissingCapabilityError), ("legacy", E.ToolExecutionError)]
 )
 def test_in_process_without_elicitation_handler(era: str | None, error: type[E.McpError]) -> None:
-    """No handler: no capability declared, so the server cannot ask (its error, not a hang)."""
+    """No handler: no elicitation capability declared (only MCP Apps, for get_forecast's view), so the
+    server cannot ask (its error, not a hang)."""
 
     async def main() -> None:
         async with in_process_client(audit=None, era=era) as c:
-            assert c.client_capabilities == {}
+            assert c.client_capabilities == {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": [
+                "text/html;profile=mcp-app"]}}}
             with pytest.raises(error):
                 await c.get_weather(location="Paris")
 

@@ -54,6 +54,8 @@ class Client(WeatherClient):
 
 
 GET_WEATHER = next(t for t in WeatherClient.tool_defs if t.name == "get_weather")
+#: What the weather client always declares: get_forecast links an MCP Apps view (docs/apps.md).
+UI_CAPS = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
 
 
 def ok(structured: Any = None, text: str | None = None) -> dict[str, Any]:
@@ -94,7 +96,7 @@ def test_modern_probe_and_meta_on_every_request() -> None:
         assert all(k in meta for k in MODERN_KEYS)
         assert meta[p.META_PROTOCOL_VERSION] == "2026-07-28"
         # capabilities only for the handlers given
-        assert meta[p.META_CLIENT_CAPABILITIES] == {"elicitation": {}}
+        assert meta[p.META_CLIENT_CAPABILITIES] == {"elicitation": {}, **UI_CAPS}
         assert meta[p.META_CLIENT_INFO]["name"] == "weather-client"
     call = server.requests("tools/call")[0]["params"]
     assert call["name"] == "get_weather" and call["arguments"] == {"location": "Paris"}
@@ -109,7 +111,7 @@ def test_no_capabilities_without_handlers() -> None:
             pass
 
     run(main())
-    assert server.requests()[0]["params"]["_meta"][p.META_CLIENT_CAPABILITIES] == {}
+    assert server.requests()[0]["params"]["_meta"][p.META_CLIENT_CAPABILITIES] == UI_CAPS
 
 
 def test_fallback_to_initialize_on_method_not_found() -> None:
@@ -125,7 +127,7 @@ def test_fallback_to_initialize_on_method_not_found() -> None:
     methods = [m["method"] for m in server.received if "method" in m]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     init = server.requests("initialize")[0]["params"]
-    assert init["capabilities"] == {"roots": {}}
+    assert init["capabilities"] == {"roots": {}, **UI_CAPS}
     assert init["protocolVersion"] == "2025-11-25"
     listing = server.requests("tools/list")[0]
     assert p.META_PROTOCOL_VERSION not in (listing.get("params") or {}).get("_meta", {})
@@ -347,7 +349,7 @@ def test_input_required_loop_new_ids_exact_state_and_all_requests_fulfilled() ->
     for params in (first, second, third):
         assert params["name"] == "get_weather" and params["arguments"] == {"location": "Paris"}
         assert all(k in params["_meta"] for k in MODERN_KEYS)
-        assert params["_meta"][p.META_CLIENT_CAPABILITIES] == {"elicitation": {}, "sampling": {}, "roots": {}}
+        assert params["_meta"][p.META_CLIENT_CAPABILITIES] == {"elicitation": {}, "sampling": {}, "roots": {}, **UI_CAPS}
     assert "requestState" not in first and "inputResponses" not in first
     assert second["requestState"] == STATE
     assert second["inputResponses"] == {

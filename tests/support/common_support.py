@@ -7,6 +7,7 @@
 * :func:`run_sdk_client` / :func:`list_tool_pages`: the official ``mcp`` SDK ``Client`` session
   used by the SDK interop tests (stdio and HTTP);
 * :func:`flip_char`: forge a signed token by changing one character;
+* :func:`weather_spec`: the weather example spec with its MCP Apps view, copied into a folder;
 * :func:`state_key`: a fixed, valid 32-byte state key per label (bytes, or hex for the
   ``MCP_CODEGEN_STATE_KEY`` variable).
 """
@@ -17,11 +18,13 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -117,3 +120,14 @@ def state_key(label: str) -> bytes:
 def state_key_hex(*labels: str) -> str:
     """``MCP_CODEGEN_STATE_KEY`` for the keys of ``labels`` (comma-separated, first signs)."""
     return ",".join(state_key(label).hex() for label in labels)
+
+
+def weather_spec(folder: Path, text: str | None = None) -> Path:
+    """``specs/weather.yaml`` (or ``text``, an edited copy of it) written into ``folder``, with the files the spec
+    reads beside it (``ui/``: the MCP Apps view of ``get_forecast``); the spec's path."""
+    specs = Path(__file__).resolve().parents[2] / "specs"
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = folder / "weather.yaml"
+    spec.write_text((specs / "weather.yaml").read_text("utf-8") if text is None else text, "utf-8")
+    shutil.copytree(specs / "ui", folder / "ui", dirs_exist_ok=True)
+    return spec

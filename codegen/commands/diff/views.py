@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.nodes import ProjectIR
+from ...spec.apps import ui_listing
 from ...spec.load import SourceDoc
 from ...spec.pointer import join_pointer
 
@@ -139,7 +140,8 @@ def view_from_ir(ir: ProjectIR, doc: SourceDoc | None = None, source: str | None
         name=s.name, info=info, tools=tools, source=source or s.spec_display, package=s.package,
         classes={"server_base": s.base_class, "client": s.client_class, "sync_client": s.sync_client_class},
         line_of=line_of,
-        catalog=catalog_of([r.wire for r in ir.resources], [t.wire for t in ir.templates], [p.wire for p in ir.prompts]),
+        catalog=catalog_of([r.wire for r in ir.resources] + [ui_listing(u) for u in ir.ui_resources],
+                           [t.wire for t in ir.templates], [p.wire for p in ir.prompts]),
         catalog_typed=_catalog_typed(ir),
     )
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from mcp_codegen_runtime.client import ClientBase
 from mcp_codegen_runtime.client.transports import StdioTransport
+from mcp_codegen_runtime.wire.apps import UI_EXTENSION, UI_MIME_TYPE
 from mcp_codegen_runtime.wire.errors import TransportClosedError, UnsupportedProtocolVersionError
 
 from ...diagnostics import Diagnostic, Level
@@ -60,6 +61,17 @@ class PullResult:
 EXIT_GRACE = 0.1
 
 
+class PullClient(ClientBase):
+    """The untyped client ``pull`` (and ``diff``) use: it declares MCP Apps (``io.modelcontextprotocol/ui``), so
+    the tools it records are those a UI host sees, ``_meta.ui`` included (a server may hide the links and its
+    app-only tools from other clients, as generated servers do: docs/apps.md)."""
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        caps = super().client_capabilities
+        return {**caps, "extensions": {**caps.get("extensions", {}), UI_EXTENSION: {"mimeTypes": [UI_MIME_TYPE]}}}
+
+
 def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | os.PathLike[str] | None = None,
                  env: Mapping[str, str] | None = None, timeout: float = 30.0) -> ClientBase:
     """An untyped client that spawns ``command`` (program and arguments); stderr is captured;
@@ -77,7 +89,7 @@ def stdio_client(command: Sequence[str], *, era: EraChoice = "auto", cwd: str | 
     else:
         transport = StdioTransport(command[0], list(command[1:]), cwd=cwd, env=env, stderr="capture",
                                    exit_grace=EXIT_GRACE)
-    return ClientBase(transport, era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
+    return PullClient(transport, era=None if era == "auto" else era, timeout=timeout, max_timeout=max(timeout, 1.0),
                       audit=None)
 
 
@@ -85,7 +97,7 @@ def http_client(url: str, *, era: EraChoice = "auto", headers: Mapping[str, str]
                 timeout: float = 30.0, auth: Any = None) -> ClientBase:
     """An untyped client of a Streamable HTTP endpoint (needs ``httpx``; ``auth``: an
     :class:`~mcp_codegen_runtime.client.OAuthSettings`, which needs authlib too)."""
-    return ClientBase.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
+    return PullClient.http(url, headers=headers, http_timeout=timeout, era=None if era == "auto" else era,
                            timeout=timeout, max_timeout=max(timeout, 1.0), audit=None, auth=auth)
 
 

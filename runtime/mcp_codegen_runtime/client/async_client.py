@@ -25,7 +25,7 @@ from ..wire.content import ToolResult
 from ..wire.errors import InternalError, InvalidParamsError, OutputValidationError
 from ..wire.skills import SKILLS_EXTENSION
 from ..wire.tools import ToolDef
-from .catalog import CatalogCalls
+from .apps import AppCalls
 from .compat import catalog_changes
 from .features import missing
 from .hooks import arguments_digest, audit_wanted, confirm_call, error_code, outcome_of, progress_handler, run_audit
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the optional features (client/features.py): mypy of a copy 
 M = TypeVar("M", bound=BaseModel)
 
 
-class ClientBase(CatalogCalls):
+class ClientBase(AppCalls):
     """Async MCP client bound to one server connection (see the ``client`` package docstring).
 
     ``ClientBase`` itself is usable as an untyped client of any server; the generated

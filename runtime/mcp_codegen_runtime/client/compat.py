@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..wire.apps import UI_SCHEME
 from ..wire.resources import PromptDef, ResourceDef, ResourceTemplateDef
 from ..wire.skills import SKILL_SCHEME
 from .types import CatalogChange
@@ -33,8 +34,9 @@ def catalog_changes(
 ) -> tuple[CatalogChange, ...]:
     """What differs between the generated catalog and the live lists (see the module docstring)."""
     out: list[CatalogChange] = []
-    # skill:// files belong to the Skills extension (verified by digest there, client/skills/calls.py)
-    uris = {r.get("uri") for r in live_resources if not str(r.get("uri", "")).startswith(SKILL_SCHEME)}
+    # skill:// files belong to the Skills extension (verified by digest there, client/skills/calls.py), ui://
+    # views to MCP Apps (checked when read, client/apps.py)
+    uris = {r.get("uri") for r in live_resources if not str(r.get("uri", "")).startswith((SKILL_SCHEME, UI_SCHEME))}
     out += [CatalogChange("resource", r.uri, "removed") for r in resources if r.uri not in uris]
     known = {r.uri for r in resources}
     out += [CatalogChange("resource", str(u), "added") for u in sorted(str(u) for u in uris) if u not in known]

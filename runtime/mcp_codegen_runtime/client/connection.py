@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from ..wire import protocol as p
+from ..wire.apps import UI_EXTENSION, UI_MIME_TYPE, tool_ui
 from ..wire.errors import McpError, TransportClosedError
 from ..wire.tools import ServerInfo, ToolDef
 from .constructors import TransportConstructors
@@ -283,6 +284,8 @@ class ClientConnection(TransportConstructors, RetryingCalls):
             caps["sampling"] = {}
         if self.roots_handler is not None:
             caps["roots"] = {}
+        if any(tool_ui(t.wire) is not None for t in self.tool_defs):  # MCP Apps: the server then sends the UI links
+            caps["extensions"] = {UI_EXTENSION: {"mimeTypes": [UI_MIME_TYPE]}}
         return caps
 
     def _modern_capabilities(self) -> dict[str, Any]:

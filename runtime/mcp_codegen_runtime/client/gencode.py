@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..wire.apps import McpUiResourceMeta, McpUiToolMeta, UiResource
 from .async_client import ClientBase
 from .catalog import Completion
 from .features import missing
@@ -115,6 +116,8 @@ __all__ = [
     "ElicitationResponse",
     "Icon",
     "LoadedSkill",
+    "McpUiResourceMeta",
+    "McpUiToolMeta",
     "OAuthError",
     "OAuthSettings",
     "Progress",
@@ -141,6 +144,7 @@ __all__ = [
     "Tool",
     "ToolAnnotations",
     "ToolCallInfo",
+    "UiResource",
     "Unset",
     "agent_client",
     "agent_client_async",

@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from ..wire.apps import McpUiToolMeta, tool_ui
+
 logger = logging.getLogger("mcp_codegen.client")
 
 L = TypeVar("L", bound="Listed")
@@ -123,6 +125,16 @@ class Tool(Listed):
     icons: list[Icon] | None = None
     execution: dict[str, Any] | None = None
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+    @property
+    def ui(self) -> McpUiToolMeta | None:
+        """MCP Apps: the typed ``_meta.ui`` (the UI resource rendering the tool's results and who
+        may see and call it), None without one or when it is not an ``McpUiToolMeta``."""
+        ui = tool_ui(self._raw)
+        try:
+            return McpUiToolMeta.model_validate(ui) if ui is not None else None
+        except ValidationError:
+            return None
 
 
 class Resource(Listed):

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, cast
 
+from ..wire.apps import McpUiToolMeta, UiResource
 from ..wire.content import ToolResult
 from ..wire.resources import PromptResult
 from .async_client import ClientBase
@@ -237,6 +238,18 @@ class SyncClientBase(Generic[_C]):
     def read_resource(self, uri: str, *, timeout: float | None = None) -> list[ResourceContents]:
         """See :meth:`ClientBase.read_resource`."""
         return self._run(self.client.read_resource(uri, timeout=timeout))
+
+    def tool_ui(self, tool: str) -> McpUiToolMeta | None:
+        """See :meth:`ClientBase.tool_ui` (no request)."""
+        return self.client.tool_ui(tool)
+
+    def ui_resource(self, tool: str, *, timeout: float | None = None) -> UiResource:
+        """Blocking :meth:`ClientBase.ui_resource`: the tool's MCP Apps UI resource, read and checked."""
+        return self._run(self.client.ui_resource(tool, timeout=timeout))
+
+    def read_ui_resource(self, uri: str, *, timeout: float | None = None) -> UiResource:
+        """Blocking :meth:`ClientBase.read_ui_resource`."""
+        return self._run(self.client.read_ui_resource(uri, timeout=timeout))
 
     def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None, *, timeout: float | None = None) -> PromptResult:
         """See :meth:`ClientBase.get_prompt`."""

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
+from ..wire.apps import UiResourceDef
 from ..wire.errors import (
     InternalError,
     InvalidParamsError,
@@ -73,6 +74,8 @@ class Catalog(Notifications):
     resource_template_defs: ClassVar[tuple[ResourceTemplateDef, ...]]
     prompt_defs: ClassVar[tuple[PromptDef, ...]]
     skill_defs: ClassVar[tuple[SkillDef, ...]]
+    #: MCP Apps UI resources (the spec's ``ui``): listed and read like fixed resources (``wire/apps.py``)
+    ui_resource_defs: ClassVar[tuple[UiResourceDef, ...]] = ()
     #: Whether clients may subscribe to resources (the spec's ``server.subscribe``).
     resource_subscribe: ClassVar[bool] = False
     _cursors: Signer
@@ -84,7 +87,7 @@ class Catalog(Notifications):
         """The ``resources`` / ``prompts`` / ``completions`` capabilities for what is declared
         (lists can change: ``enable_*`` / ``disable_*``, see :mod:`server.changes`)."""
         caps: JsonObject = {}
-        if self.resource_defs or self.resource_template_defs or self.skill_defs:  # skill files are resources
+        if self.resource_defs or self.resource_template_defs or self.skill_defs or self.ui_resource_defs:
             caps["resources"] = {"listChanged": True, **({"subscribe": True} if self.resource_subscribe else {})}
         if self.prompt_defs:
             caps["prompts"] = {"listChanged": True}
@@ -97,7 +100,8 @@ class Catalog(Notifications):
         """Answer one of :data:`CATALOG_METHODS` (-32601 when the server declares none of it)."""
         caps = self.catalog_capabilities()
         if method == "resources/list" and "resources" in caps:
-            return self._page("resources", self._offered("resources", self.resource_defs) + self.skill_resources(), params, env)
+            ui = [d.listing() for d in self.ui_resource_defs]  # skill files and UI resources are resources too
+            return self._page("resources", self._offered("resources", self.resource_defs) + ui + self.skill_resources(), params, env)
         if method == "resources/templates/list" and "resources" in caps:
             return self._page("resourceTemplates", self._offered("resources", self.resource_template_defs), params, env)
         if method == "prompts/list" and "prompts" in caps:
@@ -187,6 +191,10 @@ class Catalog(Notifications):
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise InvalidParamsError("Invalid params: resources/read needs a string uri")
+        for ui in self.ui_resource_defs:  # MCP Apps: the HTML embedded at build time
+            if ui.uri == uri:
+                await self._admit(conn, "resources/read", uri, None)
+                return {"contents": [ui.contents()]}
         ctx = self._catalog_context(rid, conn, env)
         for res in self.resource_defs:
             if res.uri == uri and self.enabled("resources", res.name):

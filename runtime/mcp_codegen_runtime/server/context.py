@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..wire import protocol as p
+from ..wire.apps import declares_ui
 from ..wire.errors import McpError, ProtocolError, ToolError
 from ..wire.tools import InputDef, ToolDef
 
@@ -138,6 +139,12 @@ class Context:
         """The headers of the caller's HTTP request (lower-case names, read-only; empty on
         stdio and in process).  They may hold the caller's credentials: never log them."""
         return self._conn.request_headers
+
+    @property
+    def supports_ui(self) -> bool:
+        """MCP Apps: the client declared ``io.modelcontextprotocol/ui`` with ``text/html;profile=mcp-app``, so it
+        renders the tool's UI resource; the content a handler returns must be meaningful either way."""
+        return declares_ui(self.client_capabilities)
 
     @property
     def progress_token(self) -> str | int | None:

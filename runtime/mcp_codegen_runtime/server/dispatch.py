@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
 from ..wire import protocol as p
+from ..wire.apps import UI_EXTENSION, UI_MIME_TYPE, declares_ui, model_visible, tool_ui, without_ui
 from ..wire.errors import (
     InternalError,
     InvalidParamsError,
@@ -110,6 +111,7 @@ class ServerCore(ToolCalls, Catalog):
 
     def __init__(self, settings: ServerSettings | None = None, *, state_keys: list[bytes] | None = None) -> None:
         self.settings = settings or ServerSettings()
+        self._ui_links = any(tool_ui(t.wire) is not None for t in self.tool_defs)  # MCP Apps (wire/apps.py)
         keys = state_keys if state_keys is not None else load_keys(self.settings.state_key_file)
         info = getattr(self, "server_info", None)
         audience = resolve_audience(self.settings.state_audience, info.name if info is not None else "")
@@ -404,6 +406,8 @@ class ServerCore(ToolCalls, Catalog):
         2026-07-28 only, ``modern``)."""
         caps: JsonObject = {"tools": {"listChanged": True}, "logging": {}, **self.catalog_capabilities()}
         self.add_skill_capabilities(caps, modern)
+        if self.ui_resource_defs or self._ui_links:  # MCP Apps, both eras (hosts declare it in initialize too)
+            caps["extensions"] = {**caps.get("extensions", {}), UI_EXTENSION: {"mimeTypes": [UI_MIME_TYPE]}}
         if modern and any(t.task_support != "forbidden" for t in self.tool_defs):
             caps["extensions"] = {**caps.get("extensions", {}), TASKS_EXTENSION: {}}
         return caps
@@ -421,6 +425,9 @@ class ServerCore(ToolCalls, Catalog):
 
     def _list_tools(self, params: JsonObject, env: RequestEnv) -> JsonObject:
         tools = self.enabled_tools()
+        plain = self._ui_links and not declares_ui(env.caps)  # MCP Apps: a client without the extension
+        if plain:  # sees the text-only server (wire/apps.py): no app-only tool, no _meta.ui
+            tools = tuple(t for t in tools if model_visible(t.wire))
         start = 0
         cursor = params.get("cursor")
         if cursor is not None:
@@ -429,7 +436,8 @@ class ServerCore(ToolCalls, Catalog):
                 raise InvalidParamsError("Invalid cursor")
             start = offset
         end = start + self.settings.page_size
-        result: JsonObject = {"tools": [tool_for_version(t.wire, env.version) for t in tools[start:end]]}
+        result: JsonObject = {"tools": [tool_for_version(without_ui(t.wire) if plain else t.wire, env.version)
+                                        for t in tools[start:end]]}
         if end < len(tools):
             result["nextCursor"] = self._cursors.sign({"o": end})
         if env.modern:

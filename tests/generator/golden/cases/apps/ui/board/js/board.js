@@ -1,0 +1,2 @@
+const s = "</script>";
+console.log(s);
