@@ -141,7 +141,8 @@ def test_write_config_merges_into_an_existing_host_configuration(tmp_path: Path)
     data = json.loads(config.read_text())
     assert data["globalShortcut"] == "Ctrl+Space" and data["mcpServers"]["other"] == {"command": "npx", "args": ["x"]}
     assert Path(data["mcpServers"]["weather"]["command"]).is_absolute()
-    assert data["mcpServers"]["weather"]["args"][-2:] == ["--impl", "weather_impl:WeatherService"]
+    # the spec's server.implementation is what `-m weather` serves: no --impl, as in server.json's package
+    assert data["mcpServers"]["weather"]["args"] == ["-m", "weather", "--stdio"]
     assert data["mcpServers"]["weather"]["env"]["API_KEY"] == "k" and "PYTHONPATH" in data["mcpServers"]["weather"]["env"]
     assert config.stat().st_mode & 0o777 == 0o600  # permissions kept
     fresh = tmp_path / ".vscode" / "mcp.json"  # created, in VS Code's shape

@@ -67,7 +67,9 @@ def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[s
     ``"type": "stdio"``, VS Code (``.vscode/mcp.json``) ``{"servers": {name: {"type": "stdio", ...}}}``.
     The interpreter is this one (absolute), ``PYTHONPATH`` holds the folders of the package and
     of the implementation module, so the entry works from any working directory.  ``--impl`` is
-    left out when ``impl`` is the generated base itself (a complete one); ``extra_args`` follow the
+    left out when ``impl`` is the generated base itself (a complete one) or the spec's
+    ``server.implementation`` (what ``python -m <package>`` serves anyway, as the package's entry
+    in ``server.json`` and the bundle do); ``extra_args`` follow the
     others.  The arguments after ``-m <package>`` and the variables (placeholders in ``env``) are
     :func:`server_launch`'s.
     """
@@ -80,7 +82,7 @@ def host_config(host: str, base: type[ServerBase], impl: str, extra_args: list[s
         for _ in range(depth):
             module_dir = module_dir.parent
         folders.append(str(module_dir))
-    own = impl == f"{base.__module__}:{base.__qualname__}"
+    own = impl in (f"{base.__module__}:{base.__qualname__}", base.server_info.implementation)
     env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys(folders))}
     launch = server_launch(base)
     env.update((var, PLACEHOLDER) for var in launch.env_names)
