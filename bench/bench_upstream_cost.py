@@ -1,0 +1,305 @@
+"""What a call to an OpenAPI-generated tool costs the server, against its parts (issue 45, point 4).
+
+One command converts :data:`upstream_items.DOCUMENT` (one ``GET /items/{itemId}`` operation, an API
+key header, a JSON answer checked against its schema) with ``mcp-codegen openapi``, builds it, serves
+the bare ASGI app of ``upstream_items.py`` under uvicorn on 127.0.0.1 as the upstream, and measures
+the CPU per call of three processes, each started once and warmed up:
+
+* **OpenAPI tool**: ``python -m items`` (every call goes to the upstream);
+* **(a) trivial tool**: the same generated package with ``--impl`` a subclass whose handler returns
+  a constant of the same shape (the upstream's answer), so the MCP side is the same;
+* **(b) direct request**: a process sending the same request (``GET``, the same URL, headers and
+  ``Accept``) with the same HTTP client configured as the runtime's (``httpx.AsyncClient``, pooled,
+  the timeout, no redirects, streamed and read to the end) on the same event loop, measuring the
+  same way.
+
+CPU is read from ``/proc/PID/task/*/schedstat`` (every thread, nanoseconds) before and after each
+batch of ``--calls`` sequential calls, over stdio and over Streamable HTTP (``--json-response``),
+in the 2026-07-28 era (each call carries its ``_meta``, no handshake).  Rounds are interleaved and
+the order rotates every round; each ratio is taken within its round, and the table shows the
+median with the lowest and highest round.  Target: OpenAPI tool <= 1.1 x (a + b).
+
+Run:
+
+    .venv/bin/python bench/bench_upstream_cost.py [--calls 1000] [--rounds 5] [--transports stdio,http]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from upstream_items import API_KEY, DOCUMENT, item  # noqa: E402
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+ARGS = {"itemId": 42, "currency": "USD"}
+TRIVIAL = f'''"""The trivial tool: the generated base with a handler returning a constant of the answer's shape."""
+from items.server import ItemsServerBase
+
+ANSWER = {item(42, "USD")!r}
+
+
+class TrivialItems(ItemsServerBase):
+    async def get_item(self, args, ctx):
+        return ANSWER
+'''
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of process ``pid`` so far, every thread (``/proc/PID/task/*/schedstat``)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(proc: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args} exited ({proc.returncode})")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{proc.args} did not listen on {port}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process we started, by its PID."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def check(reply: dict[str, Any]) -> None:
+    result = reply["result"]
+    assert not result.get("isError"), result
+    assert result["structuredContent"] == item(42, "USD"), result
+
+
+class StdioPeer:
+    """A server over its stdin/stdout pipes (one pre-encoded request line, one reply line)."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd, bufsize=0)
+        self.pid = self.proc.pid
+        self.buf = b""
+        self.head = (b'{"jsonrpc":"2.0","method":"tools/call","params":'
+                     + json.dumps({"name": "getItem", "arguments": ARGS, "_meta": META}).encode() + b',"id":')
+        self.n = 0
+
+    def call(self) -> dict[str, Any]:
+        self.n += 1
+        os.write(self.proc.stdin.fileno(), self.head + str(self.n).encode() + b"}\n")  # type: ignore[union-attr]
+        while b"\n" not in self.buf:
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)  # type: ignore[union-attr]
+            if not chunk:
+                raise RuntimeError("the server closed stdout")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def batch(self, n: int) -> None:
+        for _ in range(n):
+            check(self.call())
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+
+class HttpPeer:
+    """A server over Streamable HTTP (one keep-alive connection, JSON responses)."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen([*cmd, "--http", "--port", str(self.port), "--json-response"], env=env, cwd=cwd,
+                                     stdout=subprocess.DEVNULL)
+        self.pid = self.proc.pid
+        wait_port(self.proc, self.port)
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port)
+        self.headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "getItem"}
+        self.body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "getItem", "arguments": ARGS, "_meta": META}}).encode()
+
+    def batch(self, n: int) -> None:
+        for _ in range(n):
+            self.conn.request("POST", "/mcp", self.body, self.headers)
+            response = self.conn.getresponse()
+            data = response.read()
+            assert response.status == 200, (response.status, data[:300])
+            check(json.loads(data))
+
+    def stop(self) -> None:
+        self.conn.close()
+        stop(self.proc)
+
+
+class DirectPeer:
+    """This script's ``--direct`` mode in a process of its own, told over stdin how many requests to send."""
+
+    def __init__(self, url: str, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, __file__, "--direct", url], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, bufsize=0)
+        self.pid = self.proc.pid
+
+    def batch(self, n: int) -> None:
+        os.write(self.proc.stdin.fileno(), f"{n}\n".encode())  # type: ignore[union-attr]
+        line = self.proc.stdout.readline()  # type: ignore[union-attr]
+        assert line.strip() == b"ok", line
+
+    def stop(self) -> None:
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            stop(self.proc)
+
+
+def direct(url: str) -> None:
+    """The ``--direct`` mode: the runtime's upstream request, made with the client configured as
+    ``server/upstream/client.py`` configures it, on the event loop the servers use."""
+    import httpx
+
+    from mcp_codegen_runtime.wire.accelerator import loop_factory
+
+    headers = {"Accept": "application/json", "X-API-Key": API_KEY}
+    client = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
+
+    async def one() -> None:
+        request = client.build_request("GET", url, headers=headers, content=None, files=None)
+        response = await client.send(request, stream=True)
+        try:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+        finally:
+            await response.aclose()
+        assert response.status_code == 200 and json.loads(body)["id"] == 42, body
+
+    async def batch(n: int) -> None:
+        for _ in range(n):
+            await one()
+
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        for line in sys.stdin:
+            runner.run(batch(int(line)))
+            sys.stdout.write("ok\n")
+            sys.stdout.flush()
+        runner.run(client.aclose())
+
+
+def build(work: Path) -> Path:
+    """``mcp-codegen openapi`` + ``build`` of the document; the output folder (with the trivial module)."""
+    (work / "items.json").write_text(json.dumps(DOCUMENT), "utf-8")
+    cli = [sys.executable, "-m", "codegen"]
+    subprocess.run([*cli, "openapi", "items.json", "-o", "specs/items.yaml", "--name", "items"], cwd=work, check=True,
+                   capture_output=True)
+    subprocess.run([*cli, "build", "specs", "-o", "out", "-q"], cwd=work, check=True, capture_output=True)
+    (work / "out" / "bench_trivial_items.py").write_text(TRIVIAL, "utf-8")
+    return work / "out"
+
+
+def measure(peers: dict[str, Any], calls: int, rounds: int) -> dict[str, list[float]]:
+    """CPU microseconds per call of each peer, per round (interleaved, the order rotated each round)."""
+    for peer in peers.values():
+        peer.batch(max(calls // 4, 100))  # warm-up
+    names = list(peers)
+    out: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            peer = peers[name]
+            before = cpu_ns(peer.pid)
+            peer.batch(calls)
+            out[name].append((cpu_ns(peer.pid) - before) / calls / 1000)
+    return out
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000, help="calls per process per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--transports", default="stdio,http")
+    parser.add_argument("--direct", metavar="URL", help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.direct:
+        direct(opts.direct)
+        return
+    transports = opts.transports.split(",")
+    with tempfile.TemporaryDirectory(prefix="mcp-bench-upstream-") as tmp:
+        out = build(Path(tmp))
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_CODEGEN_", "ITEMS_"))}
+        env = {**base, "PYTHONPATH": os.pathsep.join([str(out), str(HERE), str(ROOT / "runtime")]),
+               "ITEMS_APIKEY": API_KEY}
+        port = free_port()
+        upstream = subprocess.Popen([sys.executable, "-m", "uvicorn", "upstream_items:app", "--host", "127.0.0.1",
+                                     "--port", str(port), "--lifespan", "off", "--no-access-log", "--log-level",
+                                     "warning"], env=env, cwd=HERE)
+        peers: dict[str, Any] = {}
+        try:
+            wait_port(upstream, port)
+            api = f"http://127.0.0.1:{port}/api"
+            server = [sys.executable, "-m", "items", "--upstream", api, "--rate-limit", "0"]
+            trivial = [*server, "--impl", "bench_trivial_items:TrivialItems"]
+            peers["direct"] = DirectPeer(f"{api}/items/42?currency=USD", env)
+            for transport in transports:
+                kind: Callable[..., Any] = StdioPeer if transport == "stdio" else HttpPeer
+                extra = ["--stdio"] if transport == "stdio" else []
+                peers[f"openapi {transport}"] = kind([*server, *extra], env, out)
+                peers[f"trivial {transport}"] = kind([*trivial, *extra], env, out)
+            cpu = measure(peers, opts.calls, opts.rounds)
+        finally:
+            for peer in peers.values():
+                peer.stop()
+            stop(upstream)
+    print(f"Server CPU per call, microseconds (median of {opts.rounds} interleaved rounds of {opts.calls} calls, "
+          "lowest-highest round in brackets); era 2026-07-28")
+    print("| transport | OpenAPI tool | (a) trivial tool | (b) direct request | OpenAPI / (a + b) | target |")
+    print("|---|---|---|---|---|---|")
+    for transport in transports:
+        ours, triv, dire = cpu[f"openapi {transport}"], cpu[f"trivial {transport}"], cpu["direct"]
+        ratios = [o / (t + d) for o, t, d in zip(ours, triv, dire, strict=True)]
+        verdict = "met" if statistics.median(ratios) <= 1.1 else "NOT met"
+        print(f"| {transport} | {statistics.median(ours):.0f} | {statistics.median(triv):.0f} | "
+              f"{statistics.median(dire):.0f} | {spread(ratios)} | <= 1.10: {verdict} |")
+
+
+if __name__ == "__main__":
+    main()
