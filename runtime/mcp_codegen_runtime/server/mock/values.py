@@ -19,8 +19,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...schema.examples import ATTEMPTS, ExampleError, example
-from ...schema.validation import OutputInvalid, dump_output
+from ...schema.validation import OutputInvalid
 from ...wire.tools import ToolDef
+from ..results import checked_result
 
 
 class MockValueError(ValueError):
@@ -45,7 +46,9 @@ def wire_arguments(args: BaseModel) -> dict[str, Any]:
 
 
 def tool_output(tool: ToolDef, arguments: dict[str, Any], seed: int) -> Any:
-    """The structured content (``outputSchema``) or the text (without one) of a mocked call.
+    """The structured content (``outputSchema``) or the text (without one) of a mocked call; the
+    structured content comes as the result the server sends as it is (checked here, once, and
+    kept by the mock for the same arguments: :func:`~server.results.checked_result`).
 
     Raises:
         MockValueError: no value valid for the generated server was found.
@@ -58,7 +61,7 @@ def tool_output(tool: ToolDef, arguments: dict[str, Any], seed: int) -> Any:
     for attempt in range(ATTEMPTS):
         try:
             value = example(schema, seed=base + attempt)
-            return dump_output(tool, value)
+            return checked_result(tool, value, kept=True)
         except ExampleError as exc:
             problem = str(exc)
             break
