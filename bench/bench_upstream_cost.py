@@ -156,6 +156,8 @@ class HttpPeer:
                                 "params": {"name": "getItem", "arguments": ARGS, "_meta": META}}).encode()
 
     def batch(self, n: int) -> None:
+        self.conn.close()  # a new connection per batch: the server closes one idle for 5 s
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port)
         for _ in range(n):
             self.conn.request("POST", "/mcp", self.body, self.headers)
             response = self.conn.getresponse()
@@ -193,7 +195,6 @@ def direct(url: str) -> None:
     """The ``--direct`` mode: the runtime's upstream request, made with the client configured as
     ``server/upstream/client.py`` configures it, on the event loop the servers use."""
     import httpx
-
     from mcp_codegen_runtime.wire.accelerator import loop_factory
 
     headers = {"Accept": "application/json", "X-API-Key": API_KEY}
