@@ -7,7 +7,13 @@ from collections.abc import Awaitable
 from typing import ClassVar
 
 from mcp_codegen_runtime.gencode import ServerInfo, ToolDef, ToolResult
-from mcp_codegen_runtime.server.gencode import Context, ServerBase, UpstreamDef, UpstreamServer
+from mcp_codegen_runtime.server.gencode import (
+    Context,
+    ServerBase,
+    UpstreamDef,
+    UpstreamServer,
+    nonblocking,
+)
 from .models import CreatePetInput, DeletePetInput, GetPetInput, ListPetsInput, ListPetsOutput, Pet
 from .tools import (
     CREATE_PET_TOOL,
@@ -35,6 +41,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
     upstream: ClassVar[UpstreamDef] = UPSTREAM
     base_complete: ClassVar[bool] = True
 
+    @nonblocking
     def list_pets(
         self, args: ListPetsInput, ctx: Context
     ) -> ListPetsOutput | ToolResult | Awaitable[ListPetsOutput | ToolResult]:
@@ -44,6 +51,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(LIST_PETS_TOOL, LIST_PETS_HTTP, args, ctx)
 
+    @nonblocking
     def get_pet(
         self, args: GetPetInput, ctx: Context
     ) -> Pet | ToolResult | Awaitable[Pet | ToolResult]:
@@ -55,6 +63,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(GET_PET_TOOL, GET_PET_HTTP, args, ctx)
 
+    @nonblocking
     def create_pet(
         self, args: CreatePetInput, ctx: Context
     ) -> Pet | ToolResult | Awaitable[Pet | ToolResult]:
@@ -66,6 +75,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(CREATE_PET_TOOL, CREATE_PET_HTTP, args, ctx)
 
+    @nonblocking
     def delete_pet(self, args: DeletePetInput, ctx: Context) -> ToolResult | Awaitable[ToolResult]:
         """Remove a pet from the store.
 
