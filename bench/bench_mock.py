@@ -25,7 +25,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated_examples"))
 
+from _measure import StdioProcess, cpu_ns
 from mcp_codegen_runtime.server.gencode import ServerSettings
 from mcp_codegen_runtime.server.mock import mock_server
 from weather.server import WeatherServerBase
@@ -64,50 +64,26 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
         "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
 
 
-class Peer:
-    """A server process over stdio: one request line, one reply line, checked."""
+class Peer(StdioProcess):
+    """A server process over stdio: one ``get_weather`` call, its reply checked."""
 
     def __init__(self, cmd: list[str]) -> None:
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("MCP_CODEGEN_")},
-               "PYTHONPATH": os.pathsep.join([str(ROOT / "generated_examples"), str(ROOT / "bench")])}
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=env, cwd=ROOT, bufsize=0)
-        self.n, self.buf = 0, b""
+        super().__init__(cmd, {**{k: v for k, v in os.environ.items() if not k.startswith("MCP_CODEGEN_")},
+                               "PYTHONPATH": os.pathsep.join([str(ROOT / "generated_examples"), str(ROOT / "bench")])},
+                         ROOT, quiet=True)
+        self.n = 0
 
     def call(self, location: str) -> None:
         self.n += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.n, "method": "tools/call", "params": {
-            "name": "get_weather", "arguments": {"location": location}, "_meta": META}}).encode() + b"\n"
-        os.write(self.proc.stdin.fileno(), line)  # type: ignore[union-attr]
-        while b"\n" not in self.buf:
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)  # type: ignore[union-attr]
-            if not chunk:
-                raise RuntimeError("the server closed stdout")
-            self.buf += chunk
-        reply, self.buf = self.buf.split(b"\n", 1)
+        reply = self.exchange(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": "tools/call", "params": {
+            "name": "get_weather", "arguments": {"location": location}, "_meta": META}}).encode() + b"\n")
         assert "structuredContent" in json.loads(reply)["result"], reply
-
-    def cpu_ns(self) -> int:
-        total = 0
-        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
-            try:
-                total += int((task / "schedstat").read_text().split()[0])
-            except (OSError, ValueError, IndexError):
-                pass
-        return total
-
-    def stop(self) -> None:
-        self.proc.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 #: What ``mcp-codegen mock specs/weather.yaml`` serves (``mock_server`` of the generated base, ``run_stdio``),
 #: with the rate limit lifted as ``--rate-limit 0`` lifts the generated server's (the CLI keeps the default).
 MOCK_STDIO = """
+from _measure import StdioProcess, cpu_ns
 from mcp_codegen_runtime.server.gencode import ServerSettings
 from mcp_codegen_runtime.server.mock import mock_server
 from mcp_codegen_runtime.server.stdio.transport import run_stdio
@@ -130,11 +106,11 @@ def stdio(calls: int, rounds: int, varied: bool) -> None:
         names = list(peers)
         for r in range(rounds):
             for name in names[r % 2:] + names[:r % 2]:
-                peer, before = peers[name], peers[name].cpu_ns()
+                peer, before = peers[name], cpu_ns(peers[name].pid)
                 for _ in range(calls):
                     count += 1
                     peer.call(f"city {count}" if varied else "Paris")
-                cpu[name].append((peer.cpu_ns() - before) / calls / 1000)
+                cpu[name].append((cpu_ns(peer.pid) - before) / calls / 1000)
     finally:
         for peer in peers.values():
             peer.stop()

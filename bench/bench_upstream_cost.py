@@ -53,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _measure import StdioProcess, cpu_ns, finish, stop  # noqa: E402
 from upstream_items import API_KEY, DOCUMENT, item  # noqa: E402
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
@@ -68,17 +69,6 @@ class TrivialItems(ItemsServerBase):
     async def get_item(self, args, ctx):
         return ANSWER
 '''
-
-
-def cpu_ns(pid: int) -> int:
-    """CPU time of process ``pid`` so far, every thread (``/proc/PID/task/*/schedstat``)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
 
 
 def free_port() -> int:
@@ -100,44 +90,24 @@ def wait_port(proc: subprocess.Popen[bytes], port: int) -> None:
     raise RuntimeError(f"{proc.args} did not listen on {port}")
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a process we started, by its PID."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def check(reply: dict[str, Any]) -> None:
     result = reply["result"]
     assert not result.get("isError"), result
     assert result["structuredContent"] == item(42, "USD"), result
 
 
-class StdioPeer:
+class StdioPeer(StdioProcess):
     """A server over its stdin/stdout pipes (one pre-encoded request line, one reply line)."""
 
     def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd, bufsize=0)
-        self.pid = self.proc.pid
-        self.buf = b""
+        super().__init__(cmd, env, cwd)
         self.head = (b'{"jsonrpc":"2.0","method":"tools/call","params":'
                      + json.dumps({"name": "getItem", "arguments": ARGS, "_meta": META}).encode() + b',"id":')
         self.n = 0
 
     def call(self) -> dict[str, Any]:
         self.n += 1
-        os.write(self.proc.stdin.fileno(), self.head + str(self.n).encode() + b"}\n")  # type: ignore[union-attr]
-        while b"\n" not in self.buf:
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)  # type: ignore[union-attr]
-            if not chunk:
-                raise RuntimeError("the server closed stdout")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        reply: dict[str, Any] = json.loads(line)
+        reply: dict[str, Any] = json.loads(self.exchange(self.head + str(self.n).encode() + b"}\n"))
         return reply
 
     def fresh(self) -> None:
@@ -149,9 +119,6 @@ class StdioPeer:
     def batch(self, n: int) -> None:
         for _ in range(n):
             self.one()
-
-    def stop(self) -> None:
-        stop(self.proc)
 
 
 class HttpPeer:
@@ -211,11 +178,7 @@ class DirectPeer:
         self.batch(1)
 
     def stop(self) -> None:
-        self.proc.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            stop(self.proc)
+        finish(self.proc)
 
 
 def direct(url: str) -> None:
