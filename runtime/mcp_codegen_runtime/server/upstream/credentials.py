@@ -51,6 +51,8 @@ class Redactor(logging.Filter):
         self._secrets: deque[str] = deque(maxlen=keep)
         #: Values whose forms are all in ``_secrets`` (every call remembers its credentials again).
         self._known: set[str] = set()
+        #: ``_secrets`` longest first, as :meth:`redact` replaces them (None: to sort again).
+        self._order: list[str] | None = None
 
     def remember(self, *secrets: str) -> None:
         for secret in secrets:
@@ -61,10 +63,14 @@ class Redactor(logging.Filter):
                     if len(self._secrets) == self._secrets.maxlen:
                         self._known.clear()  # the oldest form goes: every value is looked at again
                     self._secrets.append(form)
+                    self._order = None
             self._known.add(secret)
 
     def redact(self, text: str) -> str:
-        for secret in sorted(self._secrets, key=len, reverse=True):
+        order = self._order
+        if order is None:  # sorted once per change, not for every log record
+            order = self._order = sorted(self._secrets, key=len, reverse=True)
+        for secret in order:
             text = text.replace(secret, "[redacted]")
         return text
 
