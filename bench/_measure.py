@@ -1,5 +1,8 @@
 """Shared helpers of the benchmarks: run a process and measure it, print tables.
 
+:func:`cpu_ns` reads a running process's CPU time (every thread); :func:`stop` and :func:`finish`
+end a process the benchmark started, by its PID.
+
 :func:`run_measured` starts a command and waits for it with ``os.wait4``, which gives its
 CPU time (children included) and the peak RSS of its largest process.  While it runs, a
 thread samples the summed RSS of its whole process tree every 20 ms (``/proc``), which
@@ -39,6 +42,63 @@ def _children() -> dict[int, list[int]]:
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             tree.setdefault(ppid, []).append(int(entry))
     return tree
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of process ``pid`` so far, every thread (``/proc/PID/task/*/schedstat``), nanoseconds."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process the benchmark started, by its PID: terminate, then kill after 5 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def finish(proc: subprocess.Popen[bytes]) -> None:
+    """End a stdio process: close its stdin (its cue to exit), wait 5 s, then :func:`stop` it."""
+    if proc.stdin:
+        proc.stdin.close()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+
+
+class StdioProcess:
+    """A process spoken to over its stdin/stdout pipes: one line out, one line back."""
+
+    def __init__(self, cmd: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None,
+                 quiet: bool = False) -> None:
+        self.proc = subprocess.Popen(list(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd,
+                                     stderr=subprocess.DEVNULL if quiet else None, bufsize=0)
+        self.pid = self.proc.pid
+        self._buf = b""
+
+    def exchange(self, line: bytes) -> bytes:
+        """Write ``line`` (newline included) and read the next line back (without its newline)."""
+        os.write(self.proc.stdin.fileno(), line)  # type: ignore[union-attr]
+        while b"\n" not in self._buf:
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)  # type: ignore[union-attr]
+            if not chunk:
+                raise RuntimeError(f"{self.proc.args}: closed stdout")
+            self._buf += chunk
+        reply, self._buf = self._buf.split(b"\n", 1)
+        return reply
+
+    def stop(self) -> None:
+        finish(self.proc)
 
 
 def tree_rss_mb(pid: int) -> float:

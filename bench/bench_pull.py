@@ -43,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _measure import stop
+
 REPO = Path(__file__).resolve().parents[1]
 EVERYTHING = REPO / ".tools" / "npm" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 
@@ -64,12 +66,7 @@ def servers() -> dict[str, list[str]]:
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.stdin:
         proc.stdin.close()
-    proc.terminate()
-    try:
-        proc.wait(5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop(proc)
 
 
 def _cpu() -> float:

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _measure import cpu_ns, finish
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
@@ -102,27 +104,11 @@ class Peer:
         return call
 
     def cpu_ns(self) -> int:
-        """CPU time of the server process so far (every thread: ``/proc/PID/task/*/schedstat``)."""
-        total = 0
-        base = Path(f"/proc/{self.proc.pid}/task")
-        for task in base.iterdir():
-            try:
-                total += int((task / "schedstat").read_text().split()[0])
-            except (OSError, ValueError, IndexError):
-                pass
-        return total
+        """CPU time of the server process so far (every thread)."""
+        return cpu_ns(self.proc.pid)
 
     def stop(self) -> None:
-        self.proc.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        finish(self.proc)
 
 
 def checker(tool: str) -> Callable[[bytes], None]:

@@ -7,7 +7,13 @@ from collections.abc import Awaitable
 from typing import ClassVar
 
 from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
-from mcp_codegen_runtime.server.gencode import Context, ServerBase, UpstreamDef, UpstreamServer
+from mcp_codegen_runtime.server.gencode import (
+    Context,
+    ServerBase,
+    UpstreamDef,
+    UpstreamServer,
+    nonblocking,
+)
 from .models import CreatePetInput, DeletePetInput, GetPetInput, ListPetsInput, ListPetsOutput, Pet
 from .tools import (
     CREATE_PET_TOOL,
@@ -49,6 +55,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         ),
     )
 
+    @nonblocking
     def list_pets(
         self, args: ListPetsInput, ctx: Context
     ) -> ListPetsOutput | ToolResult | Awaitable[ListPetsOutput | ToolResult]:
@@ -58,6 +65,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(LIST_PETS_TOOL, LIST_PETS_HTTP, args, ctx)
 
+    @nonblocking
     def get_pet(
         self, args: GetPetInput, ctx: Context
     ) -> Pet | ToolResult | Awaitable[Pet | ToolResult]:
@@ -69,6 +77,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(GET_PET_TOOL, GET_PET_HTTP, args, ctx)
 
+    @nonblocking
     def create_pet(
         self, args: CreatePetInput, ctx: Context
     ) -> Pet | ToolResult | Awaitable[Pet | ToolResult]:
@@ -80,6 +89,7 @@ class PetstoreServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(CREATE_PET_TOOL, CREATE_PET_HTTP, args, ctx)
 
+    @nonblocking
     def delete_pet(self, args: DeletePetInput, ctx: Context) -> ToolResult | Awaitable[ToolResult]:
         """Remove a pet from the store.
 

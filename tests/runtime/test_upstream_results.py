@@ -168,3 +168,23 @@ def test_connection_refused() -> None:
     dead = f"http://127.0.0.1:{free_port()}"
     message, code, _ = error_of(_call(dead, "/x", upstream={"retries": 1}))
     assert (message, code) == ("the upstream did not answer: connection failed (ConnectError)", "mcp-codegen.upstream")
+
+
+def test_a_result_changed_after_the_upstream_call_is_checked_again(base: str) -> None:
+    """The upstream's answer is checked once and sent as made; a subclass handler that edits what
+    ``super()`` returned gets its edit checked as any handler's result (an invalid one is -32603)."""
+    definition = tool("t", {"method": "GET", "path": "/json/object"}, output=Pet)
+    base_class = server_class({"baseUrl": base}, [definition])
+
+    class Edited(base_class):  # type: ignore[valid-type, misc]
+        async def t(self, args: Any, ctx: Any) -> Any:
+            result = await super().t(args, ctx)
+            result.structuredContent[self.field] = self.value
+            return result
+
+    Edited.field, Edited.value = "name", "Max"
+    assert call(Edited(), "t")["structuredContent"] == {"id": 7, "name": "Max", "tags": ["good"]}
+    Edited.field, Edited.value = "id", "seven"
+    refused = call(Edited(), "t")["error"]
+    assert refused["code"] == -32603, refused
+    assert refused["data"]["errors"] == [{"path": "id", "message": "Input should be a valid integer"}]

@@ -6,7 +6,7 @@
   inputSchema property names, an optional output model and declared errors) and its
   :class:`HttpBinding` from the binding's JSON, as generated code would make them.
 * :func:`server_class`: a ``ServerBase`` + ``UpstreamServer`` class with one handler per tool
-  returning ``self.call_upstream(...)``, like a generated base class.
+  returning ``self.call_upstream(...)`` (marked ``nonblocking``), like a generated base class.
 * :func:`call` / :func:`call_many`: ``tools/call`` (2026 era) through the in-process peer, so the
   full dispatch path runs (argument validation, output validation, error mapping).
 """
@@ -25,6 +25,7 @@ from common_support import free_port
 from http_support import ServerProcess
 from mcp_codegen_runtime.server.base import ServerBase
 from mcp_codegen_runtime.server.context import Context
+from mcp_codegen_runtime.server.gencode import nonblocking
 from mcp_codegen_runtime.server.upstream import HttpBinding, UpstreamDef, UpstreamServer
 from mcp_codegen_runtime.wire.content import ToolResult
 from mcp_codegen_runtime.wire.errors import DeclaredToolError
@@ -104,7 +105,7 @@ def server_class(upstream: dict[str, Any], tools: list[tuple[ToolDef, HttpBindin
                     _b: HttpBinding = binding) -> Awaitable[ToolResult]:
             result: Awaitable[ToolResult] = self.call_upstream(_t, _b, args, ctx)
             return result
-        namespace[definition.method] = handler
+        namespace[definition.method] = nonblocking(handler)  # as generated code marks it
     return type(f"{name.title()}Server", (UpstreamServer, ServerBase), namespace)
 
 

@@ -69,20 +69,37 @@ def example(schema: Any, *, seed: int = 0, root: Any = None) -> Any:
     Raises:
         ExampleError: no valid value was found in :data:`ATTEMPTS` draws.
     """
-    maker = _Maker(schema if root is None else root)
-    valid = maker.check(schema)
-    problem = "every draw was invalid"
-    for attempt in range(ATTEMPTS):
-        rng = random.Random(seed * 7919 + attempt)
-        maker.minimal = attempt % 2 == 1  # every other draw: required properties only
-        try:
-            value = maker.value(schema, rng, 0)
-        except _Impossible as exc:
-            problem = str(exc) or problem
-            continue
-        if valid(value):
-            return value
-    raise ExampleError(f"no value satisfying the schema was found ({problem})")
+    return Examples(schema, root).draw(seed)
+
+
+class Examples:
+    """The examples of one schema, drawn as often as asked with the checks compiled once (a mock
+    keeps one per tool); ``draw(seed)`` is :func:`example` with that seed.  The schema must not
+    change while it is used."""
+
+    def __init__(self, schema: Any, root: Any = None) -> None:
+        self.schema = schema
+        self._maker = _Maker(schema if root is None else root)
+        self._valid = self._maker.check(schema)
+
+    def draw(self, seed: int = 0) -> Any:
+        """A value valid against the schema (see :func:`example`).
+
+        Raises:
+            ExampleError: no valid value was found in :data:`ATTEMPTS` draws.
+        """
+        maker, problem = self._maker, "every draw was invalid"
+        for attempt in range(ATTEMPTS):
+            rng = random.Random(seed * 7919 + attempt)
+            maker.minimal = attempt % 2 == 1  # every other draw: required properties only
+            try:
+                value = maker.value(self.schema, rng, 0)
+            except _Impossible as exc:
+                problem = str(exc) or problem
+                continue
+            if self._valid(value):
+                return value
+        raise ExampleError(f"no value satisfying the schema was found ({problem})")
 
 
 def validity(schema: Any, root: Any = None) -> Check:
@@ -452,4 +469,4 @@ def _jsonschema_check(schema: Any) -> Check:
     return check
 
 
-__all__ = ["ATTEMPTS", "MAX_DEPTH", "ExampleError", "example", "merge", "validity"]
+__all__ = ["ATTEMPTS", "MAX_DEPTH", "ExampleError", "Examples", "example", "merge", "validity"]

@@ -341,8 +341,10 @@ class OutputInvalid(Exception):
         self.errors = errors
 
 
-def dump_output(tool: ToolDef, value: Any) -> Any:
+def dump_output(tool: ToolDef, value: Any, *, fresh: bool = False) -> Any:
     """JSON ``structuredContent`` for a handler's output (model instance or plain data).
+    ``fresh``: ``value`` is data nobody else holds (just parsed from JSON text), so it is
+    checked without the copy a handler's data gets.
 
     Raises:
         OutputInvalid: the value does not validate against ``tool.output_model`` (or
@@ -359,7 +361,7 @@ def dump_output(tool: ToolDef, value: Any) -> Any:
         elif isinstance(value, BaseModel):
             raise OutputInvalid(f"{type(value).__name__} is not {model.__name__}",
                                 one(f"not an instance of the output model {model.__name__}"))
-        else:  # the handler's own data: a copy (JSON's view of it) that it cannot change later
+        elif not fresh:  # the handler's own data: a copy (JSON's view of it) that it cannot change later
             data = json.loads(json.dumps(value, allow_nan=False))
         data, has_null = json_integers(data)
         if patterns is not None:

@@ -16,6 +16,8 @@ are held until its thread ends: a call cancelled by the client (or timed out) wh
 still runs keeps counting against its client's share.  So a client that starts and cancels
 blocking calls, or tasks, holds at most its ``calls_per_client`` threads, and another client's
 admitted call finds a thread at once.  The handler sees the cancellation as ``ctx.cancelled``.
+A plain ``def`` marked :func:`nonblocking` (generated code's upstream-bound handlers, which only
+build the awaitable of the call) runs on the event loop as an ``async def`` does.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from .connection import is_network_client
 from .replicas import RedisRateLimit
@@ -194,15 +196,32 @@ _IS_ASYNC: dict[Any, bool] = {}
 _PLAIN = (str, bytes, int, float, bool, dict, list, tuple, type(None))
 
 
+#: The attribute :func:`nonblocking` sets on a function.
+_NONBLOCKING = "__mcp_codegen_nonblocking__"
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def nonblocking(func: _F) -> _F:
+    """Mark a plain ``def`` handler that never blocks (it returns an awaitable, or its value,
+    at once) to run on the event loop like an ``async def``, not in a worker thread.  A subclass
+    overriding the method with a plain ``def`` of its own runs in a thread again."""
+    setattr(func, _NONBLOCKING, True)
+    return func
+
+
+def _runs_on_loop(handler: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(handler) or getattr(handler, _NONBLOCKING, False) is True
+
+
 def _is_async(handler: Callable[..., Any]) -> bool:
     func = getattr(handler, "__func__", None)
     if func is None or getattr(handler, "__self__", None) is None:
-        return inspect.iscoroutinefunction(handler)
+        return _runs_on_loop(handler)
     known = _IS_ASYNC.get(func)
     if known is None:
         if len(_IS_ASYNC) >= 4096:  # handlers made on the fly: stay bounded
             _IS_ASYNC.clear()
-        known = _IS_ASYNC[func] = inspect.iscoroutinefunction(handler)
+        known = _IS_ASYNC[func] = _runs_on_loop(handler)
     return known
 
 
@@ -224,4 +243,4 @@ async def call_handler(handler: Callable[..., Any], *args: Any) -> Any:
     return value
 
 
-__all__ = ["Limits", "MAX_CLIENTS", "TokenBucket", "call_handler"]
+__all__ = ["Limits", "MAX_CLIENTS", "TokenBucket", "call_handler", "nonblocking"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .admission import nonblocking
 from .base import ServerBase
 from .context import Context, Elicited, InputUnavailableError
 from .features import missing
@@ -97,4 +98,5 @@ __all__ = [
     "asgi_app",
     "close_sse_stream",
     "main",
+    "nonblocking",
 ]

@@ -12,7 +12,7 @@ import json
 import logging
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from ..schema.validation import OutputInvalid, dump_output
 from ..schema.violations import one
@@ -73,6 +73,56 @@ _TEXT = json.JSONEncoder(ensure_ascii=False)
 _text = encoder_of(_TEXT)
 
 
+class CheckedResult(ToolResult):
+    """A :class:`ToolResult` of structured content that the runtime checked against its tool's
+    output schema when it made it (:func:`checked_result`), with the wire form made then:
+    :func:`build_result` sends that form for the same tool without checking it again, unless the
+    result was changed since (a subclass's handler may edit what ``super()`` returned), which is
+    then checked like any other result."""
+
+    _wire: tuple[ToolDef, TextContent, str] | None = PrivateAttr(default=None)
+    #: Kept and sent again (a mock's answer): each send gets its own copy of the content.
+    _kept: bool = PrivateAttr(default=False)
+
+    def sent_as(self, tool: ToolDef) -> dict[str, Any] | None:
+        """The wire form made with the result, when this result for ``tool`` is still what it was
+        made as (its structured content still has the JSON text of its one text block)."""
+        private = self.__pydantic_private__  # read directly: pydantic's __getattr__ is slow
+        made: tuple[ToolDef, TextContent, str] | None = private.get("_wire") if private else None
+        if made is None or made[0] is not tool or self.isError or self.meta is not None or self.__pydantic_extra__:
+            return None
+        _, block, text = made
+        content = self.content
+        if (len(content) != 1 or content[0] is not block or block.text is not text or block.annotations is not None
+                or block.meta is not None or block.__pydantic_extra__):
+            return None
+        data = self.structuredContent
+        try:
+            if _text(data) != text:
+                return None
+        except (TypeError, ValueError):
+            return None
+        kept = private is not None and private.get("_kept") is True
+        return {"content": [{"type": "text", "text": text}], "structuredContent": json.loads(text) if kept else data}
+
+
+def checked_result(tool: ToolDef, data: Any, *, fresh: bool = False, kept: bool = False) -> ToolResult:
+    """The result of structured ``data`` for ``tool`` (the output check, then one text block of
+    its JSON), as a handler's return value would give, checked once (see :class:`CheckedResult`).
+    ``fresh``: ``data`` was just parsed from JSON text (:func:`~schema.validation.dump_output`);
+    ``kept``: the result is kept and returned again (each answer then gets a copy of it).
+
+    Raises:
+        OutputInvalid: ``data`` breaks the tool's output schema.
+    """
+    checked = dump_output(tool, data, fresh=fresh)
+    text = _text(checked)
+    block = TextContent(text=text)  # validated construction: faster than pydantic's model_construct
+    result = CheckedResult(content=[block], structuredContent=checked)
+    result.__pydantic_private__ = {"_wire": (tool, block, text), "_kept": kept}
+    return result
+
+
 def _structured(tool: ToolDef, value: Any) -> dict[str, Any]:
     try:
         data = dump_output(tool, value)
@@ -115,6 +165,10 @@ def sanitized(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _build_result(tool: ToolDef, value: Any) -> dict[str, Any]:
+    if type(value) is CheckedResult:
+        sent = value.sent_as(tool)
+        if sent is not None:
+            return sent
     if isinstance(value, ToolResult):
         result: dict[str, Any] = value.model_dump(mode="json", by_alias=True, exclude_none=True)
         if tool.output_model is not None and not value.isError:

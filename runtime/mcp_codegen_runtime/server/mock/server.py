@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ...schema.examples import Examples
 from ...wire import jsonrpc
 from ...wire.content import ToolResult
 from ...wire.errors import InvalidParamsError, ProtocolError, ToolError
@@ -67,6 +68,7 @@ class MockServer(ServerBase):
         self.mock_scenario = scenario
         self.mock_cassette = cassette
         self._mock_outputs: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._mock_examples: dict[str, Examples] = {}  # per tool: its output schema's checks compiled once
 
     # -- tools ---------------------------------------------------------------------------
     async def mock_tool(self, tool: ToolDef, args: BaseModel, ctx: Context) -> Any:
@@ -93,8 +95,11 @@ class MockServer(ServerBase):
         if cached is not None:
             self._mock_outputs.move_to_end(key)
             return cached
+        examples = self._mock_examples.get(tool.name)
+        if examples is None and tool.output_model is not None and "outputSchema" in tool.wire:
+            examples = self._mock_examples[tool.name] = Examples(tool.wire["outputSchema"])
         try:
-            value = tool_output(tool, json.loads(raw), self.mock_seed)
+            value = tool_output(tool, json.loads(raw), self.mock_seed, examples)
         except MockValueError as exc:
             raise ToolError(str(exc), code=UNSATISFIABLE) from None
         self._mock_outputs[key] = value

@@ -18,9 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...schema.examples import ATTEMPTS, ExampleError, example
-from ...schema.validation import OutputInvalid, dump_output
+from ...schema.examples import ATTEMPTS, ExampleError, Examples
+from ...schema.validation import OutputInvalid
 from ...wire.tools import ToolDef
+from ..results import checked_result
 
 
 class MockValueError(ValueError):
@@ -44,8 +45,13 @@ def wire_arguments(args: BaseModel) -> dict[str, Any]:
     return data
 
 
-def tool_output(tool: ToolDef, arguments: dict[str, Any], seed: int) -> Any:
-    """The structured content (``outputSchema``) or the text (without one) of a mocked call.
+def tool_output(tool: ToolDef, arguments: dict[str, Any], seed: int, examples: Examples | None = None) -> Any:
+    """The structured content (``outputSchema``) or the text (without one) of a mocked call; the
+    structured content comes as the result the server sends as it is (checked here, once, and
+    kept by the mock for the same arguments: :func:`~server.results.checked_result`).
+
+    ``examples``: the output schema's :class:`~schema.examples.Examples` kept for the tool (made
+    here when None).
 
     Raises:
         MockValueError: no value valid for the generated server was found.
@@ -53,12 +59,14 @@ def tool_output(tool: ToolDef, arguments: dict[str, Any], seed: int) -> Any:
     if tool.output_model is None or "outputSchema" not in tool.wire:
         return f"{tool.name}: mocked result for {canonical(arguments)}"
     schema = tool.wire["outputSchema"]
+    if examples is None or examples.schema is not schema:
+        examples = Examples(schema)
     base = call_seed(seed, tool.name, arguments)
     problem = ""
     for attempt in range(ATTEMPTS):
         try:
-            value = example(schema, seed=base + attempt)
-            return dump_output(tool, value)
+            value = examples.draw(base + attempt)
+            return checked_result(tool, value, kept=True)
         except ExampleError as exc:
             problem = str(exc)
             break

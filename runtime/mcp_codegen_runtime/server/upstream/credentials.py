@@ -49,15 +49,28 @@ class Redactor(logging.Filter):
     def __init__(self, keep: int = 256) -> None:
         super().__init__()
         self._secrets: deque[str] = deque(maxlen=keep)
+        #: Values whose forms are all in ``_secrets`` (every call remembers its credentials again).
+        self._known: set[str] = set()
+        #: ``_secrets`` longest first, as :meth:`redact` replaces them (None: to sort again).
+        self._order: list[str] | None = None
 
     def remember(self, *secrets: str) -> None:
         for secret in secrets:
+            if secret in self._known:
+                continue
             for form in (secret, encode(secret)):
                 if len(form) >= 4 and form not in self._secrets:
+                    if len(self._secrets) == self._secrets.maxlen:
+                        self._known.clear()  # the oldest form goes: every value is looked at again
                     self._secrets.append(form)
+                    self._order = None
+            self._known.add(secret)
 
     def redact(self, text: str) -> str:
-        for secret in sorted(self._secrets, key=len, reverse=True):
+        order = self._order
+        if order is None:  # sorted once per change, not for every log record
+            order = self._order = sorted(self._secrets, key=len, reverse=True)
+        for secret in order:
             text = text.replace(secret, "[redacted]")
         return text
 
@@ -122,10 +135,11 @@ class CredentialStore:
             if unknown:
                 logger.warning("tool %s: security scheme %s is not in upstream.security", tool, unknown[0])
                 continue
-            if all(_values(self._schemes[name], env) is not None for name in alternative):
+            found = [_values(self._schemes[name], env) for name in alternative]
+            if all(values is not None for values in found):
                 applied = Applied()
-                for name in alternative:
-                    await self._add(name, self._schemes[name], _values(self._schemes[name], env) or [], applied)
+                for name, values in zip(alternative, found, strict=True):
+                    await self._add(name, self._schemes[name], values or [], applied)
                 return applied
         if alternatives:
             names = sorted({v for alt in alternatives for n in alt if n in self._schemes

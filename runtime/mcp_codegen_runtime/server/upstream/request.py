@@ -9,6 +9,7 @@ it; the base URL's own query, if any, comes first in the query string.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,9 +34,16 @@ class Outgoing:
 
     def url(self, extra_query: Sequence[str] = ()) -> str:
         """The full URL (``extra_query``: credentials' items, appended last)."""
-        parts = urlsplit(self.base)
-        items = ([parts.query] if parts.query else []) + self.query + list(extra_query)
-        return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + self.path, "&".join(items), ""))
+        scheme, netloc, path, query = _base(self.base)
+        items = ([query] if query else []) + self.query + list(extra_query)
+        return urlunsplit((scheme, netloc, path + self.path, "&".join(items), ""))
+
+
+@functools.lru_cache(maxsize=64)
+def _base(url: str) -> tuple[str, str, str, str]:
+    """Scheme, authority, path (no trailing ``/``) and query of a base URL, split once."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.netloc, parts.path.rstrip("/"), parts.query
 
 
 def _place(out: Outgoing, arg: ArgBinding, value: Any, paths: dict[str, str]) -> None:

@@ -24,7 +24,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ...schema.validation import OutputInvalid, dump_output
+from ...schema.validation import OutputInvalid
 from ...wire import protocol as p
 from ...wire.content import (
     AudioContent,
@@ -36,6 +36,7 @@ from ...wire.content import (
 )
 from ...wire.errors import ToolError
 from ...wire.tools import ToolDef
+from ..results import checked_result
 from .binding import HttpBinding
 from .body import is_json, media_type
 from .client import Answer
@@ -106,15 +107,13 @@ def success(tool: ToolDef, binding: HttpBinding, answer: Answer, url: str) -> To
             return ToolResult(content=[TextContent(text=json.dumps(data, ensure_ascii=False))])
         if binding.wrap is not None:
             data = {binding.wrap: data}
-        try:
-            checked = dump_output(tool, data)
+        try:  # checked once: the server sends this result as it is (CheckedResult)
+            return checked_result(tool, data, fresh=True)
         except OutputInvalid as exc:
             logger.info("tool %s: the upstream's answer breaks the output schema: %s", tool.name, exc.errors)
             paths = "; ".join(f"{e['path']}: {e['message']}" if e["path"] else e["message"] for e in exc.errors)
             raise upstream_error(f"the upstream's answer does not match the documented response schema: {paths}",
                                  {"status": answer.status, "errors": exc.errors}) from None
-        return ToolResult(content=[TextContent(text=json.dumps(checked, ensure_ascii=False))],
-                          structuredContent=checked)
     if structured:
         raise upstream_error(f"the upstream answered {mime or 'a body without a media type'}, not the JSON the "
                              "tool's result is documented to be", {"status": answer.status})

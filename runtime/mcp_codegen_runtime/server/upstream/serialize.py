@@ -30,6 +30,7 @@ compact JSON text (OpenAPI leaves those implementation-defined).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -49,6 +50,8 @@ class SerializeError(ValueError):
 
 def encode(text: str, *, reserved: bool = False) -> str:
     """``text`` percent-encoded for a URI: non-reserved (everything but unreserved) or reserved expansion."""
+    if text.isalnum() and text.isascii():  # letters and digits only: nothing to encode either way
+        return text
     if not reserved:
         return quote(text, safe="")
     return "".join(part if _TRIPLE.fullmatch(part) else quote(part, safe=_RESERVED_KEPT)
@@ -61,6 +64,8 @@ def text_of(value: Any) -> str:
         return value
     if value is None:
         return ""
+    if type(value) is int:  # JSON's text of an integer is its decimal digits
+        return str(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -112,10 +117,19 @@ def expand_path(template: str, values: dict[str, str]) -> str:
     """``template`` with each ``{name}`` replaced by its expansion; the template's own text
     percent-encoded where a URL path may not hold it as written (a space in a documented path:
     ``%20``; an escape already in the template is kept); dot-segments made harmless."""
-    parts = re.split(r"(\{[^{}]*\})", template)
-    path = "".join(values[part[1:-1]] if part.startswith("{") and part.endswith("}") and part[1:-1] in values
-                   else quote(part, safe=_PATH_SAFE) for part in parts)
+    path = "".join(values.get(part, text) if part else text for part, text in _template(template))
+    if "." not in path:  # no dot-segment possible
+        return path
     return "/".join(seg.replace(".", "%2E") if seg in (".", "..") else seg for seg in path.split("/"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _template(template: str) -> tuple[tuple[str, str], ...]:
+    """The parts of a path template, split once: ``(name, "{name}" encoded)`` for a variable (its
+    text stands when no value fills it), ``("", text encoded)`` for the template's own text."""
+    parts = re.split(r"(\{[^{}]*\})", template)
+    return tuple((part[1:-1], quote(part, safe=_PATH_SAFE)) if part.startswith("{") and part.endswith("}")
+                 and part[1:-1] else ("", quote(part, safe=_PATH_SAFE)) for part in parts)
 
 
 #: What a path template's own text keeps as written: RFC 3986 ``pchar`` and ``/`` (and ``%`` of an

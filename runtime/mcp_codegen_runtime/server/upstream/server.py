@@ -126,9 +126,10 @@ class UpstreamServer:
             raise upstream_error(f"cannot send the arguments: {exc}") from None
         state = self._upstream_state()
         alternatives = binding.security if binding.security is not None else self.upstream.default_security
+        forward = self.upstream.forward_headers
         forwarded = _merge({name: value for name, value in caller_headers.items()
-                            if name.lower() in self.upstream.forward_headers and name.lower() not in _NEVER_FORWARDED},
-                           outgoing.headers)
+                            if name.lower() in forward and name.lower() not in _NEVER_FORWARDED},
+                           outgoing.headers) if forward and caller_headers else outgoing.headers
         for attempt in (1, 2):
             applied = await state.credentials.apply(alternatives, tool.name)
             headers = _merge(forwarded, applied.headers)

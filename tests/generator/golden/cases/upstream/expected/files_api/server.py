@@ -7,7 +7,13 @@ from collections.abc import Awaitable
 from typing import ClassVar
 
 from mcp_codegen_runtime.gencode import EnvVarDef, ServerInfo, ToolDef, ToolResult
-from mcp_codegen_runtime.server.gencode import Context, ServerBase, UpstreamDef, UpstreamServer
+from mcp_codegen_runtime.server.gencode import (
+    Context,
+    ServerBase,
+    UpstreamDef,
+    UpstreamServer,
+    nonblocking,
+)
 from .models import ListFilesInput, ListFilesOutput, SummarizeInput, UploadInput, UploadOutput
 from .tools import LIST_FILES_TOOL, UPLOAD_TOOL, SERVER_INFO, TOOLS
 from .upstream import LIST_FILES_HTTP, UPLOAD_HTTP, UPSTREAM
@@ -59,6 +65,7 @@ class FilesApiServerBase(UpstreamServer, ServerBase):
         ),
     )
 
+    @nonblocking
     def upload(
         self, args: UploadInput, ctx: Context
     ) -> UploadOutput | ToolResult | Awaitable[UploadOutput | ToolResult]:
@@ -70,6 +77,7 @@ class FilesApiServerBase(UpstreamServer, ServerBase):
         """
         return self.call_upstream(UPLOAD_TOOL, UPLOAD_HTTP, args, ctx)
 
+    @nonblocking
     def list_files(
         self, args: ListFilesInput, ctx: Context
     ) -> ListFilesOutput | ToolResult | Awaitable[ListFilesOutput | ToolResult]:
