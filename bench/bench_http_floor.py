@@ -22,12 +22,13 @@ round): requests/s, server CPU microseconds per request (``/proc/PID/stat`` of t
 process tree), p50 and p99 latency; RSS after the load.  With 2 CPUs or more the servers run
 on ``--server-cpus`` and the load generator on ``--load-cpus`` (``taskset``), so the client
 does not take the servers' core.  ``--workers N`` adds the generated server (2026, fast) run
-with ``--workers N``.
+with ``--workers N``; ``--baseline DIR`` adds it on the runtime of another checkout (DIR, e.g.
+``git archive`` of main), for a before / after in the same run.
 
 Run (after ``scripts/bench-env`` and ``scripts/npm-servers``)::
 
     .venv/bin/python bench/bench_http_floor.py [--rounds 3] [--seconds 3] [--conns 1,10,50]
-        [--only floor,ours,peers] [--workers N] [--server-cpus 0] [--load-cpus 1]
+        [--only floor,ours,peers] [--workers N] [--baseline DIR] [--server-cpus 0] [--load-cpus 1]
 """
 
 from __future__ import annotations
@@ -188,6 +189,20 @@ def start_all(opts: argparse.Namespace, gen: Path, tmp: Path) -> list[Target]:
             floor = Server(floor_name, [sys.executable, str(HERE / "http_floor_app.py"), str(port), str(body_file)],
                            {**env, **switch}, HERE, port, cpus)
             targets.insert(0 if not switch else len(targets), Target(floor_name, floor, raw_request(port, call_body(True), modern), floor_name))
+    if opts.baseline:  # the same generated package on another checkout's runtime (before / after)
+        runtime = str(Path(opts.baseline).resolve() / "runtime")
+        for label, switch in (("fast extra", {}), ("pure Python", {"MCP_CODEGEN_ACCELERATOR": "off"})):
+            if label == "pure Python" and not opts.baseline_pure:
+                continue
+            port = free_port()
+            srv = Server(f"baseline, {label}", [sys.executable, "-m", "weather", "--http", "--port", str(port), "--json-response",
+                                                "--impl", "weather_bench_impl:WeatherBench"],
+                         {**env, **switch, "PYTHONPATH": os.pathsep.join([runtime, env["PYTHONPATH"]])}, gen, port, cpus)
+            floor_name = f"floor ({'uvloop + httptools' if not switch else 'asyncio + h11'})"
+            targets.append(Target(f"baseline 2026, {label}", srv, raw_request(port, call_body(True), modern), floor_name))
+            sid = legacy_session(port)
+            targets.append(Target(f"baseline 2025 session, {label}", srv,
+                                  raw_request(port, call_body(False), {**legacy, "Mcp-Session-Id": sid}), floor_name))
     if opts.workers > 1:
         port = free_port()
         srv = Server(f"generated, --workers {opts.workers}", [sys.executable, "-m", "weather", "--http", "--port", str(port),
@@ -257,7 +272,7 @@ def report(targets: list[Target], levels: list[int], rss: dict[str, float]) -> N
     print("\n## as a ratio of the floor of the same round: rps / CPU per request / p99 (median, lowest-highest round)")
     print(table(["server", "floor", *[f"c={c}" for c in levels]], ratios))
     peers = [t for t in targets if "SDK" in t.name or "FastMCP" in t.name]
-    ours = [t for t in targets if t.name.startswith("generated")]
+    ours = [t for t in targets if t.name.startswith(("generated", "baseline"))]
     if peers and ours:
         print(f"\n## the generated server against each peer, same round: rps ratio (median, lowest-highest), c = {conns}")
         out = []
@@ -275,6 +290,8 @@ def main() -> None:
     ap.add_argument("--conns", default="1,10,50", help="concurrency levels (connections)")
     ap.add_argument("--only", default="floor,ours,peers")
     ap.add_argument("--workers", type=int, default=1, help="also run the generated server with --workers N")
+    ap.add_argument("--baseline", default=None, help="also run the generated server on this checkout's runtime (before / after)")
+    ap.add_argument("--baseline-pure", action="store_true", help="with --baseline: its pure-Python rows too")
     two = (os.cpu_count() or 1) >= 2
     ap.add_argument("--server-cpus", default="0" if two else None, help="taskset CPU list of the servers ('' : none)")
     ap.add_argument("--load-cpus", default="1" if two else None, help="taskset CPU list of the load generator ('' : none)")

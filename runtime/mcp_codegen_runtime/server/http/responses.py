@@ -6,7 +6,8 @@
   -32600/-32700 are 400; on 2026 also -32601 (404) and a -32602 about ``_meta`` (400);
   anything else travels with 200.
 * :func:`pump` writes an :class:`~server.http.streams.EventStream` until its response, a
-  close (:func:`~server.http.streams.close_sse_stream`) or the client's disconnect:
+  close (:func:`~server.http.streams.close_sse_stream`) or the client's disconnect
+  (:func:`write_done` writes one already finished, the same way, with nothing to wait for):
 
   - as JSON when the client does not accept SSE, or (2026) when the response is the
     stream's only event; an empty 202 when the stream ends without a response;
@@ -158,6 +159,24 @@ async def pump(
             await watcher
 
 
+async def write_done(send: Send, stream: EventStream, settings: HttpSettings, *, legacy: bool, sse_ok: bool,
+                     status: StatusOf = _ok) -> None:
+    """Write a finished ``stream`` as :func:`pump` would, without waiting or watching (nothing
+    is left to wait for: the handler ended before anything was written).
+
+    Args:
+        send: the ASGI send channel.
+        stream: the finished stream.
+        settings: the SSE ``retry`` hint.
+        legacy: a legacy-era stream.
+        sse_ok: the client accepts ``text/event-stream``.
+        status: the HTTP status of a JSON answer.
+    """
+    if (not sse_ok or not legacy) and await _plainly(send, stream, sse_ok, status):
+        return
+    await _write_sse(send, stream, asyncio.Event(), settings, legacy=legacy, resume_from=None)
+
+
 async def _answered_plainly(
     send: Send, stream: EventStream, gone: asyncio.Event, settings: HttpSettings, sse_ok: bool, status: StatusOf
 ) -> bool:
@@ -169,6 +188,11 @@ async def _answered_plainly(
         await stream.wait(None)  # woken by an event, the end or the client leaving: no timer needed
     if gone.is_set():
         return True
+    return await _plainly(send, stream, sse_ok, status)
+
+
+async def _plainly(send: Send, stream: EventStream, sse_ok: bool, status: StatusOf) -> bool:
+    """JSON (or 202) when SSE is not accepted or the response is the only event (True: written)."""
     if not sse_ok or (stream.final and len(stream.events) == 1):
         final = stream.events[-1][1] if stream.final else None
         if final is None:

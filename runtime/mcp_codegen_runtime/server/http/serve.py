@@ -53,6 +53,7 @@ from typing import Any
 from ...wire import accelerator
 from ..logs import configure_logging
 from .factory import app_from_env
+from .onewrite import protocol_class
 
 logger = logging.getLogger("mcp_codegen.http")
 
@@ -123,9 +124,10 @@ def serve(app: Any, sock: socket.socket, options: dict[str, Any], *, grace: floa
 
     # the event loop and the HTTP parser: uvloop and httptools with the fast extra (as uvicorn's
     # "auto" would pick them), the standard loop and h11 when MCP_CODEGEN_ACCELERATOR switches the
-    # accelerator off; an explicit option wins
+    # accelerator off; uvicorn's protocol for that parser, each response written at once
+    # (.onewrite); an explicit option wins
     loop = "uvloop" if accelerator.loop_factory() is not None else "asyncio"
-    native = {"loop": loop, "http": accelerator.http_parser()}
+    native = {"loop": loop, "http": protocol_class(accelerator.http_parser())}
     config = uvicorn.Config(app, **{**native, **options, "timeout_graceful_shutdown": grace})  # a float works (typed int)
     # uvicorn raises the signal that stopped it again once it has drained, for the handler it
     # found: make that an exit with status 0
