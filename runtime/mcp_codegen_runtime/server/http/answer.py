@@ -37,7 +37,7 @@ async def answer(
     legacy: bool,
     sse_ok: bool,
     status: StatusOf,
-    on_gone: Callable[[], None] | None = None,
+    on_gone: Callable[[asyncio.Task[Any]], None] | None = None,
     cancelled_ok: Callable[[], bool] = lambda: False,
 ) -> None:
     """Run ``handler`` (which fills ``stream`` and finishes it) and write ``stream`` (module docstring).
@@ -51,7 +51,7 @@ async def answer(
         legacy: a legacy-era stream.
         sse_ok: the client accepts ``text/event-stream``.
         status: the HTTP status of a JSON answer.
-        on_gone: called when the writer ends before the stream is finished.
+        on_gone: called with the request's task when the writer ends before the stream is finished.
         cancelled_ok: whether a cancellation of the request's task while the handler runs
             is the handler's end (True: the stream is written) rather than the request's.
     """
@@ -70,16 +70,17 @@ async def answer(
 
 async def _suspended(
     handler: Coroutine[Any, Any, None], yielded: Any, receive: Receive, send: Send, stream: EventStream,
-    settings: HttpSettings, *, legacy: bool, sse_ok: bool, status: StatusOf, on_gone: Callable[[], None] | None,
+    settings: HttpSettings, *, legacy: bool, sse_ok: bool, status: StatusOf, on_gone: Callable[[asyncio.Task[Any]], None] | None,
     cancelled_ok: Callable[[], bool],
 ) -> None:
     writer = asyncio.get_running_loop().create_task(
         pump(receive, send, stream, settings, legacy=legacy, sse_ok=sse_ok, status=status))
     running = [True]
+    me = asyncio.current_task()
 
     def writer_ended(_: object) -> None:
-        if running[0] and not stream.done and on_gone is not None:
-            on_gone()
+        if running[0] and not stream.done and on_gone is not None and me is not None:
+            on_gone(me)
 
     writer.add_done_callback(writer_ended)
     try:
@@ -88,9 +89,8 @@ async def _suspended(
         if not cancelled_ok():
             writer.cancel()
             raise
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
+        if me is not None:
+            me.uncancel()
     except Exception:
         logger.debug("HTTP request handler failed", exc_info=True)
     finally:

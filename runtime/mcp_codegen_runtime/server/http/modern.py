@@ -191,10 +191,9 @@ class StatelessHandler:
         stream = EventStream(0, self.settings.max_events_per_stream)
         conn = StreamConnection(lambda _: stream, principal, client_key(req, principal), request_headers(req))
         cancelled = [False]
-        me = asyncio.current_task()
 
-        def gone() -> None:  # the client closed the stream: that cancels the request (2026)
-            if (rid is None or not conn.cancel_request(rid)) and me is not None:
+        def gone(me: asyncio.Task[Any]) -> None:  # the client closed the stream: that cancels the request (2026)
+            if rid is None or not conn.cancel_request(rid):
                 cancelled[0] = True
                 me.cancel()
 
