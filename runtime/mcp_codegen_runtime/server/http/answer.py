@@ -46,7 +46,7 @@ async def answer(
         handler: the coroutine answering the request into ``stream``.
         receive: the ASGI receive channel.
         send: the ASGI send channel.
-        stream: the request's stream.
+        stream: the request's stream (a new one: a close by the handler's first step ends its SSE response).
         settings: the transport settings.
         legacy: a legacy-era stream.
         sse_ok: the client accepts ``text/event-stream``.
@@ -74,7 +74,7 @@ async def _suspended(
     cancelled_ok: Callable[[], bool],
 ) -> None:
     writer = asyncio.get_running_loop().create_task(
-        pump(receive, send, stream, settings, legacy=legacy, sse_ok=sse_ok, status=status))
+        pump(receive, send, stream, settings, legacy=legacy, sse_ok=sse_ok, status=status, epoch=0))
     running = [True]
     me = asyncio.current_task()
 

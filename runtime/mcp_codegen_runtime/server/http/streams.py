@@ -1,9 +1,10 @@
 """The messages of one HTTP response stream, buffered between their producer and writer.
 
-A request's handler runs in its own task (:func:`answer_into`) and appends what it sends
-(notifications, server->client requests through a :class:`StreamConnection`, finally the
-response) to an :class:`EventStream`; the response
-writer (:func:`~server.http.responses.pump`) follows it.  Appending never blocks, so a slow or
+A request's handler (:func:`answer_into`, run by :func:`~server.http.answer.answer` in the
+request's task) appends what it sends (notifications, server->client requests through a
+:class:`StreamConnection`, finally the response) to an :class:`EventStream`; the response
+writer (:func:`~server.http.responses.pump`, in a task beside it once the handler waits)
+follows it.  Appending never blocks, so a slow or
 vanished client never holds up the handler or anyone else.  Events are numbered from 1;
 the last ``HttpSettings.max_events_per_stream`` are kept, for a legacy client resuming
 with ``Last-Event-ID``.
