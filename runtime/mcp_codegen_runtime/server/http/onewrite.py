@@ -11,6 +11,10 @@ write, in one call.  The held head also goes out when the response completes wit
 write (``HEAD``, 204, 304), when the connection closes, and on any other write; a head
 without ``Content-Length`` (a streamed response: SSE, chunked) is never held.  The bytes on
 the wire are the same.
+
+httptools keeps request heads of any size where h11 refuses one past 16 KiB
+(``h11_max_incomplete_event_size``); the httptools class refuses the same (431, then the
+connection closes), counting the bytes read while a head is incomplete.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ import importlib
 from typing import Any
 
 _LENGTH = b"\r\ncontent-length:"
+#: h11's default limit of a request head (``h11_max_incomplete_event_size``), applied to httptools too.
+_HEAD_LIMIT = 16 * 1024
+_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+              b"content-length: 31\r\nconnection: close\r\n\r\nRequest Header Fields Too Large")
 
 
 class HeadWithBody:
@@ -90,8 +98,38 @@ def protocol_class(parser: str) -> type[asyncio.Protocol]:
                 self.transport.flush()  # a head without a body write (HEAD, 204, 304)
                 super().on_response_complete()
 
-        OneWriteProtocol.__name__ = OneWriteProtocol.__qualname__ = f"OneWrite{name}"
-        _CLASSES[parser] = OneWriteProtocol
+        cls: Any = OneWriteProtocol
+        if parser == "httptools":
+            class HeadLimitProtocol(OneWriteProtocol):
+                """httptools keeps a request head of any size; h11 refuses one past its limit
+                (``h11_max_incomplete_event_size``, 16 KiB by default): the same limit here."""
+
+                _head_bytes = 0  # bytes read while the current head is incomplete
+                _in_head = True
+                _messages = 0
+
+                def data_received(self, data: bytes) -> None:
+                    messages = self._messages
+                    super().data_received(data)
+                    if self._in_head and not self.transport.is_closing():
+                        # a read that ended a message began this head: its bytes are not counted
+                        # (at most one read more than the limit gets through)
+                        self._head_bytes = self._head_bytes + len(data) if messages == self._messages else 0
+                        if self._head_bytes > (self.config.h11_max_incomplete_event_size or _HEAD_LIMIT):
+                            self.transport.write(_TOO_LARGE)
+                            self.transport.close()
+
+                def on_headers_complete(self) -> None:
+                    self._in_head = False
+                    super().on_headers_complete()
+
+                def on_message_complete(self) -> None:
+                    self._in_head, self._head_bytes, self._messages = True, 0, self._messages + 1
+                    super().on_message_complete()
+
+            cls = HeadLimitProtocol
+        cls.__name__ = cls.__qualname__ = f"OneWrite{name}"
+        _CLASSES[parser] = cls
     return _CLASSES[parser]
 
 
