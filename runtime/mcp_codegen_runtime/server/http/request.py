@@ -102,12 +102,27 @@ class Request:
         """
         if not self._accept_read:
             accept = self.get("accept")
-            self._accept = None if accept is None else frozenset(part.split(";")[0].strip().lower() for part in accept.split(","))
+            self._accept = None if accept is None else _media_types(accept)
             self._accept_read = True
         kinds = self._accept
         if kinds is None:
             return True
         return mime in kinds or "*/*" in kinds or f"{mime.split('/')[0]}/*" in kinds
+
+
+_MEDIA_TYPES: dict[str, frozenset[str]] = {}
+
+
+def _media_types(accept: str) -> frozenset[str]:
+    """The media types an ``Accept`` value lists (parameters dropped, lower case); clients send
+    the same few values again and again, so each is parsed once (at most 256 kept)."""
+    kinds = _MEDIA_TYPES.get(accept)
+    if kinds is None:
+        kinds = frozenset(part.split(";")[0].strip().lower() for part in accept.split(","))
+        if len(_MEDIA_TYPES) >= 256:
+            _MEDIA_TYPES.clear()
+        _MEDIA_TYPES[accept] = kinds
+    return kinds
 
 
 async def read_body(req: Request, receive: Receive, *, max_bytes: int, timeout: float) -> bytes:
