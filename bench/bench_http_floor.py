@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,19 +49,15 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from _measure import table, tree_rss_mb  # noqa: E402  (a script: after its sys.path line)
+import bench_runtime  # noqa: E402  (a script: after its sys.path line)
+from _measure import table, tree_rss_mb  # noqa: E402
+from bench_runtime import free_port  # noqa: E402
 
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
 ARGS = {"location": "Paris", "unit": "celsius"}
 EXPECT = {"temperature": 18.0, "conditions": "sunny", "unit": "celsius"}
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "http-load", "version": "1.0"}}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def raw_request(port: int, body: dict[str, Any], headers: dict[str, str]) -> bytes:
@@ -87,33 +82,12 @@ def post(port: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[byte
         return res.read(), {k.lower(): v for k, v in res.headers.items()}
 
 
-class Server:
+class Server(bench_runtime.Server):
     """A server process on 127.0.0.1 (pinned with taskset when asked), stopped by its PID."""
 
     def __init__(self, name: str, cmd: list[str], env: dict[str, str], cwd: Path, port: int, cpus: str | None) -> None:
-        self.name, self.port = name, port
-        pinned = ["taskset", "-c", cpus, *cmd] if cpus else cmd  # taskset execs: the PID is the server's
-        self.proc = subprocess.Popen(pinned, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{name} exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"{name} did not listen on {port}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.name = name
+        super().__init__(["taskset", "-c", cpus, *cmd] if cpus else cmd, port, env, cwd)  # taskset execs: the PID is the server's
 
 
 class Target:
