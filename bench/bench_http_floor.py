@@ -23,7 +23,8 @@ process tree), p50 and p99 latency; RSS after the load.  With 2 CPUs or more the
 on ``--server-cpus`` and the load generator on ``--load-cpus`` (``taskset``), so the client
 does not take the servers' core.  ``--workers N`` adds the generated server (2026, fast) run
 with ``--workers N``; ``--baseline DIR`` adds it on the runtime of another checkout (DIR, e.g.
-``git archive`` of main), for a before / after in the same run.
+``git archive`` of main), for a before / after in the same run (``--baseline-hide httptools``:
+as main's ``fast`` extra installed it, uvicorn on h11).
 
 Run (after ``scripts/bench-env`` and ``scripts/npm-servers``)::
 
@@ -165,6 +166,11 @@ def start_all(opts: argparse.Namespace, gen: Path, tmp: Path) -> list[Target]:
             targets.insert(0 if not switch else len(targets), Target(floor_name, floor, raw_request(port, call_body(True), modern), floor_name))
     if opts.baseline:  # the same generated package on another checkout's runtime (before / after)
         runtime = str(Path(opts.baseline).resolve() / "runtime")
+        for name in filter(None, opts.baseline_hide.split(",")):  # as that checkout's extras left them: not importable
+            (tmp / "hidden" / name).mkdir(parents=True, exist_ok=True)
+            (tmp / "hidden" / name / "__init__.py").write_text(f"raise ImportError('{name} hidden by bench_http_floor')\n")
+        if opts.baseline_hide:
+            runtime = os.pathsep.join([str(tmp / "hidden"), runtime])
         for label, switch in (("fast extra", {}), ("pure Python", {"MCP_CODEGEN_ACCELERATOR": "off"})):
             if label == "pure Python" and not opts.baseline_pure:
                 continue
@@ -266,6 +272,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="also run the generated server with --workers N")
     ap.add_argument("--baseline", default=None, help="also run the generated server on this checkout's runtime (before / after)")
     ap.add_argument("--baseline-pure", action="store_true", help="with --baseline: its pure-Python rows too")
+    ap.add_argument("--baseline-hide", default="", help="with --baseline: modules it must not import (e.g. httptools, "
+                    "which main's fast extra did not bring; uvicorn then parses with h11)")
     two = (os.cpu_count() or 1) >= 2
     ap.add_argument("--server-cpus", default="0" if two else None, help="taskset CPU list of the servers ('' : none)")
     ap.add_argument("--load-cpus", default="1" if two else None, help="taskset CPU list of the load generator ('' : none)")
