@@ -15,7 +15,7 @@ then plain ``tools/call``; ``2026`` sends every ``tools/call`` with the 2026-07-
 
 Run (after ``scripts/bench-env`` for FastMCP):
 
-    .venv/bin/python bench/bench_stdio.py [--calls 2000] [--rounds 5] [--only add,ingest]
+    .venv/bin/python bench/bench_stdio.py [--calls 2000] [--rounds 5] [--only add,ingest] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -153,6 +153,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", default="add,ingest")
     ap.add_argument("--eras", default="2025,2026")
+    ap.add_argument("--baseline", default=None,
+                    help="also run the generated server on this checkout's runtime (e.g. git archive of main): before / after")
     opts = ap.parse_args()
     from importlib.util import find_spec
 
@@ -166,6 +168,12 @@ def main() -> None:
             servers.append(("generated, fast extra", [sys.executable, "-m", "benchsrv", "--stdio"], env, gen))
         servers.append(("generated, pure Python", [sys.executable, "-m", "benchsrv", "--stdio"],
                         {**env, "MCP_CODEGEN_ACCELERATOR": "off"}, gen))
+        if opts.baseline:  # the same package on another checkout's runtime, for a before / after
+            ref = {**env, "PYTHONPATH": os.pathsep.join([str(Path(opts.baseline).resolve() / "runtime"), env["PYTHONPATH"]])}
+            if fast:
+                servers.append(("baseline, fast extra", [sys.executable, "-m", "benchsrv", "--stdio"], ref, gen))
+            servers.append(("baseline, pure Python", [sys.executable, "-m", "benchsrv", "--stdio"],
+                            {**ref, "MCP_CODEGEN_ACCELERATOR": "off"}, gen))
         servers.append(("mcp SDK (reference)", [sys.executable, str(HERE / "sdk_server.py"), "--stdio"], env, HERE))
         if BENCH_PY.exists():
             servers.append(("FastMCP", [str(BENCH_PY), str(HERE / "fastmcp_server.py")], base, HERE))
@@ -204,7 +212,7 @@ def main() -> None:
                     if "raw echo" in rates and name != "raw echo":
                         floor = [a / b for a, b in zip(rates["raw echo"], got, strict=True)]
                         cell += f"; {statistics.median(floor):.2f}x slower than raw ({min(floor):.2f}-{max(floor):.2f})"
-                    if name.startswith("generated") and "FastMCP" in rates:
+                    if name.startswith(("generated", "baseline")) and "FastMCP" in rates:
                         vs_fm = [a / b for a, b in zip(got, rates["FastMCP"], strict=True)]
                         cell += f"; {statistics.median(vs_fm):.2f}x FastMCP"
                     cpu = statistics.median(cpus[name])

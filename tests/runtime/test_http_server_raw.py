@@ -1,7 +1,7 @@
 """Raw HTTP against the server transport: status codes, headers, security, limits, bad clients.
 
 The generated weather server runs as ``python -m weather --http`` (one subprocess for the
-module, with a short body timeout); header cases that need an ``x-mcp-header`` tool use
+module, with a short body timeout; with the fast extra off, uvicorn's h11, and on, httptools); header cases that need an ``x-mcp-header`` tool use
 :class:`DemoHttpServer` under uvicorn in a thread.  After every abuse the server must still
 answer a normal request.
 """
@@ -31,9 +31,9 @@ LEGACY_INIT = {
 JSON_ONLY = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-@pytest.fixture(scope="module")
-def weather() -> Iterator[ServerProcess]:
-    server = ServerProcess.weather("--body-timeout", "1")
+@pytest.fixture(scope="module", params=["off", "on"])  # the fast extra's loop and parser (httptools) off and on
+def weather(request: pytest.FixtureRequest) -> Iterator[ServerProcess]:
+    server = ServerProcess.weather("--body-timeout", "1", env={"MCP_CODEGEN_ACCELERATOR": request.param})
     try:
         yield server
     finally:

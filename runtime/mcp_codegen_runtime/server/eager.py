@@ -19,7 +19,7 @@ from typing import Any
 
 
 @types.coroutine
-def _resume(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, Any]:
+def resume(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, Any]:
     """Drive the started ``coro`` from the caller's task: what it yields goes to the task,
     what the task sends or throws goes back to it."""
     while True:
@@ -53,7 +53,7 @@ async def within(seconds: float | None, coro: Coroutine[Any, Any, Any]) -> Any:
     except StopIteration as done:
         return done.value
     async with asyncio.timeout_at(None if seconds is None else start + seconds):
-        return await _resume(coro, yielded)
+        return await resume(coro, yielded)
 
 
-__all__ = ["within"]
+__all__ = ["resume", "within"]

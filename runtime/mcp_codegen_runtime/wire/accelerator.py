@@ -5,7 +5,8 @@ It is used when both are importable, unless ``MCP_CODEGEN_ACCELERATOR`` is ``off
 ``0``, ``false``, ``no``).  Without it, every message takes the pure-Python path; with it,
 only where the native answer is the pure path's by construction (see :mod:`wire.fastjson`
 and :mod:`schema.accel`).  The extra also brings ``uvloop``: :func:`loop_factory` gives its
-event loop to the servers (stdio, and uvicorn's for HTTP) under the same switch.  :func:`set_enabled` switches it at run time (tests run both paths).
+event loop to the servers (stdio, and uvicorn's for HTTP) under the same switch, and ``httptools``:
+:func:`http_parser` gives uvicorn its C HTTP parser.  :func:`set_enabled` switches it at run time (tests run both paths).
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def loop_factory() -> Callable[[], Any] | None:
         return None
     uvloop = _importable("uvloop")
     return getattr(uvloop, "new_event_loop", None)
+
+
+def http_parser() -> str:
+    """uvicorn's HTTP/1.1 parser: ``httptools`` (the extra's C parser, llhttp) when installed and
+    the accelerator is not switched off, else ``h11`` (pure Python; what uvicorn falls back to).
+    Both give the application the same requests; read once per process, when a server starts."""
+    return "httptools" if _wanted() and _importable("httptools") is not None else "h11"
 
 
 def enabled() -> bool:

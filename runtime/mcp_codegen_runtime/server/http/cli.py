@@ -102,6 +102,29 @@ def settings_from_args(args: argparse.Namespace) -> HttpSettings:
     )
 
 
+def uvicorn_options(level: str = "WARNING") -> dict[str, Any]:
+    """The ``uvicorn.Config`` options of ``python -m <package> --http`` (the loop and the HTTP
+    parser are chosen by :func:`~.serve.serve`).
+
+    Args:
+        level: the log level (``--log-level``).
+
+    Returns:
+        The options.
+    """
+    return {
+        "log_level": level.lower() if level.lower() in _UVICORN_LEVELS else "warning",
+        "log_config": None,  # uvicorn's records go through the handler of --log-format
+        "access_log": False,  # HttpApp writes its own access lines (logger mcp_codegen.http.access)
+        "lifespan": "on",
+        "ws": "none",
+        "server_header": False,
+        # X-Forwarded-* only from the proxies named in FORWARDED_ALLOW_IPS: uvicorn trusts
+        # 127.0.0.1 by default, letting any local client choose the address it is rate-limited by
+        "proxy_headers": bool(os.environ.get("FORWARDED_ALLOW_IPS")),
+    }
+
+
 def run(server: ServedServer, args: argparse.Namespace) -> None:
     """Serve ``server`` with uvicorn until SIGTERM/SIGINT, then drain (the main.py hook; blocking).
 
@@ -124,17 +147,7 @@ def run(server: ServedServer, args: argparse.Namespace) -> None:
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
     level = str(getattr(args, "log_level", "WARNING"))
-    options: dict[str, Any] = {
-        "log_level": level.lower() if level.lower() in _UVICORN_LEVELS else "warning",
-        "log_config": None,  # uvicorn's records go through the handler of --log-format
-        "access_log": False,  # HttpApp writes its own access lines (logger mcp_codegen.http.access)
-        "lifespan": "on",
-        "ws": "none",
-        "server_header": False,
-        # X-Forwarded-* only from the proxies named in FORWARDED_ALLOW_IPS: uvicorn trusts
-        # 127.0.0.1 by default, letting any local client choose the address it is rate-limited by
-        "proxy_headers": bool(os.environ.get("FORWARDED_ALLOW_IPS")),
-    }
+    options = uvicorn_options(level)
     grace = max(0.0, float(getattr(args, "grace", DEFAULT_GRACE)))
     delay = max(0.0, float(getattr(args, "shutdown_delay", 0.0) or 0.0))
     workers = int(getattr(args, "workers", 1) or 1)
@@ -149,4 +162,4 @@ def run(server: ServedServer, args: argparse.Namespace) -> None:
     serve(HttpApp(server, settings), bind_socket(args.host, args.port), options, grace=grace, shutdown_delay=delay)
 
 
-__all__ = ["DEFAULT_GRACE", "IMPL_ENV", "SETTINGS_ENV", "add_arguments", "app_from_env", "run", "settings_from_args"]
+__all__ = ["DEFAULT_GRACE", "IMPL_ENV", "SETTINGS_ENV", "add_arguments", "app_from_env", "run", "settings_from_args", "uvicorn_options"]

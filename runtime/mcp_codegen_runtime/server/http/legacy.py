@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ...wire import jsonrpc
 from ...wire import protocol as p
 from .access import client_key
+from .answer import answer
 from .request import HttpError, Receive, Request, Send, UnreadableMessage
 from .responses import pump, send_empty, send_json, status_for
 from .settings import HttpSettings
@@ -293,7 +294,7 @@ class LegacyHandler:
         """
         session = self.session(req, principal)
         # the caller's current token (refreshed, stepped up) for what this request runs
-        # (and the task it starts, which copies the context): ``StreamConnection.principal``
+        # (and any task it starts, which copies the context): ``StreamConnection.principal``
         reset = REQUEST_PRINCIPAL.set((session.conn, principal, request_headers(req)))
         try:
             await self._post(session, req, receive, send, message)
@@ -318,18 +319,24 @@ class LegacyHandler:
         stream.json_only = not sse
         session.by_request[rid] = stream
 
-        async def run() -> None:
-            CURRENT_STREAM.set(stream)
+        async def run() -> None:  # in the request's task (server.http.answer), a task of the session while it runs
+            me = asyncio.current_task()
+            if me is not None:
+                session.tasks.add(me)
+            token = CURRENT_STREAM.set(stream)
             try:
                 await answer_into(stream, self.server, message, session.conn)
             finally:
+                CURRENT_STREAM.reset(token)
+                if me is not None:
+                    session.tasks.discard(me)
                 if session.by_request.get(rid) is stream:
                     del session.by_request[rid]
 
-        task = asyncio.get_running_loop().create_task(run())
-        session.tasks.add(task)
-        task.add_done_callback(session.tasks.discard)
-        await pump(receive, send, stream, self.settings, legacy=True, sse_ok=sse, status=lambda m: status_for(m, modern=False))
+        # the client leaving does not cancel the request (legacy); the session's end does: its
+        # stream is then written to its end, as the request's own
+        await answer(run(), receive, send, stream, self.settings, legacy=True, sse_ok=sse,
+                     status=lambda m: status_for(m, modern=False), cancelled_ok=lambda: session.conn.closed)
         session.last_seen = time.monotonic()
 
     @staticmethod

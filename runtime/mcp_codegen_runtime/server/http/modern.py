@@ -6,8 +6,9 @@ version, ``Mcp-Method`` the method, ``Mcp-Name`` the tool/prompt/resource name, 
 ``Mcp-Param-*`` the ``x-mcp-header`` argument it mirrors (see :mod:`wire.headers`);
 otherwise 400 + ``-32020``.  ``initialize`` is 404 + ``-32601`` (it is not part of 2026).
 
-The request then runs in its own task on a fresh connection whose every outgoing
-message goes to that request's stream; the answer is JSON, or SSE when
+The request then runs on a fresh connection whose every outgoing message goes to that
+request's stream, first in the request's own task (:func:`~server.http.answer.answer`: a call
+that ends at once is written with no task beside it); the answer is JSON, or SSE when
 notifications (progress, log, subscription events) come before the result (see
 :func:`~server.http.responses.pump`).  Closing the response stream cancels the request.
 Notifications get 202; responses are refused (the server never has a request pending).
@@ -16,7 +17,6 @@ Notifications get 202; responses are refused (the server never has a request pen
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -25,8 +25,9 @@ from ...wire import jsonrpc
 from ...wire import protocol as p
 from ...wire.headers import HeaderParam, decode_value, header_params, name_source, value_matches
 from .access import client_key
+from .answer import answer
 from .request import HttpError, Receive, Request, Send
-from .responses import pump, send_empty, status_for
+from .responses import send_empty, status_for
 from .settings import HttpSettings
 from .streams import EventStream, StreamConnection, answer_into, request_headers
 
@@ -189,16 +190,18 @@ class StatelessHandler:
         bad_meta = meta_problem(params)
         stream = EventStream(0, self.settings.max_events_per_stream)
         conn = StreamConnection(lambda _: stream, principal, client_key(req, principal), request_headers(req))
-        task = asyncio.get_running_loop().create_task(answer_into(stream, self.server, message, conn))
+        cancelled = [False]
+
+        def gone(me: asyncio.Task[Any]) -> None:  # the client closed the stream: that cancels the request (2026)
+            if rid is None or not conn.cancel_request(rid):
+                cancelled[0] = True
+                me.cancel()
+
         try:
-            await pump(
-                receive, send, stream, self.settings, legacy=False, sse_ok=req.accepts("text/event-stream"),
-                status=lambda m: status_for(m, modern=True, meta_problem=bad_meta),
+            await answer(
+                answer_into(stream, self.server, message, conn), receive, send, stream, self.settings, legacy=False,
+                sse_ok=req.accepts("text/event-stream"), status=lambda m: status_for(m, modern=True, meta_problem=bad_meta),
+                on_gone=gone, cancelled_ok=lambda: cancelled[0],
             )
         finally:
-            if not task.done():  # the client closed the stream: that cancels the request (2026)
-                if rid is None or not conn.cancel_request(rid):
-                    task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
             conn.close()

@@ -14,13 +14,13 @@ Also the ASGI type aliases (``Scope``, ``Message``, ``Receive``, ``Send``).  Std
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from ...wire import jsonrpc
 from ...wire import protocol as p
 from ...wire.errors import ParseError
+from ..eager import within
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +67,8 @@ class Request:
             self.headers.setdefault(name, []).append(raw_value.decode("latin-1"))
         client = scope.get("client")
         self.client_host = str(client[0]) if client else "unknown"
+        self._accept: frozenset[str] | None = None  # the media types of Accept, parsed on first use
+        self._accept_read = False
 
     def get(self, name: str) -> str | None:
         """The value of header ``name`` (lower case); repeated copies that differ are joined.
@@ -98,11 +100,29 @@ class Request:
         Returns:
             True when a response of that type is acceptable.
         """
-        accept = self.get("accept")
-        if accept is None:
+        if not self._accept_read:
+            accept = self.get("accept")
+            self._accept = None if accept is None else _media_types(accept)
+            self._accept_read = True
+        kinds = self._accept
+        if kinds is None:
             return True
-        kinds = {part.split(";")[0].strip().lower() for part in accept.split(",")}
         return mime in kinds or "*/*" in kinds or f"{mime.split('/')[0]}/*" in kinds
+
+
+_MEDIA_TYPES: dict[str, frozenset[str]] = {}
+
+
+def _media_types(accept: str) -> frozenset[str]:
+    """The media types an ``Accept`` value lists (parameters dropped, lower case); clients send
+    the same few values again and again, so each is parsed once (at most 256 kept)."""
+    kinds = _MEDIA_TYPES.get(accept)
+    if kinds is None:
+        kinds = frozenset(part.split(";")[0].strip().lower() for part in accept.split(","))
+        if len(_MEDIA_TYPES) >= 256:
+            _MEDIA_TYPES.clear()
+        _MEDIA_TYPES[accept] = kinds
+    return kinds
 
 
 async def read_body(req: Request, receive: Receive, *, max_bytes: int, timeout: float) -> bytes:
@@ -128,20 +148,34 @@ async def read_body(req: Request, receive: Receive, *, max_bytes: int, timeout: 
             raise HttpError(400, p.INVALID_REQUEST, "Bad Request: invalid Content-Length") from None
         if declared > max_bytes:
             raise HttpError(413, p.INVALID_REQUEST, f"Request body larger than {max_bytes} bytes")
-    body = bytearray()
     try:
-        async with asyncio.timeout(timeout):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise HttpError(400, None, "client disconnected")
-                body += message.get("body", b"")
-                if len(body) > max_bytes:
-                    raise HttpError(413, p.INVALID_REQUEST, f"Request body larger than {max_bytes} bytes")
-                if not message.get("more_body", False):
-                    return bytes(body)
+        # the timer is armed only if a receive waits: a body already read by the server (one
+        # packet, the usual case) costs none
+        body: bytes = await within(timeout, _receive_body(receive, max_bytes))
     except TimeoutError:
         raise HttpError(408, p.INVALID_REQUEST, "Request body not received in time") from None
+    return body
+
+
+async def _receive_body(receive: Receive, max_bytes: int) -> bytes:
+    """The body's ASGI messages joined, refused past ``max_bytes`` (read_body's loop)."""
+    first: bytes | None = None  # a body in one message (the usual case) is not copied
+    joined = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise HttpError(400, None, "client disconnected")
+        chunk = message.get("body", b"")
+        if first is None:
+            first = chunk
+        else:
+            if not joined:
+                joined += first
+            joined += chunk
+        if len(joined or first) > max_bytes:
+            raise HttpError(413, p.INVALID_REQUEST, f"Request body larger than {max_bytes} bytes")
+        if not message.get("more_body", False):
+            return bytes(joined) if joined else first
 
 
 async def read_message(req: Request, receive: Receive, *, max_bytes: int, timeout: float) -> Any:

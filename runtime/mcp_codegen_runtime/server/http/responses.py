@@ -6,7 +6,8 @@
   -32600/-32700 are 400; on 2026 also -32601 (404) and a -32602 about ``_meta`` (400);
   anything else travels with 200.
 * :func:`pump` writes an :class:`~server.http.streams.EventStream` until its response, a
-  close (:func:`~server.http.streams.close_sse_stream`) or the client's disconnect:
+  close (:func:`~server.http.streams.close_sse_stream`) or the client's disconnect
+  (:func:`write_done` writes one already finished, the same way, with nothing to wait for):
 
   - as JSON when the client does not accept SSE, or (2026) when the response is the
     stream's only event; an empty 202 when the stream ends without a response;
@@ -124,6 +125,7 @@ async def pump(
     sse_ok: bool,
     status: StatusOf = _ok,
     resume_from: int | None = None,
+    epoch: int | None = None,
 ) -> None:
     """Write ``stream`` as JSON or SSE until its final message, a close or a disconnect.
 
@@ -136,6 +138,9 @@ async def pump(
         sse_ok: the client accepts ``text/event-stream``.
         status: the HTTP status of a JSON answer.
         resume_from: legacy: write the events after this seq, without a priming event.
+        epoch: the stream's close count (:func:`~server.http.streams.close_sse_stream`) the
+            response belongs to (default: the current one); a new request's stream is 0, so a
+            close by its handler before this writer starts ends the response too.
     """
     gone = asyncio.Event()
 
@@ -151,11 +156,29 @@ async def pump(
     try:
         if (not sse_ok or not legacy) and await _answered_plainly(send, stream, gone, settings, sse_ok, status):
             return
-        await _write_sse(send, stream, gone, settings, legacy=legacy, resume_from=resume_from)
+        await _write_sse(send, stream, gone, settings, legacy=legacy, resume_from=resume_from, epoch=epoch)
     finally:
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await watcher
+
+
+async def write_done(send: Send, stream: EventStream, settings: HttpSettings, *, legacy: bool, sse_ok: bool,
+                     status: StatusOf = _ok) -> None:
+    """Write a finished ``stream`` of a new request as :func:`pump` would, without waiting or
+    watching (nothing is left to wait for: the handler ended before anything was written).
+
+    Args:
+        send: the ASGI send channel.
+        stream: the finished stream.
+        settings: the SSE ``retry`` hint.
+        legacy: a legacy-era stream.
+        sse_ok: the client accepts ``text/event-stream``.
+        status: the HTTP status of a JSON answer.
+    """
+    if (not sse_ok or not legacy) and await _plainly(send, stream, sse_ok, status):
+        return
+    await _write_sse(send, stream, asyncio.Event(), settings, legacy=legacy, resume_from=None, epoch=0)
 
 
 async def _answered_plainly(
@@ -169,6 +192,11 @@ async def _answered_plainly(
         await stream.wait(None)  # woken by an event, the end or the client leaving: no timer needed
     if gone.is_set():
         return True
+    return await _plainly(send, stream, sse_ok, status)
+
+
+async def _plainly(send: Send, stream: EventStream, sse_ok: bool, status: StatusOf) -> bool:
+    """JSON (or 202) when SSE is not accepted or the response is the only event (True: written)."""
     if not sse_ok or (stream.final and len(stream.events) == 1):
         final = stream.events[-1][1] if stream.final else None
         if final is None:
@@ -180,7 +208,8 @@ async def _answered_plainly(
 
 
 async def _write_sse(
-    send: Send, stream: EventStream, gone: asyncio.Event, settings: HttpSettings, *, legacy: bool, resume_from: int | None
+    send: Send, stream: EventStream, gone: asyncio.Event, settings: HttpSettings, *, legacy: bool, resume_from: int | None,
+    epoch: int | None = None,
 ) -> None:
     async def chunk(body: bytes) -> None:
         await send({"type": "http.response.body", "body": body, "more_body": True})
@@ -192,7 +221,7 @@ async def _write_sse(
             await chunk(encode_event("", event_id=f"{stream.number}-0", retry_ms=settings.sse_retry_ms))
         else:
             seq = resume_from
-    epoch = stream.closes
+    epoch = stream.closes if epoch is None else epoch
     if stream.standalone:
         stream.attached = True
     try:

@@ -53,6 +53,7 @@ from typing import Any
 from ...wire import accelerator
 from ..logs import configure_logging
 from .factory import app_from_env
+from .onewrite import protocol_class
 
 logger = logging.getLogger("mcp_codegen.http")
 
@@ -121,10 +122,13 @@ def serve(app: Any, sock: socket.socket, options: dict[str, Any], *, grace: floa
                 close()  # no await before uvicorn closes the listener: nothing new opens in between
             await super().shutdown(sockets)
 
-    # the event loop: uvloop with the fast extra (as uvicorn's "auto" would pick it), the standard
-    # one when MCP_CODEGEN_ACCELERATOR switches the accelerator off; an explicit option wins
+    # the event loop and the HTTP parser: uvloop and httptools with the fast extra (as uvicorn's
+    # "auto" would pick them), the standard loop and h11 when MCP_CODEGEN_ACCELERATOR switches the
+    # accelerator off; uvicorn's protocol for that parser, each response written at once
+    # (.onewrite); an explicit option wins
     loop = "uvloop" if accelerator.loop_factory() is not None else "asyncio"
-    config = uvicorn.Config(app, **{"loop": loop, **options, "timeout_graceful_shutdown": grace})  # a float works (typed int)
+    native = {"loop": loop, "http": protocol_class(accelerator.http_parser())}
+    config = uvicorn.Config(app, **{**native, **options, "timeout_graceful_shutdown": grace})  # a float works (typed int)
     # uvicorn raises the signal that stopped it again once it has drained, for the handler it
     # found: make that an exit with status 0
     previous = {sig: signal.signal(sig, _drained) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -1,9 +1,10 @@
 """The messages of one HTTP response stream, buffered between their producer and writer.
 
-A request's handler runs in its own task (:func:`answer_into`) and appends what it sends
-(notifications, server->client requests through a :class:`StreamConnection`, finally the
-response) to an :class:`EventStream`; the response
-writer (:func:`~server.http.responses.pump`) follows it.  Appending never blocks, so a slow or
+A request's handler (:func:`answer_into`, run by :func:`~server.http.answer.answer` in the
+request's task) appends what it sends (notifications, server->client requests through a
+:class:`StreamConnection`, finally the response) to an :class:`EventStream`; the response
+writer (:func:`~server.http.responses.pump`, in a task beside it once the handler waits)
+follows it.  Appending never blocks, so a slow or
 vanished client never holds up the handler or anyone else.  Events are numbered from 1;
 the last ``HttpSettings.max_events_per_stream`` are kept, for a legacy client resuming
 with ``Last-Event-ID``.
@@ -18,7 +19,7 @@ import asyncio
 import contextvars
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -142,8 +143,34 @@ REQUEST_PRINCIPAL: contextvars.ContextVar[tuple[Connection, Any, Mapping[str, st
 
 def request_headers(req: Request) -> Mapping[str, str]:
     """A read-only view of ``req``'s headers (lower-case names, repeated ones joined), for
-    ``ctx.request_headers``."""
-    return MappingProxyType({name: value for name in req.headers if (value := req.get(name)) is not None})
+    ``ctx.request_headers``; joined on first use (most handlers never look)."""
+    return _RequestHeaders(req)
+
+
+class _RequestHeaders(Mapping[str, str]):
+    __slots__ = ("_req", "_joined")
+
+    def __init__(self, req: Request) -> None:
+        self._req = req
+        self._joined: Mapping[str, str] | None = None
+
+    def _view(self) -> Mapping[str, str]:
+        if self._joined is None:
+            req = self._req
+            self._joined = MappingProxyType({name: value for name in req.headers if (value := req.get(name)) is not None})
+        return self._joined
+
+    def __getitem__(self, name: str) -> str:
+        return self._view()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._view())
+
+    def __len__(self) -> int:
+        return len(self._view())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._view()))
 
 
 class StreamConnection(Connection):
