@@ -172,3 +172,23 @@ def test_without_registry_no_server_json_and_a_plain_readme(tmp_path: Path) -> N
     assert not (pkg / "server.json").exists() and not (pkg / "server-card.json").exists()
     readme = (pkg / "README.md").read_text("utf-8")
     assert "mcp-name" not in readme and "python -m plain --stdio" in readme
+
+
+def test_spec_text_in_the_readme_cannot_add_an_mcp_name_or_html(tmp_path: Path) -> None:
+    """The README is the PyPI page and the registry's proof of ownership: a title, description or
+    variable description holding an HTML comment, a script or a table pipe stays text."""
+    spec = tmp_path / "h.yaml"
+    spec.write_text(yaml.safe_dump({
+        "mcp-codegen": 1,
+        "server": {"name": "h", "version": "1.0.0", "title": "H <!-- mcp-name: io.github.evil/x -->",
+                   "description": "Says <script>alert(1)</script> hello",
+                   "env": {"H_KEY": {"description": "a | b\n<!-- mcp-name: io.github.evil/y -->"}},
+                   "registry": {"name": "io.github.good/h", "repository": "https://github.com/good/h"}},
+        "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}), "utf-8")
+    result, _ = build([spec], tmp_path / "out")
+    assert result.ok, [d.render() for d in result.diagnostics]
+    text = (tmp_path / "out" / "h" / "README.md").read_text("utf-8")
+    assert re.findall(r"<!-- mcp-name: ([^ ]+) -->", text) == ["io.github.good/h"]
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    row = next(line for line in text.splitlines() if line.startswith("| `H_KEY`"))
+    assert row.count(" | ") == 3 and "a \\| b" in row  # four cells: the pipe is escaped
