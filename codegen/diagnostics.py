@@ -71,7 +71,7 @@ CODES: dict[str, str] = {
     "E173": "environment variable declaration that contradicts itself (secret with a default, default outside choices or format)",
     "E174": "registry on a spec without the server side (target client)",
     "E175": "server.version the registry refuses (latest, a range)",
-    "E176": "registry URL that is not absolute http(s) (remote, websiteUrl, repository), or a repository without source or clean subfolder",
+    "E176": "registry URL that is not absolute http(s) or holds credentials (remote, websiteUrl, repository), or a repository without source or clean subfolder",
     "E177": "icon the registry refuses (src not https or over 255 characters, mimeType, sizes)",
     "E178": "registry.pypi that is not a PyPI project name",
     "E090": "server.auth URL that is not an absolute http(s) URL (or has a query or fragment)",

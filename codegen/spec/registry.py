@@ -14,7 +14,8 @@ E173  a declaration contradicts itself: ``secret`` with a ``default``, a default
 E174  ``registry`` on a spec whose target has no server side (``target: client``)
 E175  ``server.version`` the registry refuses (``latest``, a range such as ``^1.2``, ``1.x``)
 E176  a URL the registry refuses (a remote, ``websiteUrl`` or the repository not absolute http(s)),
-      a repository without ``source`` on an unknown host, or a subfolder that is no clean path
+      one holding a user name or password (the files are public), a repository without ``source``
+      on an unknown host, or a subfolder that is no clean path
 E177  an icon the registry refuses (``src`` not https or over 255 characters, ``mimeType`` not
       PNG/JPEG/SVG/WebP, ``sizes`` not ``WxH`` or ``any``)
 E178  ``registry.pypi`` is not a valid PyPI project name
@@ -90,6 +91,23 @@ def _http_url(url: Any) -> bool:
         return parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:
         return False
+
+
+def _has_userinfo(url: Any) -> bool:
+    """A URL carrying a user name or password (``https://user:secret@host``)."""
+    try:
+        parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    except ValueError:
+        return False
+    return parts is not None and (parts.username is not None or parts.password is not None)
+
+
+def _public_url_checks(doc: SourceDoc, urls: list[tuple[Any, str, str]]) -> list[Diagnostic]:
+    """E176 for each published URL (what, value, pointer) that holds credentials: server.json and
+    the card are public, so the message names the place, never the URL."""
+    return [doc.diag("E176", f"{what} holds a user name or password; server.json and the server card are public",
+                     at, hint="publish the URL without credentials; clients authenticate at run time")
+            for what, url, at in urls if _has_userinfo(url)]
 
 
 def registry_checks(doc: SourceDoc, spec: SpecFile) -> list[Diagnostic]:
@@ -208,8 +226,18 @@ def _urls(doc: SourceDoc, values: dict[str, tuple[Any, str]]) -> list[Diagnostic
                 part in ("", ".", "..") for part in sub.split("/"))):
             out.append(doc.diag("E176", f"repository subfolder {sub!r} is not a clean relative path",
                                 join_pointer(at, "subfolder"), hint="e.g. servers/weather (no leading /, no . or ..)"))
+    published = [("websiteUrl", *values["websiteUrl"])] if "websiteUrl" in values else []
+    if "repository" in values:
+        repo, at = values["repository"]
+        published.append(("the repository URL", repo if isinstance(repo, str) else repo.get("url"),
+                          at if isinstance(repo, str) else join_pointer(at, "url")))
+    published += [(f"remote URL {i}", remote.get("url"), join_pointer("/server/registry/remotes", i, "url"))
+                  for i, remote in enumerate(values.get("remotes", ([], ""))[0])]
+    out += _public_url_checks(doc, published)
     for i, remote in enumerate(values.get("remotes", ([], ""))[0]):
         url, at = remote.get("url"), join_pointer("/server/registry/remotes", i, "url")
+        if _has_userinfo(url):
+            continue  # reported above, without echoing it
         if not _http_url(url):
             out.append(doc.diag("E176", f"remote URL {url!r} is not an absolute http(s) URL", at,
                                 hint="the URL of the deployed MCP endpoint, e.g. https://mcp.example.com/mcp"))

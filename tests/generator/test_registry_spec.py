@@ -176,3 +176,20 @@ def test_an_iri_is_no_uri(tmp_path: Path) -> None:
   registry: {name: io.github.acme/shop, websiteUrl: "https://bücher.example/shop"}
 """
     assert _codes(tmp_path, server) == [("E176", "/server/registry/websiteUrl")]
+
+
+def test_published_urls_with_credentials_are_refused_without_echoing_them(tmp_path: Path) -> None:
+    server = """  name: shop
+  version: 1.0.0
+  description: Items.
+  registry:
+    name: io.github.acme/shop
+    websiteUrl: "https://admin:hunter2@shop.example.com"
+    repository: {url: "https://bot:ghp_token@github.com/acme/shop", source: github}
+    remotes: [{url: "https://user:s3cret@shop.example.com/mcp"}, {url: "https://shop.example.com/mcp"}]
+"""
+    assert _codes(tmp_path, server) == [("E176", "/server/registry/remotes/0/url"),
+                                        ("E176", "/server/registry/repository/url"),
+                                        ("E176", "/server/registry/websiteUrl")]
+    rendered = "\n".join(d.render() for d in generate([_spec(tmp_path, server)]).diagnostics)
+    assert not any(secret in rendered for secret in ("hunter2", "ghp_token", "s3cret"))
