@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from codegen.commands.bundle.archive import write_archive
+from codegen.commands.bundle.make import bundle_file_name
 from codegen.commands.cli.main import app
 
 SPEC = """\
@@ -173,3 +174,10 @@ def test_interpreter_that_cannot_install_is_e182(tmp_path: Path) -> None:
     code, _, err = run("bundle", "tiny.yaml", "-o", "dist", "--author", "A", "--python", "false", cwd=tmp_path)
     assert code == 1 and "error[E182]: the bundle's dependencies cannot be vendored: the interpreter false failed" in err
     assert not (tmp_path / "dist").exists()
+
+
+def test_the_bundle_file_name_is_safe_for_any_server_name_and_version() -> None:
+    assert bundle_file_name("weather", "1.2.0") == "weather-1.2.0.mcpb"
+    hostile = bundle_file_name("@acme/../mcp-server-git", "1.0/../../evil")
+    assert "/" not in hostile and ".." not in hostile and not hostile.startswith(("-", "."))
+    assert bundle_file_name("...", "-") == "server.mcpb"

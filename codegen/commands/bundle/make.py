@@ -59,8 +59,11 @@ class BundleResult:
 
 
 def bundle_file_name(name: str, version: str) -> str:
-    """``<name>-<version>.mcpb``, with characters a file name should not hold as ``-``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{name}-{version}") + ".mcpb"
+    """``<name>-<version>.mcpb``, with characters a file name should not hold as ``-``, runs of dots
+    as one, and no leading ``-`` or ``.`` (a file a command line would read as an option, or hide)."""
+    stem = re.sub(r"\.{2,}", ".", re.sub(r"[^A-Za-z0-9._-]+", "-", f"{name}-{version}"))
+    stem = re.sub(r"-{2,}", "-", stem).strip("-.")
+    return (stem or "server") + ".mcpb"
 
 
 def launch(ir: ProjectIR) -> StdioLaunch[EnvVarIR]:
