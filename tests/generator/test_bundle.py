@@ -181,3 +181,10 @@ def test_the_bundle_file_name_is_safe_for_any_server_name_and_version() -> None:
     hostile = bundle_file_name("@acme/../mcp-server-git", "1.0/../../evil")
     assert "/" not in hostile and ".." not in hostile and not hostile.startswith(("-", "."))
     assert bundle_file_name("...", "-") == "server.mcpb"
+
+
+def test_a_folder_of_specs_is_a_usage_error_naming_its_spec_files(tmp_path: Path) -> None:
+    write_spec(tmp_path)
+    code, _, err = run("bundle", ".", "-o", "dist", cwd=tmp_path)
+    assert code == 2 and "a bundle holds one server: name its spec file (tiny.yaml)" in err
+    assert not (tmp_path / "dist").exists()

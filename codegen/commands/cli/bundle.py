@@ -42,7 +42,11 @@ def register(app: typer.Typer, out_console: Console, err_console: Console,
         from ..bundle.make import BundleOptions, bundle
 
         if not spec.is_file():
-            err_console.print(f"error: {spec}: no such spec file; see mcp-codegen bundle --help", style="red", markup=False)
+            found = sorted(p.name for p in spec.glob("*.y*ml")) + sorted(p.name for p in spec.glob("*.json")) \
+                if spec.is_dir() else []
+            why = (f"a folder; a bundle holds one server: name its spec file ({', '.join(found[:5])})" if found
+                   else "a folder, not a spec file") if spec.is_dir() else "no such spec file"
+            err_console.print(f"error: {spec}: {why}; see mcp-codegen bundle --help", style="red", markup=False)
             raise typer.Exit(2)
         options = BundleOptions(author=author, icon=icon, impl_dir=impl_dir, python=python or sys.executable, pip_cache=pip_cache,
                                 constraints=constraints)
