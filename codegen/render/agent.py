@@ -34,6 +34,7 @@ from ..ir.naming.agent import (
 )
 from ..ir.nodes import ParamIR, ProjectIR, ToolIR
 from ..models.generate import ModelsModule
+from ..spec.apps import ui_listing
 from .blackstyle import double_quotes
 from .files import GeneratedFile
 from .markdown import md_code, md_line
@@ -197,7 +198,7 @@ def index_data(ir: ProjectIR, tools: list[AgentTool]) -> dict[str, Any]:
                                          ("description", ir.server.description)) if v is not None},
         "instructions": ir.server.instructions,
         "client_class": ir.server.client_class, "sync_client_class": ir.server.sync_client_class,
-        "tools": entries, "resources": [r.wire for r in ir.resources],
+        "tools": entries, "resources": [r.wire for r in ir.resources] + [ui_listing(u) for u in ir.ui_resources],
         "resourceTemplates": [t.wire for t in ir.templates], "prompts": [p.wire for p in ir.prompts],
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from agent_support import check_skill
+from common_support import weather_spec
 
 from codegen import build, check
 from codegen.options import Options
@@ -42,7 +43,7 @@ def _python(code: str, cwd: Path) -> str:
 def test_building_one_server_after_another_extends_the_tree(tree: Path) -> None:
     readme = (tree / "servers" / "README.md").read_text("utf-8")
     assert readme.splitlines()[-2:] == ["- notes (5 tools): A small note store.",
-                                        "- weather (2 tools): Current weather for any city."]
+                                        "- weather (2 tools): Current weather and forecasts for any city."]
     init = (tree / "servers" / "__init__.py").read_text("utf-8")
     assert "MCP servers as typed Python functions: 2 server(s).\n\nnotes (5 tools): A small note store.\n" in init
     assert 'SERVERS: tuple[str, ...] = (\n    "notes",\n    "weather",\n)\n' in (tree / "servers" / "_search.py").read_text("utf-8")
@@ -53,8 +54,7 @@ def test_building_one_server_after_another_extends_the_tree(tree: Path) -> None:
 def test_rebuilding_one_server_keeps_the_others(tmp_path: Path) -> None:
     _build([WEATHER], tmp_path)
     _build([NOTES], tmp_path)
-    spec = tmp_path / "weather.yaml"
-    spec.write_text(WEATHER.read_text("utf-8").replace("A plain-text forecast", "A forecast"), "utf-8")
+    spec = weather_spec(tmp_path, WEATHER.read_text("utf-8").replace("A plain-text forecast", "A forecast"))
     _build([spec], tmp_path)
     readme = (tmp_path / "servers" / "README.md").read_text("utf-8")
     assert "- notes (5 tools)" in readme and "- weather (2 tools)" in readme
@@ -73,9 +73,8 @@ def test_check_sees_drift_of_a_tool_module_and_of_the_spec(tmp_path: Path) -> No
     _, diffs = check([WEATHER], tmp_path, AGENT)
     assert len(diffs) == 1 and "servers/weather/get_weather.py (on disk)" in diffs[0]
     _build([WEATHER], tmp_path)
-    spec = tmp_path / "weather.yaml"  # the spec drops a tool: its module is stale, then deleted
-    text = WEATHER.read_text("utf-8")
-    spec.write_text(text[:text.index("  - name: get_forecast")], "utf-8")
+    text = WEATHER.read_text("utf-8")  # the spec drops a tool (and its view): its module is stale, then deleted
+    spec = weather_spec(tmp_path, text[:text.index("  - name: get_forecast")])
     _, diffs = check([spec], tmp_path, AGENT)
     assert "stale (generated earlier, no longer produced): servers/weather/get_forecast.py\n" in diffs
     assert any("servers/README.md" in d for d in diffs)  # the README's tool count
@@ -172,8 +171,7 @@ def test_diff_compares_an_agent_tree_with_a_spec(tmp_path: Path) -> None:
     whole = diff(str(tmp_path / "out"), str(tmp_path / "out" / "servers"))  # the folder or its servers/: both servers
     assert whole.loaded and whole.changes == [] and {k[0] for k in whole.tool_keys} == {"notes", "weather"}
     text = WEATHER.read_text("utf-8").replace("      required: [location]\n", "      required: [location, unit]\n", 1)
-    changed = tmp_path / "weather.yaml"
-    changed.write_text(text, "utf-8")
+    changed = weather_spec(tmp_path, text)
     drift = diff(str(tmp_path / "out" / "servers" / "weather"), str(changed))
     assert [(c.tool, c.kind, c.severity.value) for c in drift.blocking] == [
         ("get_weather", "input-required-added", "breaking")]

@@ -4,6 +4,7 @@ as the real server: secrets never reach the cassette; a narrowed output schema i
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,7 @@ def test_stdio_recording_scrubs_secrets_and_check_finds_a_narrowed_output(tmp_pa
     unchanged = cli("check", "--cassette", str(cassette), str(WEATHER))
     assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
     assert "0 breaking" in unchanged.stdout
+    shutil.copytree(REPO / "specs" / "ui", tmp_path / "ui")  # the views the spec's ui section reads
     narrowed = tmp_path / "narrowed.yaml"  # the recorded answers used any number and any text
     narrowed.write_text(WEATHER.read_text().replace("        temperature: {type: number}\n",
                                                     "        temperature: {type: number, maximum: -300}\n")
