@@ -129,6 +129,7 @@ CODES: dict[str, str] = {
     "E187": "MCP Apps: UI HTML file or folder missing, unreadable, not UTF-8, outside the spec's folder (../, absolute, a symlink out) or over the size limit",
     "E188": "MCP Apps: not an HTML5 document (no <!DOCTYPE html> or <html>), or a local reference of a folder's index.html that cannot be inlined",
     "E189": "MCP Apps: a ui:// URI declared twice (or also as an ordinary resource), or a tool with both `ui` and `_meta.ui`",
+    "E190": "MCP Apps: a CSP entry holding whitespace, ';', ',' or quotes (it would change the policy a host builds)",
     "W175": "MCP Apps: a CSP domain that is not an origin (scheme://host[:port], *. subdomains allowed)",
     "W176": "MCP Apps: a UI resource no tool links (listed and readable, but no host renders it for a tool)",
     "W177": "MCP Apps: a tool's ui visibility names neither model nor app (no host shows or calls it)",

@@ -5,11 +5,12 @@ its folder), or a folder holding ``index.html``.  A host fetches ONE document wi
 ``resources/read``, so a folder's ``index.html`` has its local ``<script src>``,
 ``<link rel=stylesheet href>`` and ``<img src>`` inlined (scripts and styles as elements, images
 as ``data:`` URIs); nothing outside the folder is read.  :func:`load_ui` reports, located
-(codes E185-E189, W175-W179; every entry checked in one run):
+(codes E185-E190, W175-W179; every entry checked in one run):
 
 * E185 a URI (of an entry, or a tool's link: :func:`ui_link_checks`) that is not ``ui://``;
   E186 a tool linking a URI no entry declares; E189 a URI declared twice or also as an ordinary
-  resource, a tool with both ``ui`` and ``_meta.ui``;
+  resource, a tool with both ``ui`` and ``_meta.ui``; E190 a CSP entry holding whitespace, ``;``,
+  ``,`` or quotes (it would add sources, directives or keywords to the policy a host builds);
 * E187 a missing, unreadable or non-UTF-8 file, a path out of the spec's folder (absolute,
   ``../``, a symlink out), a document over :data:`MAX_UI_BYTES` once inlined;
 * E188 no ``<!DOCTYPE html>`` or no ``<html>`` element, a local reference of a folder's
@@ -291,11 +292,21 @@ def _guard(body: str, tag: str) -> str:
     return re.sub(rf"</({tag})", r"<\\/\1", body, flags=re.IGNORECASE)
 
 
+#: What a CSP source list entry cannot hold without changing the policy's syntax: whitespace or a
+#: control character (a second source), ``;`` (a new directive), ``,`` (a second policy), quotes
+#: (a keyword such as ``'unsafe-eval'``).
+_CSP_BREAKING = re.compile(r"[\s;,'\"\x00-\x1f\x7f]")
+
+
 def _domains(loader: _Loader, entry: dict[str, Any], ptr: str) -> None:
     csp = entry.get("csp") or {}
     for key in ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"):
         for j, domain in enumerate(csp.get(key) or []):
-            if isinstance(domain, str) and not _ORIGIN.fullmatch(domain):
+            if isinstance(domain, str) and _CSP_BREAKING.search(domain):
+                loader.err("E190", f"csp.{key} entry {domain!r} would change the policy a host builds from it",
+                           join_pointer(ptr, "csp", key, j),
+                           hint="one origin per entry (scheme://host[:port]): no spaces, ';', ',' or quotes")
+            elif isinstance(domain, str) and not _ORIGIN.fullmatch(domain):
                 loader.err("W175", f"csp.{key} entry {domain!r} is not an origin", join_pointer(ptr, "csp", key, j),
                            hint="write scheme://host[:port] (https://api.example.com, https://*.example.com), "
                                 "no path or trailing slash", level=Level.WARNING)

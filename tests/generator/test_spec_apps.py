@@ -103,3 +103,14 @@ def test_limits_and_documents(tmp_path: Path) -> None:
     assert diags[0].file.endswith("bare.html") and "<html>" in diags[0].message
     assert "'bogus' is not one of" in diags[1].message
     assert "at most" in diags[2].message and "UTF-8" in diags[3].message and "index.html" in diags[4].message
+
+
+def test_a_csp_entry_that_would_change_the_policy_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "p.html").write_text(PAGE, "utf-8")
+    csp = {"connectDomains": ["https://api.example.com", "https://a.example.com; script-src *"],
+           "resourceDomains": ["https://cdn.example.com 'unsafe-eval'", "https://x.example.com,https://y.example.com"],
+           "frameDomains": ["https://example.com/path"]}  # not an origin, but harmless: W175
+    diags = _diags(_spec(tmp_path, [{"uri": "ui://t/view", "name": "V", "html": "p.html", "csp": csp}]))
+    located = sorted((d.code, d.pointer) for d in diags if d.code in ("E190", "W175"))
+    assert located == [("E190", "/ui/0/csp/connectDomains/1"), ("E190", "/ui/0/csp/resourceDomains/0"),
+                       ("E190", "/ui/0/csp/resourceDomains/1"), ("W175", "/ui/0/csp/frameDomains/0")]
