@@ -102,7 +102,7 @@ def _has_userinfo(url: Any) -> bool:
     return parts is not None and (parts.username is not None or parts.password is not None)
 
 
-def _public_url_checks(doc: SourceDoc, urls: list[tuple[Any, str, str]]) -> list[Diagnostic]:
+def _public_url_checks(doc: SourceDoc, urls: list[tuple[str, Any, str]]) -> list[Diagnostic]:
     """E176 for each published URL (what, value, pointer) that holds credentials: server.json and
     the card are public, so the message names the place, never the URL."""
     return [doc.diag("E176", f"{what} holds a user name or password; server.json and the server card are public",
@@ -218,7 +218,7 @@ def _urls(doc: SourceDoc, values: dict[str, tuple[Any, str]]) -> list[Diagnostic
         if not _http_url(url):
             out.append(doc.diag("E176", f"repository URL {url!r} is not an absolute http(s) URL", url_at,
                                 hint="e.g. https://github.com/<user>/<repo>"))
-        elif repository(repo) is None:
+        elif repository(repo) is None and not _has_userinfo(url):  # credentials: reported below, unechoed
             out.append(doc.diag("E176", f"repository {url!r} is on a host whose source is unknown", at,
                                 hint="write repository: {url: ..., source: <hosting service>}"))
         sub = repo.get("subfolder") if isinstance(repo, dict) else None

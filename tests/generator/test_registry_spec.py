@@ -193,3 +193,7 @@ def test_published_urls_with_credentials_are_refused_without_echoing_them(tmp_pa
                                         ("E176", "/server/registry/websiteUrl")]
     rendered = "\n".join(d.render() for d in generate([_spec(tmp_path, server)]).diagnostics)
     assert not any(secret in rendered for secret in ("hunter2", "ghp_token", "s3cret"))
+    unknown_host = server.replace('{url: "https://bot:ghp_token@github.com/acme/shop", source: github}',
+                                  '"https://bot:ghp_token@git.example.org/acme/shop"')
+    rendered = "\n".join(d.render() for d in generate([_spec(tmp_path, unknown_host)]).diagnostics)
+    assert "ghp_token" not in rendered and "/server/registry/repository" in rendered
