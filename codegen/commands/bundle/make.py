@@ -173,7 +173,7 @@ def _implementation(doc: SourceDoc, ir: ProjectIR, spec: Path, options: BundleOp
 def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path | None, spec: Path, out: Path,
                    options: BundleOptions, progress: Callable[[str], None], result: BundleResult,
                    tmp: Path) -> BundleResult:
-    import json
+    from ...render.registry import json_text
 
     root = tmp / "bundle"
     lib = root / "server" / "lib"
@@ -207,7 +207,7 @@ def _stage_and_zip(doc: SourceDoc, ir: ProjectIR, files: list[Any], impl: Path |
     author = parse_author(options.author) if options.author else _default_author(ir)
     assert author is not None  # _check
     manifest = build_manifest(ir, args=args, env=env, author=author, runtime=runtime, icon=icon)
-    (root / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    (root / "manifest.json").write_text(json_text(manifest), "utf-8")  # the layout of server.json and the card
     dest = out / bundle_file_name(ir.server.name, ir.server.version)
     progress(f"writing {dest}")
     try:
