@@ -6,16 +6,12 @@ stopped by its PID (by the document, and here if the document failed before)."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
-from tests.support.doc_runner import blocks, script
+from tests.support.doc_runner import blocks, run_document
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "openapi.md"
@@ -31,20 +27,7 @@ def test_the_blocks_are_there_and_all_run() -> None:
 
 
 def test_the_document_runs_as_written(tmp_path: Path) -> None:
-    bash = script(blocks(DOC.read_text("utf-8")))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).resolve().parent), env.get("PATH", "")])
-    env["MCP_CODEGEN_SRC"] = str(REPO)
-    try:
-        proc = subprocess.run(["bash", "-c", bash], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=1500)
-    finally:
-        pid = tmp_path / "api.pid"
-        if pid.exists() and pid.read_text().strip().isdigit():
-            try:
-                os.kill(int(pid.read_text().strip()), signal.SIGKILL)
-            except ProcessLookupError:
-                pass  # the document stopped it
+    proc = run_document(DOC, tmp_path, REPO, pid_file="api.pid")
     assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-4000:]}"
     out = proc.stdout
     # the typed calls went through the REST API: a JSON body, a query, the documented 404

@@ -9,15 +9,11 @@ And the three launch descriptions (``--print-config``, ``server.json``'s package
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 
-from tests.support.doc_runner import blocks, script
+from tests.support.doc_runner import blocks, run_document
 from tests.support.ecosystem_schemas import card_validator, registry_validator
 from tests.support.mcpb_support import mcpb_cli
 
@@ -33,25 +29,8 @@ def test_the_blocks_are_there_and_only_publishing_is_left_out() -> None:
     assert [b.not_run for b in doc if b.not_run] == ["needs PyPI and registry credentials"]
 
 
-def _run_document(tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    tools = [str(Path(sys.executable).resolve().parent), str(Path(mcpb_cli()).parent)]
-    env["PATH"] = os.pathsep.join([*tools, env.get("PATH", "")])
-    env["MCP_CODEGEN_SRC"] = str(REPO)
-    try:
-        return subprocess.run(["bash", "-c", script(blocks(DOC.read_text("utf-8")))], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=1500)
-    finally:
-        pid = tmp_path / "server.pid"
-        if pid.exists() and pid.read_text().strip().isdigit():
-            try:
-                os.kill(int(pid.read_text().strip()), signal.SIGKILL)
-            except ProcessLookupError:
-                pass  # the document stopped it
-
-
 def test_the_document_runs_and_every_file_passes_its_official_judge(tmp_path: Path) -> None:
-    proc = _run_document(tmp_path)
+    proc = run_document(DOC, tmp_path, REPO, pid_file="server.pid", extra_path=(str(Path(mcpb_cli()).parent),))
     assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-4000:]}"
     out = proc.stdout
     # the bundle, unpacked and run by a bare interpreter, got the user's salutation

@@ -13,7 +13,11 @@ Blocks of other languages without a marker (output samples, trees) are not code 
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,3 +68,24 @@ def script(doc_blocks: list[Block], prelude: str = "set -euo pipefail\n") -> str
         else:
             parts.append(b.text)
     return "\n".join(parts) + "\n"
+
+
+def run_document(doc: Path, cwd: Path, repo: Path, *, pid_file: str, extra_path: tuple[str, ...] = (),
+                 timeout: float = 1500) -> subprocess.CompletedProcess[str]:
+    """Run every block of ``doc`` in ``cwd`` as a new user would: this interpreter's folder (and
+    ``extra_path``) first on ``PATH``, no ``PYTHONPATH``/``VIRTUAL_ENV`` of ours, ``MCP_CODEGEN_SRC``
+    the checkout.  A server the document started and recorded in ``cwd/pid_file`` is killed by its
+    PID afterwards, whether the document stopped it or failed before it could."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).resolve().parent), *extra_path, env.get("PATH", "")])
+    env["MCP_CODEGEN_SRC"] = str(repo)
+    try:
+        return subprocess.run(["bash", "-c", script(blocks(doc.read_text("utf-8")))], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    finally:
+        pid = cwd / pid_file
+        if pid.exists() and pid.read_text().strip().isdigit():
+            try:
+                os.kill(int(pid.read_text().strip()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # the document stopped it
