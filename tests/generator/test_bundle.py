@@ -154,6 +154,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
     ([{"src": "data:image/png;base64,iVBORw0KGgoAAAAAAAAAAA=="}], PNG),
     ([{"src": "a.gif"}, {"src": "missing.png"}], None),  # not a PNG, not there
     ([{"src": "data:image/png;base64,not base64!"}], None),
+    ([{"src": "../outside.png"}], None),  # a PNG, but outside the spec's folder: not read
 ])
 def test_icon_from_the_spec(tmp_path: Path, icons: list[dict[str, str]], expected: bytes | None) -> None:
     from codegen.commands.bundle.make import _icon
@@ -161,6 +162,7 @@ def test_icon_from_the_spec(tmp_path: Path, icons: list[dict[str, str]], expecte
     (tmp_path / "spec").mkdir()
     (tmp_path / "spec" / "a.png").write_bytes(PNG)
     (tmp_path / "spec" / "a.gif").write_bytes(b"GIF89a")
+    (tmp_path / "outside.png").write_bytes(PNG)
     (tmp_path / "root").mkdir()
     got = _icon(icons, tmp_path / "spec", tmp_path / "root")
     if expected is None:

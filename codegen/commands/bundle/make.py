@@ -250,9 +250,10 @@ def _icon(icons: list[Any], folder: Path, root: Path) -> str | None:
                 data = base64.b64decode(src.split(",", 1)[1], validate=True)
             except (binascii.Error, ValueError):
                 data = None
-        elif src and ":" not in src.split("/")[0]:  # a relative path, no URL scheme
-            path = folder / src
-            data = path.read_bytes() if path.is_file() else None
+        elif src and ":" not in src.split("/")[0]:  # a relative path, no URL scheme, inside the spec's folder
+            path = (folder / src).resolve()
+            inside = path.is_relative_to(folder.resolve())
+            data = path.read_bytes() if inside and path.is_file() else None
         if data is not None and data.startswith(PNG_MAGIC):
             (root / ICON).write_bytes(data)
             return ICON
