@@ -8,6 +8,9 @@ compared with black on the whole file; the garbage collector is unfrozen afterwa
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +23,10 @@ from codegen.render.package import environment, render_package
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_parallel_formatting_gives_blacks_bytes(jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fmtpool, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv(fmtpool.JOBS_ENV, str(jobs))
+def _check_parallel_formatting(jobs: int) -> None:
+    """The check itself, run in a fresh interpreter by the test below."""
+    fmtpool.MIN_PARALLEL_CHARS = 0
+    os.environ[fmtpool.JOBS_ENV] = str(jobs)
     assert fmtpool.available_jobs(100) == jobs  # the workers really run (no other thread, fork available)
     low = lower_one(ROOT / "specs" / "everything.yaml", "everything.yaml")
     assert low.ir is not None and low.models is not None
@@ -37,6 +40,16 @@ def test_parallel_formatting_gives_blacks_bytes(jobs: int, monkeypatch: pytest.M
             format_python(f.content), f.path
         assert gc.get_freeze_count() == 0
     assert spread
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_formatting_gives_blacks_bytes(jobs: int) -> None:
+    # A fresh interpreter: fork is refused while another thread runs, and the servers other tests
+    # of this worker built in process keep idle handler threads (a fork would copy their locks).
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); " \
+           f"import test_fmtpool; test_fmtpool._check_parallel_formatting({jobs}); print('checked')"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip().endswith("checked"), done.stderr[-3000:]
 
 
 @pytest.mark.parametrize(("value", "jobs"), [(None, 0), ("3", 3), ("0", 0), ("-2", 0), ("abc", 1), ("2.5", 1)])
