@@ -258,6 +258,7 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
         "input_class": tool.input_class, "output_class": tool.output_class,
         "signature": _signature(tool.params),
         "scopes": list(tool.scopes),
+        "ui": _tool_ui(wire),
     }
     if isinstance(out, dict):
         target, _ = _deref(out, out)
@@ -267,6 +268,18 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
             "examples": schema_examples(target),
         }
     return data
+
+
+def _tool_ui(wire: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The MCP Apps view a tool links to (``_meta.ui``): its URI and who may see or call the
+    tool (``visibility``; the extension's default is model and app)."""
+    meta = wire.get("_meta")
+    ui = meta.get("ui") if isinstance(meta, Mapping) else None
+    if not isinstance(ui, Mapping) or not isinstance(ui.get("resourceUri"), str):
+        return None
+    visibility = ui.get("visibility")
+    seen = [v for v in visibility if isinstance(v, str)] if isinstance(visibility, list) else ["model", "app"]
+    return {"uri": ui["resourceUri"], "visibility": seen}
 
 
 def _signature(params: Sequence[Any]) -> str:
@@ -295,6 +308,9 @@ def catalog_page_data(ir: ProjectIR) -> dict[str, Any]:
                                    if isinstance(a, dict)],
                      "call": _call(pr.method, pr.params), "completions": [c.key for c in pr.completions]}
                     for pr in ir.prompts],
+        "views": [{"uri": v.uri, "name": v.name, "title": v.title or "", "description": v.description or "",
+                   "tools": [t.name for t in ir.tools if (_tool_ui(t.wire) or {}).get("uri") == v.uri]}
+                  for v in ir.ui_resources],
     }
 
 

@@ -118,3 +118,14 @@ def test_cli_docs_write_check_and_ownership(tmp_path: Path) -> None:
     refused = runner.invoke(app, ["docs", specs, "-o", str(mine)])
     assert refused.exit_code == 1 and "E041" in refused.output
     assert (mine / "llms.txt").read_text() == "my own\n"
+
+
+def test_ui_views_are_listed_with_the_tools_shown_in_them() -> None:
+    page = _generated(CASES / "apps")["board.md"]
+    views = page.split("## UI views (MCP Apps)", 1)[1].split("\n\n<a id=", 1)[0]
+    rows = [line for line in views.splitlines() if line.startswith("| `ui://")]
+    assert len(rows) == 1 and _cells(rows[0]) == 4, views
+    assert "`show_board`, `move_card`" in rows[0] and "plain_tool" not in rows[0]
+    assert "<script>" not in page and "<b>" not in page
+    assert "`ui://board/main` (visible to: app)." in page.split('<a id="tool-move_card">', 1)[1]
+    assert "UI view" not in page.split('<a id="tool-plain_tool">', 1)[1]
