@@ -10,6 +10,10 @@ For the server of ``ir`` (names: :mod:`codegen.ir.naming.agent`)::
     servers/<server>/llms.txt       the tools for a model to read
     skills/<skill>/SKILL.md         with ``--skill server``
 
+The tree is the agent's view of the server, so an MCP Apps tool whose ``visibility`` lacks
+``model`` (only its UI calls it; the extension forbids showing it to the agent) gets no function:
+``_index.json`` records it under ``appOnlyTools`` (its wire definition), for ``diff`` alone.
+
 The tree's shared files (``servers/__init__.py``, README, the search helper) depend on every
 server of the output folder: :mod:`codegen.render.agent_tree` renders them.
 """
@@ -20,6 +24,7 @@ import json
 from typing import Any
 
 import jinja2
+from mcp_codegen_runtime.wire.apps import model_visible
 
 from ..diagnostics import Diagnostic
 from ..ir.naming.agent import (
@@ -182,7 +187,7 @@ def index_data(ir: ProjectIR, tools: list[AgentTool]) -> dict[str, Any]:
     title = ir.server.title or ir.server.name
     about = summary(ir.server.description or ir.server.instructions, f"the {ir.server.name} MCP server")
     entries = []
-    for tool, names in zip(ir.tools, tools, strict=True):
+    for tool, names in _for_the_agent(ir, tools):
         entries.append({
             "function": names.function, "async_function": names.async_function, "module": names.module,
             "tool": tool.name, "title": tool.title,
@@ -200,7 +205,13 @@ def index_data(ir: ProjectIR, tools: list[AgentTool]) -> dict[str, Any]:
         "client_class": ir.server.client_class, "sync_client_class": ir.server.sync_client_class,
         "tools": entries, "resources": [r.wire for r in ir.resources] + [ui_listing(u) for u in ir.ui_resources],
         "resourceTemplates": [t.wire for t in ir.templates], "prompts": [p.wire for p in ir.prompts],
+        **({"appOnlyTools": hidden} if (hidden := [t.wire for t in ir.tools if not model_visible(t.wire)]) else {}),
     }
+
+
+def _for_the_agent(ir: ProjectIR, tools: list[AgentTool]) -> list[tuple[ToolIR, AgentTool]]:
+    """The tools the agent may see, with their names: all but MCP Apps app-only ones (module docstring)."""
+    return [(tool, names) for tool, names in zip(ir.tools, tools, strict=True) if model_visible(tool.wire)]
 
 
 def server_line(index: dict[str, Any]) -> str:
@@ -231,12 +242,13 @@ def render_agent(ir: ProjectIR, models: ModelsModule, tools: list[AgentTool],
     env = agent_environment(env)
     folder = server_folder(ir.server.package)
     base = f"{AGENT_TREE}/{folder}"
+    shown = _for_the_agent(ir, tools)
     files = [GeneratedFile(f"{base}/{names.module}.py", env.get_template("agent/tool.py.jinja").render(
-        _tool_context(ir, tool, names, models))) for tool, names in zip(ir.tools, tools, strict=True)]
+        _tool_context(ir, tool, names, models))) for tool, names in shown]
     index = index_data(ir, tools)
     lines = [{"names": names, "line": f"{names.function}: {entry['summary']}"}
-             for names, entry in zip(tools, index["tools"], strict=True)]
-    exports = sorted([n for t in tools for n in (t.function, t.async_function)] + ["SERVER", "search_tools"])
+             for (_, names), entry in zip(shown, index["tools"], strict=True)]
+    exports = sorted([n for _, t in shown for n in (t.function, t.async_function)] + ["SERVER", "search_tools"])
     files.append(GeneratedFile(f"{base}/__init__.py", env.get_template("agent/server_init.py.jinja").render(
         {"server": ir.server, "title": index["title"], "folder": folder, "tools": lines, "exports": exports})))
     files.append(GeneratedFile(f"{base}/{INDEX}", json.dumps(index, indent=1, ensure_ascii=False) + "\n"))

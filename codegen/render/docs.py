@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_codegen_runtime.wire.apps import tool_ui
+
 from ..ir.nodes import ProjectIR, ToolIR
 from ..schemas.walk import deref_local
 from .files import GeneratedFile
@@ -271,11 +273,10 @@ def tool_page_data(tool: ToolIR, page: Page) -> dict[str, Any]:
 
 
 def _tool_ui(wire: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The MCP Apps view a tool links to (``_meta.ui``): its URI and who may see or call the
-    tool (``visibility``; the extension's default is model and app)."""
-    meta = wire.get("_meta")
-    ui = meta.get("ui") if isinstance(meta, Mapping) else None
-    if not isinstance(ui, Mapping) or not isinstance(ui.get("resourceUri"), str):
+    """The MCP Apps view a tool links to (:func:`~mcp_codegen_runtime.wire.apps.tool_ui`): its
+    URI and who may see or call the tool (``visibility``; the extension's default is both)."""
+    ui = tool_ui(wire)
+    if ui is None or not isinstance(ui.get("resourceUri"), str):
         return None
     visibility = ui.get("visibility")
     seen = [v for v in visibility if isinstance(v, str)] if isinstance(visibility, list) else ["model", "app"]

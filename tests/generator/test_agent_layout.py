@@ -250,3 +250,33 @@ def test_a_hostile_description_stays_inside_the_frontmatter(tmp_path: Path) -> N
     head = yaml.safe_load(skill[4:].partition("\n---\n")[0])
     assert head["name"] == "acme"
     assert 'Quotes " and \\ backslash --- name: evil\x7f end: yes # no' in head["description"]  # NEL, U+2028: spaces
+
+
+def test_app_only_tools_are_not_shown_to_the_agent(tmp_path: Path) -> None:
+    # MCP Apps: hosts must not show the agent a tool whose visibility lacks "model"; the tree is
+    # the agent's view, so such a tool gets no function, and the index keeps it for diff alone.
+    spec = SPEC + """\
+  - name: move_pin
+    description: Moves a pin on the map (only the view calls it).
+    ui: {resourceUri: "ui://acme/map", visibility: [app]}
+    inputSchema: {type: object}
+  - name: show_map
+    description: Shows the map.
+    ui: {resourceUri: "ui://acme/map", visibility: [model, app]}
+    inputSchema: {type: object}
+ui:
+  - uri: ui://acme/map
+    name: map
+    html: map.html
+"""
+    (tmp_path / "map.html").write_text("<!doctype html><html><body><p>map</p></body></html>\n", "utf-8")
+    files = _files(tmp_path, spec)
+    base = "servers/acme"
+    assert f"{base}/show_map.py" in files and f"{base}/move_pin.py" not in files
+    assert "move_pin" not in files[f"{base}/__init__.py"] and "move_pin" not in files[f"{base}/llms.txt"]
+    index = json.loads(files[f"{base}/_index.json"])
+    assert [t["tool"] for t in index["tools"]] == ["get_weather", "ping", "show_map"]
+    assert [t["name"] for t in index["appOnlyTools"]] == ["move_pin"]
+    assert index["appOnlyTools"][0]["_meta"]["ui"]["visibility"] == ["app"]
+    (tmp_path / "plain").mkdir()
+    assert "appOnlyTools" not in json.loads(_files(tmp_path / "plain")[f"{base}/_index.json"])

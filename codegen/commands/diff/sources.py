@@ -274,7 +274,7 @@ def load_agent_tree(folder: Path, label: str) -> Side | None:
     for index in indexes:
         try:
             data = json.loads(index.read_text("utf-8"))
-            tools = [t["wire"] for t in data["tools"]]
+            tools = [t["wire"] for t in data["tools"]] + list(data.get("appOnlyTools", ()))  # codegen.render.agent
             side.views.append(view_from_wire(data["serverInfo"], tools, f"{label}/{index.parent.name}",
                                              data.get("instructions"), data.get("resources", ()),
                                              data.get("resourceTemplates", ()), data.get("prompts", ())))
