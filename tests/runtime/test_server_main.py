@@ -101,7 +101,8 @@ def test_constructor_without_settings_and_missing_handlers_are_reported(tmp_path
 def test_json_log_format() -> None:
     proc = _run("--stdio", "--log-format", "json", "--impl", "weather_impl:WeatherService")
     lines = [json.loads(line) for line in proc.stderr.splitlines() if line.strip()]
-    assert lines and lines[0]["level"] == "info" and "MCP over stdio" in lines[0]["message"]
+    started = [entry for entry in lines if "MCP over stdio" in entry["message"]]
+    assert len(started) == 1 and started[0]["level"] == "info", lines
     assert all({"time", "level", "logger", "message"} <= set(entry) for entry in lines)
 
 
@@ -168,3 +169,39 @@ def test_host_config_names_the_package_when_the_runtime_is_a_library(tmp_path: P
                           cwd=tmp_path, env=server_env(PYTHONPATH=str(tmp_path)), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["mcpServers"]["weather"]["args"][:2] == ["-m", "weather"]
+
+
+def test_declared_environment_problems_are_logged_at_start_and_secrets_not_echoed() -> None:
+    # specs/weather.yaml: WEATHER_API_KEY required and secret, WEATHER_UNITS with choices
+    env = {k: v for k, v in server_env().items() if not k.startswith("WEATHER_")}
+    proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", "--impl", "weather_impl:WeatherService"],
+                          cwd=EXAMPLES, env={**env, "WEATHER_UNITS": "kelvin"}, input="", capture_output=True,
+                          text=True, timeout=30)
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("WARNING")]
+    assert proc.returncode == 0 and proc.stdout == "" and warnings == [
+        "WARNING:mcp_codegen.server:environment variable WEATHER_API_KEY is required and not set "
+        "(API key of the weather service)",
+        "WARNING:mcp_codegen.server:environment variable WEATHER_UNITS: 'kelvin' is not one of celsius, fahrenheit",
+    ], proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", "--impl", "weather_impl:WeatherService"],
+                          cwd=EXAMPLES, env={**env, "WEATHER_API_KEY": "k-123", "WEATHER_UNITS": "celsius"}, input="",
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and "WARNING" not in proc.stderr and "k-123" not in proc.stderr, proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "weather", "--stdio", "--impl", "weather_impl:WeatherService"],
+                          cwd=EXAMPLES, env={**env, "WEATHER_API_KEY": ""}, input="", capture_output=True, text=True,
+                          timeout=30)
+    assert "WEATHER_API_KEY is required and not set" in proc.stderr  # empty is unset
+
+
+def test_environment_problems_name_the_variable_never_a_secret_value() -> None:
+    from mcp_codegen_runtime.server.hostconfig import environment_problems
+    from mcp_codegen_runtime.wire.launch import EnvVarDef
+
+    class Declared(DemoServer):
+        env_vars = (EnvVarDef("TOKEN", "the token", required=True, secret=True, choices=("t-a", "t-b")),
+                    EnvVarDef("MODE", required=True, default="fast"), EnvVarDef("EXTRA"))
+
+    assert environment_problems(Declared, {"TOKEN": "t-zzz-secret"}) == [
+        "environment variable TOKEN: its value is not one of t-a, t-b"]
+    assert environment_problems(Declared, {"TOKEN": "t-b"}) == []  # MODE has a default, EXTRA is optional
+    assert environment_problems(Declared, {}) == ["environment variable TOKEN is required and not set (the token)"]

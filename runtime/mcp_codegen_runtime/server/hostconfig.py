@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,6 +43,24 @@ def server_launch(base: type[ServerBase]) -> StdioLaunch[EnvVarDef]:
     if not declared:
         declared = tuple(EnvVarDef(var, what) for var, what in upstream_variables(base))
     return stdio_launch(declared)
+
+
+def environment_problems(base: type[ServerBase], environ: Mapping[str, str]) -> list[str]:
+    """What is wrong with the declared environment variables in ``environ``, one line each, for
+    the start-up log: a required one unset or empty, a value outside its ``choices`` (shown
+    unless the variable is secret).  The server still starts: a host may set them per call
+    path, and the handler that reads one fails with its own message."""
+    problems = []
+    for var in server_launch(base).env:
+        value = environ.get(var.name)
+        about = f" ({var.description})" if var.description else ""
+        if not value:
+            if var.required and var.default is None:
+                problems.append(f"environment variable {var.name} is required and not set{about}")
+        elif var.choices and value not in var.choices:
+            shown = "its value" if var.secret else repr(value)
+            problems.append(f"environment variable {var.name}: {shown} is not one of {', '.join(var.choices)}")
+    return problems
 
 
 def print_variables(base: type[ServerBase], out: TextIO) -> None:

@@ -41,7 +41,7 @@ from ..schema.available import missing_schema_checker
 from .base import ServerBase
 from .dispatch import SUPPORTED_VERSIONS
 from .handlers import check_implementation
-from .hostconfig import HOSTS, host_config, merge_config, print_variables
+from .hostconfig import HOSTS, environment_problems, host_config, merge_config, print_variables
 from .logs import JsonLogFormatter, configure_logging
 from .replicas import REDIS_URL_ENV
 from .settings import ServerSettings
@@ -414,6 +414,8 @@ def main(base: type[ServerBase], *, prog: str | None = None, argv: Sequence[str]
     report = check_implementation(cls, base)
     if not report.complete:
         logger.warning("%s: %s; calling these is an error", cls.__name__, report.summary())
+    for problem in environment_problems(base, os.environ):
+        logger.warning("%s", problem)
     eras = f"protocol {', '.join(reversed(SUPPORTED_VERSIONS))}"
     if args.http:
         http = _http_module()
