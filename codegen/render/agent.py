@@ -273,8 +273,7 @@ def skill_context(indexes: list[dict[str, Any]], name: str) -> dict[str, Any]:
     description = " ".join((head + about + tail).split())
     if len(description) > 1024:
         description = description[:1023].rstrip() + "…"
-    example = next(((i, t) for i in indexes for t in i["tools"]), None)
-    if example is not None:
-        call = f"{example[1]['function']}({', '.join(f'{a}=...' for a in example[1]['required'])})"
-        example = (*example, call)
+    found = next(((i, t) for i in indexes for t in i["tools"]), None)
+    example = None if found is None else \
+        (*found, f"{found[1]['function']}({', '.join(f'{a}=...' for a in found[1]['required'])})")
     return {"name": name, "description": description, "servers": indexes, "example": example}

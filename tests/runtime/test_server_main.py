@@ -198,10 +198,11 @@ def test_environment_problems_name_the_variable_never_a_secret_value() -> None:
     from mcp_codegen_runtime.wire.launch import EnvVarDef
 
     class Declared(DemoServer):
-        env_vars = (EnvVarDef("TOKEN", "the token", required=True, secret=True, choices=("t-a", "t-b")),
+        env_vars = (EnvVarDef("TOKEN", "the\ntoken", required=True, secret=True, choices=("t-a", "t-b")),
                     EnvVarDef("MODE", required=True, default="fast"), EnvVarDef("EXTRA"))
 
     assert environment_problems(Declared, {"TOKEN": "t-zzz-secret"}) == [
         "environment variable TOKEN: its value is not one of t-a, t-b"]
     assert environment_problems(Declared, {"TOKEN": "t-b"}) == []  # MODE has a default, EXTRA is optional
     assert environment_problems(Declared, {}) == ["environment variable TOKEN is required and not set (the token)"]
+    assert environment_problems(Declared, {"TOKEN": "t-a", "MODE": "x", "EXTRA": "y"}) == []

@@ -47,18 +47,18 @@ def server_launch(base: type[ServerBase]) -> StdioLaunch[EnvVarDef]:
 
 def environment_problems(base: type[ServerBase], environ: Mapping[str, str]) -> list[str]:
     """What is wrong with the declared environment variables in ``environ``, one line each, for
-    the start-up log: a required one unset or empty, a value outside its ``choices`` (shown
-    unless the variable is secret).  The server still starts: a host may set them per call
-    path, and the handler that reads one fails with its own message."""
+    the start-up log: a required one unset or empty, a value outside its ``choices`` (shown,
+    shortened, unless the variable is secret).  The server still starts: the tools that do not
+    read the variable work, and one that does fails with its own message."""
     problems = []
     for var in server_launch(base).env:
         value = environ.get(var.name)
-        about = f" ({var.description})" if var.description else ""
+        about = " ".join(var.description.split())  # one log line, whatever the spec's text holds
         if not value:
             if var.required and var.default is None:
-                problems.append(f"environment variable {var.name} is required and not set{about}")
+                problems.append(f"environment variable {var.name} is required and not set" + (f" ({about})" if about else ""))
         elif var.choices and value not in var.choices:
-            shown = "its value" if var.secret else repr(value)
+            shown = "its value" if var.secret else repr(value if len(value) <= 60 else value[:57] + "...")
             problems.append(f"environment variable {var.name}: {shown} is not one of {', '.join(var.choices)}")
     return problems
 
