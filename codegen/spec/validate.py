@@ -6,32 +6,28 @@ All problems are collected as diagnostics; nothing raises.  The structural check
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
 from dataclasses import replace
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import jsonschema
 from mcp_codegen_runtime.wire.uritemplate import TemplateError
 from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
 from ..diagnostics import Diagnostic, Level
 from .apps import load_ui, ui_link_checks
 from .auth import auth_checks
-from .keywords import near_miss, schema_typos, undeclared_required
+from .keywords import schema_typos, undeclared_required
 from .load import SourceDoc
 from .metaschema import meta_diagnostics
-from .model import FORMAT_VERSION, SpecFile, parse_spec
+from .model import SpecFile, parse_spec
 from .overlays import overlay_checks
-from .patternwords import pattern_words
 from .pointer import depth_exceeded, join_pointer
 from .refs import Resolver, Target, iter_refs
 from .registry import registry_checks
 from .setaside import sound_copy, without_set_aside
 from .skills import load_skills
+from .structure import spec_format_schema as spec_format_schema
+from .structure import structural_errors
 from .upstream import upstream_checks
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -91,73 +87,6 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver) -> list[Diagnostic]:
             if ptr in seen:
                 break
             seen.append(ptr)
-    return out
-
-
-_WIRE_DEFS = ("Tool", "Annotations")
-
-
-@cache
-def spec_format_schema() -> dict[str, Any]:
-    """The JSON Schema of the spec format (also published for editors)."""
-    text = resources.files("codegen.spec").joinpath("spec-format.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-def _pointer(path: Any) -> str:
-    return join_pointer("", *path)
-
-
-def _structural(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
-    data = doc.data if data is None else data  # another view of the document (setaside.without_set_aside)
-    if not isinstance(data, dict):
-        return [doc.diag("E010", "a spec file must be a mapping with mcp-codegen, server and tools",
-                         hint="start from `mcp-codegen init NAME`")]
-    if "mcp-codegen" in data and data["mcp-codegen"] != FORMAT_VERSION:
-        return [doc.diag("E012", f"unsupported spec format version {data['mcp-codegen']!r}", "/mcp-codegen",
-                         hint=f"this mcp-codegen reads format version {FORMAT_VERSION}")]
-    validator = jsonschema.Draft202012Validator(spec_format_schema())
-    out: list[Diagnostic] = []
-    for err in validator.iter_errors(data):
-        ptr = _pointer(err.absolute_path)
-        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = sorted((err.schema.get("properties") or {}).keys())
-            # a Tool object or its annotations may carry vendor keys (tools/list dumps do); a near
-            # miss of a known key is a mistake (E011), except in a pulled spec (what the server sent)
-            wire = any(err.schema is spec_format_schema()["$defs"][k] for k in _WIRE_DEFS)
-            for key in sorted(set(err.instance) - set(allowed)):
-                meant = near_miss(key, allowed)
-                close = [meant] if meant else [] if wire else difflib.get_close_matches(key, allowed, n=1)
-                if wire and (meant is None or doc.pulled):
-                    hint = (f"did you mean {close[0]!r}? " if close else "") + "it is kept and sent as written in tools/list"
-                    out.append(doc.diag("W105", f"unknown key {key!r} in a Tool object", join_pointer(ptr, key),
-                                        hint=hint, level=Level.WARNING))
-                    continue
-                hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(allowed)}"
-                out.append(doc.diag("E011", f"unknown key {key!r}", join_pointer(ptr, key), hint=hint))
-        elif err.validator == "required":
-            out.append(doc.diag("E010", err.message, ptr, hint="add the missing key"))
-        elif err.validator in ("allOf", "if", "then"):
-            out.append(doc.diag("E010", err.message, ptr))
-        elif err.validator == "pattern" and isinstance(err.validator_value, str):
-            path = list(err.absolute_path)
-            key = str(path[-1]) if path and isinstance(path[-1], str) else \
-                f"an item of {path[-2]}" if len(path) > 1 and isinstance(path[-2], str) else "value"
-            if list(err.schema_path)[-2:-1] == ["propertyNames"]:  # a key of the mapping, not a value
-                key, ptr = f"a key of {key}:", join_pointer(ptr, str(err.instance))
-            out.append(doc.diag("E010", f"{key} {err.instance!r} {pattern_words(err.validator_value)}", ptr))
-        else:
-            hint = ""
-            if err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, (int, float)):
-                hint = "quote the value in YAML, e.g. \"1.0\""
-            elif err.validator == "enum" and isinstance(err.instance, str):
-                close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1)
-                hint = (f"did you mean {close[0]!r}? " if close else "") + \
-                    f"allowed: {', '.join(str(v) for v in err.validator_value)}"
-            elif err.validator == "const" and ptr == "/mcp-codegen":
-                hint = "set `mcp-codegen: 1`"
-            out.append(doc.diag("E010", err.message, ptr, hint=hint))
     return out
 
 
@@ -254,12 +183,12 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     Returns:
         The typed spec and its ref resolver when there is no error, and all diagnostics.
     """
-    diags = _structural(doc)
+    diags = structural_errors(doc)
     blocking = [d.pointer for d in diags if d.is_error and d.code != "E011"]  # an unknown key leaves the shape intact
     sound: SourceDoc | None = doc
     if blocking:  # set the broken entries aside and go on, so every mistake shows at once
         sound = sound_copy(doc, blocking)
-        if sound is None or any(d.is_error and d.code != "E011" for d in _structural(sound, without_set_aside(sound.data))):
+        if sound is None or any(d.is_error and d.code != "E011" for d in structural_errors(sound, without_set_aside(sound.data))):
             return None, None, diags
     spec = parse_spec(sound)
     skills, skill_diags, skill_deps = load_skills(sound)

@@ -119,3 +119,34 @@ resourceTemplates:
         ("E029", "/tools/0/inputSchema/properties/n/minimun"),
         ("E082", "/resourceTemplates/0/variables/nope"),
     ]
+
+
+def test_a_one_of_reports_the_error_of_the_branch_the_value_takes(tmp_path: Path) -> None:
+    # server.env is a mapping or a list (oneOf): a mapping with a bad name used to give only
+    # "... is not valid under any of the given schemas" for the whole mapping
+    text = ('  env:\n    "A B": {description: space}\n    GOOD_ONE: {description: fine}\n    "1X": {description: digit}\n'
+            'tools:\n  - {name: t, description: d, inputSchema: {type: object}}\n')
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver:\n  name: hints\n  version: '1'\n" + text, "utf-8")
+    diags = [d for d in generate([spec]).diagnostics if d.is_error]
+    assert [(d.code, d.line, d.message) for d in diags] == [
+        ("E010", 6, "a key of env: 'A B' must start with a letter or _ and hold only letters, digits and _"),
+        ("E010", 8, "a key of env: '1X' must start with a letter or _ and hold only letters, digits and _"),
+    ], [d.render() for d in diags]
+    listed = tmp_path / "listed.yaml"  # the list form: the entry's own missing key
+    listed.write_text("mcp-codegen: 1\nserver:\n  name: hints\n  version: '1'\n  env:\n    - {name: TOKEN}\n"
+                      "tools:\n  - {name: t, description: d, inputSchema: {type: object}}\n", "utf-8")
+    diags = [d for d in generate([listed]).diagnostics if d.is_error]
+    assert [(d.code, d.message) for d in diags] == [("E010", "'description' is a required property")], \
+        [d.render() for d in diags]
+
+
+def test_a_value_of_no_accepted_type_names_the_forms_once(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver:\n  name: hints\n  version: '1'\n  env: 5\n"
+                    "tools:\n  - {name: t, description: d, ui: 12, inputSchema: {type: object}}\n", "utf-8")
+    diags = [d for d in generate([spec]).diagnostics if d.is_error]
+    assert [(d.code, d.pointer, d.message) for d in diags] == [
+        ("E010", "/server/env", "5 is not a mapping or a list"),
+        ("E010", "/tools/0/ui", "12 is not a string or a mapping"),  # not also "is not of type 'object'"
+    ], [d.render() for d in diags]
