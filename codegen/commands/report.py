@@ -29,6 +29,7 @@ def print_diagnostics(err_console: Console, diagnostics: Sequence[Diagnostic], s
                       paths: Sequence[Path] | None = None) -> None:
     """Print the diagnostics, located relative to the working directory when ``paths`` (the
     spec paths given) say where the spec folders are; then the count line."""
+    diagnostics = list(dict.fromkeys(diagnostics))  # one finding reached by two checks is printed once
     diags = list(diagnostics)
     if paths:
         diags = relocate(diags, discover(paths)[0], Path.cwd())

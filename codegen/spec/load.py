@@ -17,8 +17,9 @@ from typing import Any
 
 import yaml
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Level
 from .commatrap import comma_trap, cut_off
+from .jsondata import json_problems
 from .pointer import depth_exceeded, join_pointer
 from .sources import read_bytes
 
@@ -162,8 +163,9 @@ class _Builder:
                                        "keys are strings: write the key as plain text")
                 key = self._scalar(key_node)
                 if not isinstance(key, str):
-                    key = str(key).lower() if isinstance(key, bool) else str(key)
+                    key = str(key).lower() if isinstance(key, bool) else "null" if key is None else str(key)
                 child = join_pointer(pointer, key)
+                self._yaml_word(key_node, key, child, "key")
                 if key in out:
                     line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
                     self.diagnostics.append(
@@ -176,8 +178,29 @@ class _Builder:
                 previous = value_node
             return out
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, join_pointer(pointer, i)) for i, item in enumerate(node.value)]
+            items = []
+            for i, item in enumerate(node.value):
+                value = self.build(item, join_pointer(pointer, i))
+                self._yaml_word(item, value, join_pointer(pointer, i), "list item")
+                items.append(value)
+            return items
         return self._scalar(node)
+
+    def _yaml_word(self, node: yaml.Node, value: Any, pointer: str, where: str) -> None:
+        """W115 for a key or list item written as a YAML 1.1 word for true, false or null
+        (``on``, ``no``, ``~`` ...): the spec then holds a boolean or null, not the text."""
+        if not isinstance(node, yaml.ScalarNode) or node.style:  # quoted or block: the text it says
+            return
+        word = str(node.value)
+        read = {"tag:yaml.org,2002:bool": "the boolean " + ("true" if value in (True, "true") else "false"),
+                "tag:yaml.org,2002:null": "null"}.get(node.tag)
+        if read is None or word.lower() in ("true", "false", "null"):
+            return
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        became = f", so the key is {value!r}" if where == "key" else ""
+        self.diagnostics.append(Diagnostic(
+            self.doc.display, line, col, "W115", f"{where} {word!r} is read by YAML as {read}{became}", pointer=pointer,
+            hint=f'quote it if you meant the text: "{word}"', level=Level.WARNING))
 
     def _scalar(self, node: yaml.Node) -> Any:
         if not isinstance(node, yaml.ScalarNode):
@@ -187,9 +210,7 @@ class _Builder:
         except CONSTRUCT_ERRORS:  # `=` or `<<` as a value, an impossible date
             return str(node.value)
         if value is None or isinstance(value, (str, bool, int, float)):
-            if isinstance(value, float) and value != value:  # NaN is not JSON
-                return str(node.value)
-            return value
+            return value  # NaN and infinities are reported (E007) once the document is built
         # timestamps, binary and other YAML-only types: keep the source text
         return str(node.value)
 
@@ -363,28 +384,7 @@ def _scan(text: str, loader: Any = yaml.SafeLoader) -> tuple[tuple[int, int] | N
     return None, tag, unsure
 
 
-def _fix_surrogates(text: str) -> str:
-    """Join UTF-16 surrogate pairs (YAML ``\\ud83d\\ude00`` escapes); lone ones stay."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
-
-
 def _unicode_problems(doc: SourceDoc) -> list[Diagnostic]:
-    """Repair escaped surrogate pairs in place; report strings that are still not Unicode."""
-    out: list[Diagnostic] = []
-
-    def fix(value: Any, pointer: str) -> Any:
-        if isinstance(value, str):
-            if any("\ud800" <= c <= "\udfff" for c in value):
-                value = _fix_surrogates(value)
-                if any("\ud800" <= c <= "\udfff" for c in value):
-                    out.append(doc.diag("E004", "string contains a lone UTF-16 surrogate (not valid Unicode)", pointer,
-                                        hint="write the character itself, or a complete \\uD8xx\\uDCxx pair"))
-            return value
-        if isinstance(value, list):
-            return [fix(v, join_pointer(pointer, i)) for i, v in enumerate(value)]
-        if isinstance(value, dict):
-            return {fix(k, join_pointer(pointer, k)): fix(v, join_pointer(pointer, k)) for k, v in value.items()}
-        return value
-
-    doc.data = fix(doc.data, "")
-    return out
+    """:func:`~.jsondata.json_problems` of ``doc``'s data, the repaired value kept."""
+    doc.data, found = json_problems(doc.data, doc.diag)
+    return found

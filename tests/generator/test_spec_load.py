@@ -19,9 +19,39 @@ def test_positions_point_at_values(tmp_path: Path) -> None:
 def test_yaml_timestamps_and_odd_scalars_stay_json(tmp_path: Path) -> None:
     spec = tmp_path / "s.yaml"
     spec.write_text("when: 2024-01-02\nnan: .nan\nnum: 1.5\nflag: yes\n")
-    doc, _ = load_spec_file(spec)
+    doc, diags = load_spec_file(spec, "s.yaml")
     assert doc is not None
-    assert doc.data == {"when": "2024-01-02", "nan": ".nan", "num": 1.5, "flag": True}
+    assert doc.data == {"when": "2024-01-02", "nan": "NaN", "num": 1.5, "flag": True}
+    assert [(d.code, d.line, d.pointer, d.message) for d in diags] == [("E007", 2, "/nan", "NaN is not a JSON number")]
+
+
+def test_numbers_json_cannot_carry_are_located_errors_not_tracebacks(tmp_path: Path) -> None:
+    spec = tmp_path / "s.json"  # json.loads takes NaN and Infinity, and reads 1e400 as an infinity
+    spec.write_text('{"a": NaN,\n "b": [1, -Infinity],\n "c": {"d": 1e400}}')
+    doc, diags = load_spec_file(spec, "s.json")
+    assert doc is not None and doc.data == {"a": "NaN", "b": [1, "-Infinity"], "c": {"d": "Infinity"}}
+    assert [(d.code, d.line, d.pointer) for d in diags] == [("E007", 1, "/a"), ("E007", 2, "/b/1"), ("E007", 3, "/c/d")]
+    yml = tmp_path / "s.yaml"
+    yml.write_text("x: [.inf, -.Inf]\n")
+    _, diags = load_spec_file(yml, "s.yaml")
+    assert [(d.code, d.pointer, d.message) for d in diags] == [
+        ("E007", "/x/0", "Infinity is not a JSON number"), ("E007", "/x/1", "-Infinity is not a JSON number")]
+
+
+def test_yaml_words_for_true_false_and_null_as_keys_or_list_items_are_flagged(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text('props:\n  on: 1\n  "no": 2\n  ~: 3\n  true: 4\nenum: [no, "yes", off, false, x]\nflag: yes\n')
+    doc, diags = load_spec_file(spec, "s.yaml")
+    assert doc is not None and doc.data == {"props": {"true": 4, "no": 2, "null": 3},
+                                            "enum": [False, "yes", False, False, "x"], "flag": True}
+    assert [(d.code, d.line, d.pointer, d.message) for d in diags] == [
+        ("W115", 2, "/props/true", "key 'on' is read by YAML as the boolean true, so the key is 'true'"),
+        ("W115", 4, "/props/null", "key '~' is read by YAML as null, so the key is 'null'"),
+        ("E003", 5, "/props/true", "duplicate key 'true'"),
+        ("W115", 6, "/enum/0", "list item 'no' is read by YAML as the boolean false"),
+        ("W115", 6, "/enum/2", "list item 'off' is read by YAML as the boolean false"),
+    ]
+    assert all(d.hint.startswith("quote it if you meant the text") for d in diags if d.code == "W115")
 
 
 def test_duplicate_keys_are_reported_with_position(tmp_path: Path) -> None:
