@@ -134,6 +134,8 @@ CODES: dict[str, str] = {
     "E190": "MCP Apps: a CSP entry holding whitespace, ';', ',' or quotes (it would change the policy a host builds)",
     "W175": "MCP Apps: a CSP domain that is not an origin (scheme://host[:port], *. subdomains allowed)",
     "W176": "MCP Apps: a UI resource no tool links (listed and readable, but no host renders it for a tool)",
+    "E179": "icon src with a scheme clients must not meet (not https, http or data:image): javascript:, file: ...",
+    "W174": "icon src of a tool, resource, template or prompt that is a local path (clients cannot fetch it)",
     "W177": "MCP Apps: a tool's ui visibility names neither model nor app (no host shows or calls it)",
     "W178": "MCP Apps: the HTML loads a script, stylesheet or image from an origin csp.resourceDomains does not allow (the host blocks it)",
     "W179": "MCP Apps: a single HTML file references a local file, which the host cannot fetch (use a folder with index.html: it is inlined)",

@@ -16,6 +16,7 @@ from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 from ..diagnostics import Diagnostic, Level
 from .apps import load_ui, ui_link_checks
 from .auth import auth_checks
+from .icons import icon_checks
 from .keywords import schema_typos, undeclared_required
 from .load import SourceDoc
 from .metaschema import meta_diagnostics
@@ -229,6 +230,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     diags.extend(overlay_checks(doc, spec))
     diags.extend(auth_checks(doc, spec))
     diags.extend(registry_checks(doc, spec))
+    diags.extend(icon_checks(doc))
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
     for ptr, schema, scope in _schema_sites(doc.data):

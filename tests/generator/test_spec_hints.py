@@ -150,3 +150,15 @@ def test_a_value_of_no_accepted_type_names_the_forms_once(tmp_path: Path) -> Non
         ("E010", "/server/env", "5 is not a mapping or a list"),
         ("E010", "/tools/0/ui", "12 is not a string or a mapping"),  # not also "is not of type 'object'"
     ], [d.render() for d in diags]
+
+
+def test_icon_sources_clients_must_not_meet_are_refused(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver:\n  name: hints\n  version: '1'\n  icons: [{src: local.png}]\ntools:\n"
+                    "  - name: t\n    description: d\n    inputSchema: {type: object}\n    icons:\n"
+                    "      - {src: 'javascript:alert(1)'}\n      - {src: 'https://cdn.example/i.png'}\n"
+                    "      - {src: 'data:image/png;base64,AAAA'}\n      - {src: 'data:text/html,<b>x</b>'}\n"
+                    "      - {src: ../up/i.png}\n      - {src: 'file:///etc/passwd'}\n", "utf-8")
+    found = [(d.code, d.pointer) for d in generate([spec]).diagnostics if d.code in ("E179", "W174")]
+    assert found == [("E179", "/tools/0/icons/0/src"), ("E179", "/tools/0/icons/3/src"),
+                     ("W174", "/tools/0/icons/4/src"), ("E179", "/tools/0/icons/5/src")]  # server.icons: a local PNG is fine
