@@ -7,6 +7,7 @@ All problems are collected as diagnostics; nothing raises.  The structural check
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -67,27 +68,35 @@ def object_root(schema: Any) -> str:
     return "bad"
 
 
-def _ref_cycles(doc: SourceDoc, resolver: Resolver) -> list[Diagnostic]:
-    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves."""
+def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
+    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves: from each of the
+    spec's ``$defs``, and from each schema of another file its ``$ref``s reach (``elsewhere``:
+    (file, pointer)), where a cycle between two other files is reported (once)."""
     out = []
     defs = (doc.data.get("$defs") or {}) if isinstance(doc.data, dict) else {}
-    for name in sorted(defs):
-        start = join_pointer("/$defs", name)
+    starts = [((doc.file, join_pointer("/$defs", name)), defs[name]) for name in sorted(defs)]
+    starts += [((f, at), resolver.schema_at(Target(f, at))) for f, at in sorted(elsewhere)]
+    reported: set[frozenset[tuple[str, str]]] = set()
+    for start, node in starts:
         seen = [start]
-        node, ptr, cur = defs[name], start, doc
+        cur, ptr = (doc if start[0] == doc.file else resolver.doc(start[0])), start[1]
         while isinstance(node, dict) and set(node) <= {"$ref", "description", "title"} and isinstance(node.get("$ref"), str):
             target = resolver.resolve(node["$ref"], cur, ptr + "/$ref", "")
             if target is None:
                 break
             cur = resolver.doc(target.file)
             ptr, node = target.pointer, resolver.schema_at(target)
-            if cur is doc and ptr == start:
-                out.append(doc.diag("E027", f"$ref cycle: {' -> '.join(seen)} -> {start}", start,
-                                    hint="a schema cannot be only a reference to itself; give one of them a type"))
+            here = (target.file, ptr)
+            if here == start and frozenset(seen) not in reported:
+                reported.add(frozenset(seen))
+                qualified = any(f != doc.file for f, _ in seen)
+                chain = [f"{resolver.doc(f).display}#{at}" if qualified else at for f, at in seen + [start]]
+                out.append((doc if start[0] == doc.file else resolver.doc(start[0])).diag("E027", f"$ref cycle: {' -> '.join(chain)}", start[1],
+                                       hint="a schema cannot be only a reference to itself; give one of them a type"))
                 break
-            if ptr in seen:
+            if here in seen:
                 break
-            seen.append(ptr)
+            seen.append(here)
     return out
 
 
@@ -250,7 +259,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     diags.extend(upstream_checks(doc, spec, resolver))
     diags.extend(resolver.diagnostics)
     if not any(d.level is Level.ERROR for d in diags):
-        diags.extend(_ref_cycles(doc, resolver))
+        diags.extend(_ref_cycles(doc, resolver, typo_checked))
     if any(d.level is Level.ERROR for d in diags):
         return None, None, diags
     return spec, resolver, diags

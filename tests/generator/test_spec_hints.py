@@ -162,3 +162,19 @@ def test_icon_sources_clients_must_not_meet_are_refused(tmp_path: Path) -> None:
     found = [(d.code, d.pointer) for d in generate([spec]).diagnostics if d.code in ("E179", "W174")]
     assert found == [("E179", "/tools/0/icons/0/src"), ("E179", "/tools/0/icons/3/src"),
                      ("W174", "/tools/0/icons/4/src"), ("E179", "/tools/0/icons/5/src")]  # server.icons: a local PNG is fine
+
+
+def test_a_ref_cycle_between_two_other_files_is_found(tmp_path: Path) -> None:
+    # a.yaml X -> b.yaml Y -> a.yaml X: nothing of the spec's own $defs is in the cycle, and the
+    # models generated from it used to fail only at run time (RootModel recursion)
+    (tmp_path / "a.yaml").write_text('$defs:\n  X: {$ref: "b.yaml#/$defs/Y"}\n', "utf-8")
+    (tmp_path / "b.yaml").write_text('$defs:\n  Y: {$ref: "a.yaml#/$defs/X"}\n', "utf-8")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\ntools:\n  - name: t\n    description: d\n"
+                    "    inputSchema: {type: object, properties: {a: {$ref: 'a.yaml#/$defs/X'}}}\n", "utf-8")
+    found = [d for d in generate([spec]).diagnostics if d.is_error]
+    assert [(d.code, d.file.rsplit("/", 1)[-1], d.line, d.pointer) for d in found] == [("E027", "a.yaml", 2, "/$defs/X")], \
+        [d.render() for d in found]
+    chain = found[0].message.split("$ref cycle: ", 1)[1].split(" -> ")
+    assert [link.rsplit("/", 3)[-3:] for link in chain] == [["a.yaml#", "$defs", "X"], ["b.yaml#", "$defs", "Y"],
+                                                            ["a.yaml#", "$defs", "X"]], chain
