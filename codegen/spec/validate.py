@@ -69,7 +69,8 @@ def object_root(schema: Any) -> str:
 
 
 def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
-    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves: from each of the
+    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves (E027) or go on
+    for more than ``MAX_DEPTH`` links (E028): from each of the
     spec's ``$defs``, and from each schema of another file its ``$ref``s reach (``elsewhere``:
     (file, pointer)), where a cycle between two other files is reported (once)."""
     out = []
@@ -77,7 +78,10 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[st
     starts = [((doc.file, join_pointer("/$defs", name)), defs[name]) for name in sorted(defs)]
     starts += [((f, at), resolver.schema_at(Target(f, at))) for f, at in sorted(elsewhere)]
     reported: set[frozenset[tuple[str, str]]] = set()
+    done: set[tuple[str, str]] = set()  # schemas whose chain was followed from an earlier start
     for start, node in starts:
+        if start in done:
+            continue
         seen = [start]
         cur, ptr = (doc if start[0] == doc.file else resolver.doc(start[0])), start[1]
         while isinstance(node, dict) and set(node) <= {"$ref", "description", "title"} and isinstance(node.get("$ref"), str):
@@ -87,16 +91,26 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[st
             cur = resolver.doc(target.file)
             ptr, node = target.pointer, resolver.schema_at(target)
             here = (target.file, ptr)
-            if here == start and frozenset(seen) not in reported:
-                reported.add(frozenset(seen))
-                qualified = any(f != doc.file for f, _ in seen)
-                chain = [f"{resolver.doc(f).display}#{at}" if qualified else at for f, at in seen + [start]]
-                out.append((doc if start[0] == doc.file else resolver.doc(start[0])).diag("E027", f"$ref cycle: {' -> '.join(chain)}", start[1],
-                                       hint="a schema cannot be only a reference to itself; give one of them a type"))
+            if here in seen:  # the chain closes: the cycle is from `here` on
+                cycle = seen[seen.index(here):]
+                if frozenset(cycle) not in reported:
+                    reported.add(frozenset(cycle))
+                    qualified = any(f != doc.file for f, _ in cycle)
+                    chain = [f"{resolver.doc(f).display}#{at}" if qualified else at for f, at in cycle + [here]]
+                    out.append((doc if here[0] == doc.file else resolver.doc(here[0])).diag(
+                        "E027", f"$ref cycle: {' -> '.join(chain)}", here[1],
+                        hint="a schema cannot be only a reference to itself; give one of them a type"))
                 break
-            if here in seen:
+            if here in done:
                 break
             seen.append(here)
+            if len(seen) > MAX_DEPTH:  # no schema needs this many aliases; the models would recurse through them
+                if not any(d.code == "E028" for d in out):  # one report: the chain goes on from every link
+                    out.append((doc if start[0] == doc.file else resolver.doc(start[0])).diag(
+                        "E028", f"$ref chain longer than {MAX_DEPTH} links (schemas that are only a $ref)", start[1],
+                        hint="point the $ref at the schema itself"))
+                break
+        done.update(seen)
     return out
 
 
@@ -136,13 +150,16 @@ def _schema_sites(spec_data: dict[str, Any]) -> list[tuple[str, Any, str]]:
     return sites
 
 
-def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope: str) -> list[tuple[SourceDoc, str]]:
-    """Resolve every ``$ref`` reachable from ``schema`` (following into other files).
+def check_refs(resolver: Resolver, doc: SourceDoc, schema: Any, ptr: str, scope: str,
+               seen: set[tuple[str, str]] | None = None) -> list[tuple[SourceDoc, str]]:
+    """Resolve every ``$ref`` reachable from ``schema`` (following into other files).  ``seen``:
+    the targets already followed, shared by the calls of one spec, so that a chain of ``$ref``s
+    is walked once, not once from each of its links.
 
     Returns:
         (document, pointer) of every schema reached in another file.
     """
-    seen: set[tuple[str, str]] = set()
+    seen = set() if seen is None else seen
     elsewhere: list[tuple[SourceDoc, str]] = []
     work = [(doc, schema, ptr, scope)]
     while work:
@@ -242,6 +259,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     diags.extend(icon_checks(doc))
     resolver = Resolver(doc)
     typo_checked: set[tuple[str, str]] = set()  # schemas of other files, checked once
+    followed: set[tuple[str, str]] = set()  # $ref targets walked (check_refs)
     for ptr, schema, scope in _schema_sites(doc.data):
         if any(b == ptr or b.startswith(ptr + "/") for b in blocking):
             continue  # the spec format's error says what is wrong with it
@@ -252,7 +270,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
             continue
         diags.extend(meta_diagnostics(doc, schema, ptr))  # and the rest of the schema still checked:
         diags.extend(_typos(doc, schema, ptr, doc.pulled))  # every mistake at once
-        for other, at in check_refs(resolver, doc, schema, ptr, scope):
+        for other, at in check_refs(resolver, doc, schema, ptr, scope, followed):
             if (other.file, at) not in typo_checked:
                 typo_checked.add((other.file, at))
                 diags.extend(_typos(other, resolver.schema_at(Target(other.file, at)), at, doc.pulled))

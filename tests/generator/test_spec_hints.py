@@ -178,3 +178,20 @@ def test_a_ref_cycle_between_two_other_files_is_found(tmp_path: Path) -> None:
     chain = found[0].message.split("$ref cycle: ", 1)[1].split(" -> ")
     assert [link.rsplit("/", 3)[-3:] for link in chain] == [["a.yaml#", "$defs", "X"], ["b.yaml#", "$defs", "Y"],
                                                             ["a.yaml#", "$defs", "X"]], chain
+
+
+def test_a_long_chain_of_ref_aliases_is_refused_once_and_fast(tmp_path: Path) -> None:
+    # 3,000 schemas that are each only a $ref to the next: validation took minutes (each link walked
+    # the rest of the chain) and the models recursed through all of them
+    links = "".join(f"  A{i}: {{$ref: '#/$defs/A{i + 1}'}}\n" for i in range(3000))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\n$defs:\n" + links + "  A3000: {type: string}\n"
+                    "tools:\n  - name: t\n    description: d\n"
+                    "    inputSchema: {type: object, properties: {a: {$ref: '#/$defs/A0'}}}\n", "utf-8")
+    found = [d for d in generate([spec]).diagnostics if d.is_error]
+    assert [(d.code, d.pointer) for d in found] == [("E028", "/$defs/A0")], [d.render() for d in found[:3]]
+    short = tmp_path / "short.yaml"  # a few aliases are fine
+    short.write_text("mcp-codegen: 1\nserver: {name: short, version: '1'}\n$defs:\n  A: {$ref: '#/$defs/B'}\n"
+                     "  B: {$ref: '#/$defs/C'}\n  C: {type: string}\ntools:\n  - name: t\n    description: d\n"
+                     "    inputSchema: {type: object, properties: {a: {$ref: '#/$defs/A'}}}\n", "utf-8")
+    assert not [d for d in generate([short]).diagnostics if d.is_error]
