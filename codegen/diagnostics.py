@@ -38,7 +38,7 @@ CODES: dict[str, str] = {
     "E025": "network $ref refused",
     "E026": "$ref escapes the spec folder",
     "E027": "$ref cycle without an object in between",
-    "E028": "schema nested too deeply",
+    "E028": "schema nested too deeply (or a chain of more than 64 schemas that are only a $ref)",
     "E029": "unknown schema keyword, probably a typo of a JSON Schema keyword",
     "E030": "Python name collision",
     "E031": "invalid Python name override",
