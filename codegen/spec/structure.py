@@ -85,6 +85,21 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+_WRITE_AS = {"array": "write each entry as a list item starting with '- '",
+             "object": "write `key: value` lines (no '- ' in front)"}
+
+
+def _container_mismatch(doc: SourceDoc, err: jsonschema.ValidationError, ptr: str) -> Diagnostic:
+    """A list where a mapping goes, a mapping where a list goes, or nothing where either goes,
+    said in YAML's words (not a dump of the whole value)."""
+    path = list(err.absolute_path)
+    name = f"`{path[-1]}`" if path and isinstance(path[-1], str) else "this value" if path else "the spec"
+    kind = "empty (null)" if err.instance is None else "a mapping" if isinstance(err.instance, dict) else "a list"
+    hint = _WRITE_AS[err.validator_value] + (" (or [] for none)" if err.instance is None and err.validator_value == "array"
+                                             else "")
+    return doc.diag("E010", f"{name} is {kind}, not {_FORM_WORDS[err.validator_value]}", ptr, hint=hint)
+
+
 def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
     """The spec-format schema's verdict on ``doc`` (or on ``data``, another view of it), as
     located diagnostics: E010 (shape), E011 (unknown key, with the near miss), E012 (version),
@@ -135,6 +150,9 @@ def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
             if list(err.schema_path)[-2:-1] == ["propertyNames"]:  # a key of the mapping, not a value
                 key, ptr = f"a key of {key}:", join_pointer(ptr, str(err.instance))
             out.append(doc.diag("E010", f"{key} {err.instance!r} {pattern_words(err.validator_value)}", ptr))
+        elif err.validator == "type" and err.validator_value in ("array", "object") \
+                and (err.instance is None or isinstance(err.instance, (dict, list))):
+            out.append(_container_mismatch(doc, err, ptr))
         elif err.validator == "type" and _forms(err.validator_value):  # a list of types
             out.append(doc.diag("E010", f"{_shown(err.instance)} is not {_forms(err.validator_value)}", ptr))
         else:

@@ -195,3 +195,16 @@ def test_a_long_chain_of_ref_aliases_is_refused_once_and_fast(tmp_path: Path) ->
                      "  B: {$ref: '#/$defs/C'}\n  C: {type: string}\ntools:\n  - name: t\n    description: d\n"
                      "    inputSchema: {type: object, properties: {a: {$ref: '#/$defs/A'}}}\n", "utf-8")
     assert not [d for d in generate([short]).diagnostics if d.is_error]
+
+
+def test_a_list_where_a_mapping_goes_is_said_in_yaml_words(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\ntools:\n  echo: {description: x}\n"
+                    "resources:\nprompts:\n  - {name: p, arguments: {a: 1}}\n", "utf-8")
+    found = [(d.pointer, d.message, d.hint) for d in generate([spec]).diagnostics if d.code == "E010"]
+    assert found == [
+        ("/tools", "`tools` is a mapping, not a list", "write each entry as a list item starting with '- '"),
+        ("/resources", "`resources` is empty (null), not a list",
+         "write each entry as a list item starting with '- ' (or [] for none)"),
+        ("/prompts/0/arguments", "`arguments` is a mapping, not a list", "write each entry as a list item starting with '- '"),
+    ]
