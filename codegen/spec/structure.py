@@ -100,6 +100,15 @@ def _container_mismatch(doc: SourceDoc, err: jsonschema.ValidationError, ptr: st
     return doc.diag("E010", f"{name} is {kind}, not {_FORM_WORDS[err.validator_value]}", ptr, hint=hint)
 
 
+#: What to write for a missing key, where "add the missing key" says too little: (the two path
+#: elements above the entry, jsonschema's message) -> hint.
+_REQUIRED_HINTS = {
+    (("http", "args"), "'name' is a required property"):
+        "name: the argument's name in its place (the path template's {variable}, the query parameter, the header "
+        "or the cookie); only in: body may leave it out",
+}
+
+
 def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
     """The spec-format schema's verdict on ``doc`` (or on ``data``, another view of it), as
     located diagnostics: E010 (shape), E011 (unknown key, with the near miss), E012 (version),
@@ -137,7 +146,8 @@ def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
                 hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(allowed)}"
                 out.append(doc.diag("E011", f"unknown key {key!r}", join_pointer(ptr, key), hint=hint))
         elif err.validator == "required":
-            out.append(doc.diag("E010", err.message, ptr, hint="add the missing key"))
+            out.append(doc.diag("E010", err.message, ptr, hint=_REQUIRED_HINTS.get(
+                (tuple(str(k) for k in err.absolute_path)[-3:-1], err.message), "add the missing key")))
         elif err.validator in ("allOf", "if", "then"):
             out.append(doc.diag("E010", err.message, ptr))
         elif err.validator in ("oneOf", "anyOf") and _branch_forms(err.validator_value):
