@@ -175,7 +175,10 @@ def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
                     f"allowed: {', '.join(str(v) for v in err.validator_value)}"
             elif err.validator == "const" and ptr == "/mcp-codegen":
                 hint = "set `mcp-codegen: 1`"
-            out.append(doc.diag("E010", err.message, ptr, hint=hint))
+            message = err.message
+            if (err.instance is None or isinstance(err.instance, bool)) and message.startswith(repr(err.instance) + " "):
+                message = json.dumps(err.instance) + message[len(repr(err.instance)):]  # YAML's word, not Python's
+            out.append(doc.diag("E010", message, ptr, hint=hint))
     return out
 
 

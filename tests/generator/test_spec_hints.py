@@ -208,3 +208,11 @@ def test_a_list_where_a_mapping_goes_is_said_in_yaml_words(tmp_path: Path) -> No
          "write each entry as a list item starting with '- ' (or [] for none)"),
         ("/prompts/0/arguments", "`arguments` is a mapping, not a list", "write each entry as a list item starting with '- '"),
     ]
+
+
+def test_yaml_true_false_and_null_are_named_as_written(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\ntools:\n"
+                    "  - {name: t, description: d, inputSchema: {type: object}, task: true, title: ~}\n", "utf-8")
+    found = sorted(d.message for d in generate([spec]).diagnostics if d.code == "E010")
+    assert found == ["null is not of type 'string'", "true is not one of ['forbidden', 'optional', 'required']"]
