@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
@@ -343,11 +344,28 @@ def load_ui(doc: SourceDoc, resource_uris: dict[str, str]) -> tuple[tuple[UiReso
     return tuple(found), loader.diags, loader.deps
 
 
-def ui_link_checks(doc: SourceDoc, links: list[tuple[str, dict[str, Any], bool]], declared: set[str]) -> list[Diagnostic]:
-    """The tools' links (pointer of the tool, its ``_meta.ui`` from ``ui:``, whether it also
-    wrote ``_meta.ui``) against the declared UI URIs; W176 for a declared URI nobody links."""
-    out: list[Diagnostic] = []
+def ui_uris(data: Any) -> tuple[set[str], set[str]]:
+    """(the URIs the spec's ``ui`` list declares, the URIs its tools link), read from the whole
+    document: an entry set aside for a mistake of its own still declares or links its URI."""
+    entries = data.get("ui") if isinstance(data, dict) else None
+    tools = data.get("tools") if isinstance(data, dict) else None
+    declared = {str(e["uri"]) for e in entries if isinstance(e, dict) and "uri" in e} if isinstance(entries, list) else set()
     linked: set[str] = set()
+    for tool in tools if isinstance(tools, list) else []:
+        ui = tool.get("ui") if isinstance(tool, dict) else None
+        uri = ui.get("resourceUri") if isinstance(ui, dict) else ui
+        if isinstance(uri, str):
+            linked.add(uri)
+    return declared, linked
+
+
+def ui_link_checks(doc: SourceDoc, links: list[tuple[str, dict[str, Any], bool]], declared: set[str],
+                   linked_anywhere: Iterable[str] = ()) -> list[Diagnostic]:
+    """The tools' links (pointer of the tool, its ``_meta.ui`` from ``ui:``, whether it also
+    wrote ``_meta.ui``) against the declared UI URIs (:func:`ui_uris`); W176 for a declared URI
+    no tool links (``linked_anywhere``: links of tools set aside for another mistake count)."""
+    out: list[Diagnostic] = []
+    linked: set[str] = set(linked_anywhere)
     for ptr, ui, written in links:
         at = join_pointer(ptr, "ui")
         uri = ui["resourceUri"]

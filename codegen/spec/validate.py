@@ -15,7 +15,7 @@ from mcp_codegen_runtime.wire.uritemplate import TemplateError
 from mcp_codegen_runtime.wire.uritemplate import parse as parse_template
 
 from ..diagnostics import Diagnostic, Level
-from .apps import load_ui, ui_link_checks
+from .apps import load_ui, ui_link_checks, ui_uris
 from .auth import auth_checks
 from .icons import icon_checks
 from .keywords import schema_typos, undeclared_required
@@ -223,8 +223,7 @@ def validate(doc: SourceDoc) -> tuple[SpecFile | None, Resolver | None, list[Dia
     ui_resources, ui_diags, ui_deps = load_ui(sound, {r.uri: r.pointer for r in spec.resources})
     diags += ui_diags
     diags += ui_link_checks(doc, [(t.pointer, t.ui, isinstance(t.wire.get("_meta"), dict) and "ui" in t.wire["_meta"])
-                                  for t in spec.tools if t.ui is not None], {str(e.get("uri")) for e in sound.data.get("ui") or []
-                                                                             if isinstance(e, dict)})
+                                  for t in spec.tools if t.ui is not None], *ui_uris(doc.data))
     spec = replace(spec, skills=skills, skill_deps=skill_deps, ui_resources=ui_resources, ui_deps=ui_deps)
     seen: dict[str, str] = {}
     for tool in spec.tools:

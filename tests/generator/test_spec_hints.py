@@ -216,3 +216,15 @@ def test_yaml_true_false_and_null_are_named_as_written(tmp_path: Path) -> None:
                     "  - {name: t, description: d, inputSchema: {type: object}, task: true, title: ~}\n", "utf-8")
     found = sorted(d.message for d in generate([spec]).diagnostics if d.code == "E010")
     assert found == ["null is not of type 'string'", "true is not one of ['forbidden', 'optional', 'required']"]
+
+
+def test_a_view_or_tool_set_aside_for_its_own_mistake_still_declares_or_links(tmp_path: Path) -> None:
+    (tmp_path / "v.html").write_text("<!doctype html><html><body>v</body></html>\n", "utf-8")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("mcp-codegen: 1\nserver: {name: hints, version: '1'}\ntools:\n"
+                    "  - {name: t, description: d, inputSchema: {type: object}, ui: 'ui://hints/a'}\n"
+                    "  - {name: u, description: d, inputSchema: {type: object}, ui: {resourceUri: 'ui://hints/b', visibility: [user]}}\n"
+                    "ui:\n  - {uri: 'ui://hints/a', name: a, html: v.html, permissions: [camera]}\n"
+                    "  - {uri: 'ui://hints/b', name: b, html: v.html}\n", "utf-8")
+    codes = sorted((d.code, d.pointer) for d in generate([spec]).diagnostics)
+    assert codes == [("E010", "/tools/1/ui/visibility/0"), ("E010", "/ui/0/permissions")], codes  # no E186, no W176
