@@ -22,6 +22,7 @@ from .commatrap import comma_trap, cut_off
 from .jsondata import json_problems
 from .pointer import depth_exceeded, join_pointer
 from .sources import read_bytes
+from .yamlhints import yaml_hint, yaml_problem
 
 #: Deepest nesting accepted anywhere in a spec file (schemas themselves are limited to
 #: ``validate.MAX_DEPTH``); checked before parsing, which recurses per level.
@@ -261,11 +262,8 @@ def load_spec_file(path: Path, display: str | None = None) -> tuple[SourceDoc | 
             # valid JSON that YAML cannot read (raw control characters): usable, without positions
             doc = SourceDoc(path=path, display=shown, data=json_data, sha=hashlib.sha256(raw).hexdigest())
             return doc, _unicode_problems(doc)
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc) or "syntax error"
-        return None, [Diagnostic(shown, line, col, "E002", f"invalid YAML: {problem}",
-                                 hint="fix the YAML syntax at this position (indentation, quotes, colons)")]
+        line, col, problem = yaml_problem(exc, text)
+        return None, [Diagnostic(shown, line, col, "E002", f"invalid YAML: {problem}", hint=yaml_hint(problem))]
     doc = SourceDoc(path=path, display=shown, data=None, sha=hashlib.sha256(raw).hexdigest(),
                     pulled=text.startswith(PULL_MARKER))
     if node is None:

@@ -135,3 +135,18 @@ def test_json_nesting_limit_is_the_scans_on_both_sides_of_it(tmp_path: Path) -> 
         doc, diags = load_spec_file(spec, "s.json")
         assert [d.code for d in diags] == (["E028"] if refused else []), nesting
         assert (doc is None) is refused
+
+
+def test_yaml_syntax_errors_say_what_to_write(tmp_path: Path) -> None:
+    cases = {
+        "mcp-codegen: 1\nserver:\n\tname: x\n": ((3, 1), "indent with spaces"),
+        "a:\n  b: Note: this breaks\n": ((2, 10), "quote the text"),
+        "a: 1\n---\nb: 2\n": ((2, 1), "remove the second '---'"),
+        'a: 1\nb: "x\x01y"\n': ((2, 6), "control character"),
+    }
+    for text, ((line, col), words) in cases.items():
+        spec = tmp_path / "s.yaml"
+        spec.write_text(text, "utf-8")
+        doc, diags = load_spec_file(spec, "s.yaml")
+        assert doc is None and [(d.code, d.line, d.col) for d in diags] == [("E002", line, col)], (text, diags)
+        assert words in diags[0].hint, (text, diags[0].hint)
