@@ -167,8 +167,10 @@ def structural_errors(doc: SourceDoc, data: Any = None) -> list[Diagnostic]:
             out.append(doc.diag("E010", f"{_shown(err.instance)} is not {_forms(err.validator_value)}", ptr))
         else:
             hint = ""
-            if err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, (int, float)):
-                hint = "quote the value in YAML, e.g. \"1.0\""
+            if err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, bool):
+                hint = "quote the value in YAML (\"no\", \"on\"): unquoted, yes/no/on/off/true/false are read as a boolean"
+            elif err.validator == "type" and err.validator_value == "string" and isinstance(err.instance, (int, float)):
+                hint = f"quote the value in YAML, as you typed it: YAML read it as the number {err.instance!r} (and 1.10 as 1.1)"
             elif err.validator == "enum" and isinstance(err.instance, str):
                 close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1)
                 hint = (f"did you mean {close[0]!r}? " if close else "") + \
