@@ -69,10 +69,11 @@ def object_root(schema: Any) -> str:
 
 
 def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
-    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves (E027) or go on
-    for more than ``MAX_DEPTH`` links (E028): from each of the
-    spec's ``$defs``, and from each schema of another file its ``$ref``s reach (``elsewhere``:
-    (file, pointer)), where a cycle between two other files is reported (once)."""
+    """Chains of schemas that are nothing but ``$ref`` and lead back to themselves (E027, once per
+    cycle) or go on for more than ``MAX_DEPTH`` links (E028, once), followed from each of the
+    spec's ``$defs`` and from each schema of another file its ``$ref``s reach (``elsewhere``:
+    (file, pointer)), so that a cycle between two other files is found too; each schema is
+    followed once."""
     out = []
     defs = (doc.data.get("$defs") or {}) if isinstance(doc.data, dict) else {}
     starts = [((doc.file, join_pointer("/$defs", name)), defs[name]) for name in sorted(defs)]
