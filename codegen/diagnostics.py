@@ -172,6 +172,11 @@ class Diagnostic:
         return text
 
 
+def clipped(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters (``...`` at the end) for a message quoting a value."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str, str]:
     return (d.file, d.line, d.col, d.code, d.message)
 

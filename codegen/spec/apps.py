@@ -44,7 +44,7 @@ from ..ir.nodes import UiResourceIR
 from .load import SourceDoc
 from .pointer import join_pointer
 from .skills import folder_sha
-from .sources import read_bytes
+from .sources import beside, read_bytes
 
 #: The largest document served (after inlining), in bytes.
 MAX_UI_BYTES = 4 * 1024 * 1024
@@ -177,8 +177,8 @@ class _Loader:
         """The document of one entry, inlined; None after an error (reported)."""
         raw = Path(str(entry["html"]))
         at = join_pointer(ptr, "html")
-        target = (self.base / raw).resolve()
-        if raw.is_absolute() or not target.is_relative_to(self.base):
+        target = beside(self.base, raw)
+        if target is None:
             self.err("E187", f"UI HTML {str(raw)!r} is outside the spec's folder", at,
                      hint="keep the HTML beside the spec (no absolute path, no ../ out of its folder, no symlink out)")
             return None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..diagnostics import Diagnostic, Level
+from ..diagnostics import Diagnostic, Level, clipped
 from .load import SourceDoc
 from .pointer import join_pointer
 
@@ -41,6 +41,20 @@ def _sites(data: Any) -> list[tuple[str, Any, bool]]:
     return sites
 
 
+def _scheme(src: str) -> str | None:
+    """``src``'s scheme (lower case; "" for a local path), None when clients must not meet it:
+    empty, unparsable, another scheme, an http(s) URL without a host, a ``data:`` URI no image."""
+    text = src.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    fine = {"": bool(text), "https": bool(parts.netloc), "http": bool(parts.netloc),
+            "data": text.lower().startswith("data:image/")}.get(scheme, False)
+    return scheme if fine else None
+
+
 def icon_checks(doc: SourceDoc) -> list[Diagnostic]:
     """E179 and W174 for ``doc`` (module docstring); the spec format reports a malformed list.
     A pulled spec records what its server sends, which is not the spec author's to fix: unchecked."""
@@ -53,16 +67,9 @@ def icon_checks(doc: SourceDoc) -> list[Diagnostic]:
             if not isinstance(src, str):
                 continue
             where = join_pointer(at, i, "src")
-            try:
-                parts = urlsplit(src.strip())
-            except ValueError:
-                parts = None
-            scheme = parts.scheme.lower() if parts is not None else "?"
-            if not src.strip() or parts is None or (scheme and scheme not in ("https", "http", "data")) \
-                    or (scheme in ("https", "http") and not parts.netloc) \
-                    or (scheme == "data" and not src.strip().lower().startswith("data:image/")):
-                shown = src if len(src) <= 60 else src[:57] + "..."
-                out.append(doc.diag("E179", f"icon src {shown!r} is not an https, http or data:image URI", where,
+            scheme = _scheme(src)
+            if scheme is None:
+                out.append(doc.diag("E179", f"icon src {clipped(src)!r} is not an https, http or data:image URI", where,
                                     hint="clients fetch or render it as written: use https://... or data:image/png;base64,..."))
             elif not scheme and not on_server:
                 out.append(doc.diag("W174", f"icon src {src!r} is a local path, which clients cannot fetch", where,

@@ -43,7 +43,7 @@ from ..diagnostics import Diagnostic
 from ..ir.nodes import SkillFileIR, SkillIR
 from .load import CONSTRUCT_ERRORS, SourceDoc
 from .pointer import join_pointer
-from .sources import read_bytes
+from .sources import beside, read_bytes
 
 #: Frontmatter keys of the Agent Skills specification, and the type each must have.
 FRONTMATTER_KEYS: dict[str, str] = {
@@ -85,9 +85,8 @@ class _Loader:
         self.diags.append(Diagnostic(str(path), line, 1 if line else 0, code, message, hint=hint))
 
     def skill(self, entry: str, ptr: str) -> SkillIR | None:
-        raw = Path(entry)
-        folder = (self.base / raw).resolve()
-        if raw.is_absolute() or not folder.is_relative_to(self.base):
+        folder = beside(self.base, entry)
+        if folder is None:
             self.err("E121", f"skill folder {entry!r} is outside the spec's folder", ptr,
                      hint="keep skills beside the spec (no absolute paths, no ../ out of its folder)")
             return None

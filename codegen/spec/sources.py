@@ -40,3 +40,12 @@ def read_bytes(path: Path) -> bytes:
     if data is None:
         data = memo[key] = path.read_bytes()
     return data
+
+
+def beside(base: Path, raw: Path | str) -> Path | None:
+    """``raw`` (a path a spec names) resolved against ``base`` (the spec's resolved folder), or
+    None when it leaves that folder: an absolute path, ``../`` out of it, a symlink out."""
+    raw = Path(raw)
+    target = (base / raw).resolve()
+    return None if raw.is_absolute() or not target.is_relative_to(base) else target
+

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 
-from ..diagnostics import Diagnostic, Level
+from ..diagnostics import Diagnostic, Level, clipped
 from .keywords import near_miss
 from .load import SourceDoc
 from .model import FORMAT_VERSION
@@ -81,8 +81,7 @@ def _branch_forms(branches: Any) -> str:
 
 def _shown(value: Any) -> str:
     """A short view of a YAML value for a message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clipped(repr(value))
 
 
 _WRITE_AS = {"array": "write each entry as a list item starting with '- '",

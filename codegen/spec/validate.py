@@ -84,7 +84,7 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[st
         if start in done:
             continue
         seen = [start]
-        cur, ptr = (doc if start[0] == doc.file else resolver.doc(start[0])), start[1]
+        cur, ptr = resolver.doc(start[0]), start[1]  # the resolver knows the spec itself too
         while isinstance(node, dict) and set(node) <= {"$ref", "description", "title"} and isinstance(node.get("$ref"), str):
             target = resolver.resolve(node["$ref"], cur, ptr + "/$ref", "")
             if target is None:
@@ -98,7 +98,7 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[st
                     reported.add(frozenset(cycle))
                     qualified = any(f != doc.file for f, _ in cycle)
                     chain = [f"{resolver.doc(f).display}#{at}" if qualified else at for f, at in cycle + [here]]
-                    out.append((doc if here[0] == doc.file else resolver.doc(here[0])).diag(
+                    out.append(resolver.doc(here[0]).diag(
                         "E027", f"$ref cycle: {' -> '.join(chain)}", here[1],
                         hint="a schema cannot be only a reference to itself; give one of them a type"))
                 break
@@ -107,7 +107,7 @@ def _ref_cycles(doc: SourceDoc, resolver: Resolver, elsewhere: Iterable[tuple[st
             seen.append(here)
             if len(seen) > MAX_DEPTH:  # no schema needs this many aliases; the models would recurse through them
                 if not any(d.code == "E028" for d in out):  # one report: the chain goes on from every link
-                    out.append((doc if start[0] == doc.file else resolver.doc(start[0])).diag(
+                    out.append(resolver.doc(start[0]).diag(
                         "E028", f"$ref chain longer than {MAX_DEPTH} links (schemas that are only a $ref)", start[1],
                         hint="point the $ref at the schema itself"))
                 break

@@ -28,6 +28,7 @@ from ...driver.pipeline import lower_one
 from ...ir.nodes import EnvVarIR, ProjectIR
 from ...options import Options
 from ...spec.load import SourceDoc
+from ...spec.sources import beside
 from . import stage
 from .archive import write_archive
 from .manifest import Author, Runtime, build_manifest, user_config_key
@@ -251,9 +252,8 @@ def _icon(icons: list[Any], folder: Path, root: Path) -> str | None:
             except (binascii.Error, ValueError):
                 data = None
         elif src and ":" not in src.split("/")[0]:  # a relative path, no URL scheme, inside the spec's folder
-            path = (folder / src).resolve()
-            inside = path.is_relative_to(folder.resolve())
-            data = path.read_bytes() if inside and path.is_file() else None
+            path = beside(folder.resolve(), src)
+            data = path.read_bytes() if path is not None and path.is_file() else None
         if data is not None and data.startswith(PNG_MAGIC):
             (root / ICON).write_bytes(data)
             return ICON
