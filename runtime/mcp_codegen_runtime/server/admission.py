@@ -123,53 +123,55 @@ class Limits:
             self._slots = (loop, Slots(self._settings.max_concurrent_calls))
             self._per_client.clear()
         slots = self._slots[1]
-        if client_key is None or not is_network_client(client_key):
+        key = client_key if client_key is not None and is_network_client(client_key) else None
+        own = self._enter(key) if key is not None else None
+        holds_own = False
+        try:  # each Slots.take's first step inline: no coroutine while a slot is free
+            if own is not None:
+                if not own.take_now():
+                    await own.take()
+                holds_own = True
             if not slots.take_now():
                 await slots.take()
-            if not _is_async(handler):
-                return await self._in_thread(handler, args, slots.release)
-            try:  # call_handler's steps, one coroutine fewer
-                value = handler(*args)
-                while _awaitable(value):
-                    value = await value
-                return value
-            finally:
-                slots.release()
-        own, users = self._per_client.get(client_key, (None, 0))
+        except BaseException:
+            if own is not None:
+                self._leave(key, own if holds_own else None)
+            raise
+        if not _is_async(handler):
+            return await self._in_thread(handler, args, lambda: self._done(slots, key, own))
+        try:  # call_handler's steps for an async handler, one coroutine fewer
+            value = handler(*args)
+            while _awaitable(value):
+                value = await value
+            return value
+        finally:
+            self._done(slots, key, own)
+
+    def _enter(self, key: str) -> Slots:
+        """One more call of network client ``key``: its own slots (made with its first call)."""
+        own, users = self._per_client.get(key, (None, 0))
         if own is None:
             own = Slots(self._settings.calls_per_client())
-        self._per_client[client_key] = (own, users + 1)
-        key: str = client_key
+        self._per_client[key] = (own, users + 1)
+        return own
 
-        def leave() -> None:
-            mine, count = self._per_client[key]
-            if count <= 1:
-                del self._per_client[key]
-            else:
-                self._per_client[key] = (mine, count - 1)
+    def _leave(self, key: str | None, held: Slots | None) -> None:
+        """One call of client ``key`` less, giving back its slot ``held`` (the client's entry
+        is dropped with its last call)."""
+        if held is not None:
+            held.release()
+        if key is None:
+            return
+        own, users = self._per_client[key]
+        if users <= 1:
+            del self._per_client[key]
+        else:
+            self._per_client[key] = (own, users - 1)
 
-        held: list[Callable[[], None]] = []
-        try:
-            await own.take()
-            held.append(own.release)
-            await slots.take()
-        except BaseException:
-            for release in held:
-                release()
-            leave()
-            raise
-
-        def done() -> None:
-            slots.release()
-            own.release()
-            leave()
-
-        if not _is_async(handler):
-            return await self._in_thread(handler, args, done)
-        try:
-            return await call_handler(handler, *args)
-        finally:
-            done()
+    def _done(self, slots: Slots, key: str | None, own: Slots | None) -> None:
+        """A call's end: its server-wide slot, and its client's slot and entry, given back."""
+        slots.release()
+        self._leave(key, own)
 
     async def _in_thread(self, handler: Callable[..., Any], args: tuple[Any, ...], done: Callable[[], None]) -> Any:
         """``handler(*args)`` in a pool thread; ``done`` runs when the thread ends, even when the

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -123,23 +123,16 @@ class ToolCalls:
             missing = self._tasks().declared_inputs_missing(tool, env, answers or {})
             if missing:
                 return self._ask(name, args, conn, answers or {}, missing)
-        fields: dict[str, Any] = dict(
-            conn=conn,
-            request_id=rid,
-            tool=tool,
-            meta=env.meta,
-            protocol_version=env.version,
-            client_capabilities=env.caps,
-            client_info=env.client_info,
-            log_level=env.log_level,
-            client_request_timeout=self.settings.client_request_timeout,
-            answers=answers,
-        )
+        kind: type[Context] = Context
         if as_task:
             from .tasks.manager import TaskContext  # type: ignore[import-not-found, unused-ignore]  # runtime-copy: optional
-            task = TaskContext(**fields)
-            return self._finish_task(await self._tasks().start(self, tool, model, task, env, conn), env)
-        ctx = Context(**fields)
+            kind = TaskContext
+        ctx = kind(conn=conn, request_id=rid, tool=tool, meta=env.meta, protocol_version=env.version,
+                   client_capabilities=env.caps, client_info=env.client_info, log_level=env.log_level,
+                   client_request_timeout=self.settings.client_request_timeout, answers=answers)
+        if as_task:
+            assert isinstance(ctx, TaskContext)
+            return self._finish_task(await self._tasks().start(self, tool, model, ctx, env, conn), env)
         try:
             value = await within(self.settings.call_timeout, self._run_handler(tool, model, ctx, conn.client_key))
         except InputRequired:
@@ -156,11 +149,13 @@ class ToolCalls:
     def _input_required_answers(self, params: JsonObject, name: str, args: JsonObject, conn: Connection) -> dict[str, Any]:
         return self._states.answers(params, name, args, conn.principal)
 
-    async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Any:
+    def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Coroutine[Any, Any, Any]:
+        """The handler's run under the concurrency limits, to await (no coroutine of its own:
+        one frame fewer per call); NotImplementedError at once when the base is not subclassed."""
         handler: Callable[..., Any] | None = getattr(self, tool.method, None)
         if handler is None:
             raise NotImplementedError(tool.method)
-        return await self._limits.run(handler, model, ctx, client_key=client_key)
+        return self._limits.run(handler, model, ctx, client_key=client_key)
 
 
     def _error_for(self, tool: ToolDef, exc: BaseException, env: RequestEnv) -> JsonObject:
@@ -195,5 +190,6 @@ class ToolCalls:
         return result if result.get("resultType") == "task" else self._finish(result, env)
 
     def _finish(self, result: JsonObject, env: RequestEnv) -> JsonObject:
-        return call_result_for_version(result, env.version)
-
+        """``result`` (just built for this call: nobody else holds it) for the request's version;
+        a 2026 one is the newest shape already, so it is returned as it is, not copied."""
+        return result if env.modern else call_result_for_version(result, env.version)

@@ -78,8 +78,6 @@ class Connection:
         self.cancelled_ids: set[jsonrpc.RequestId] = set()
         self._pending: dict[jsonrpc.RequestId, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
-        #: The server core that has registered this connection (it does so once, not per message).
-        self.registered_with: object | None = None
 
     async def deliver(self, message: Outgoing, related_to: jsonrpc.RequestId | None) -> None:
         """Send one message to the client.  Override in transports that route messages."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..wire import jsonrpc
@@ -209,16 +209,22 @@ class ServerCore(ToolCalls, Catalog):
         return result
 
     # ------------------------------------------------------------- the core
-    async def handle(self, message: Any, conn: Connection, text: bytes | None = None) -> JsonObject | list[JsonObject] | None:
+    def handle(self, message: Any, conn: Connection,
+               text: bytes | None = None) -> Coroutine[Any, Any, JsonObject | list[JsonObject] | None]:
         """Process one incoming message; the response (or None).  See module docstring.
 
         ``text``: the JSON text ``message`` was decoded from (``jsonrpc.decode_measured``),
         when known: the size limits are then read on it if it proves them
-        (:func:`~server.sizelimits.measured_within`), else checked on the value."""
-        if conn.registered_with is not self:
-            self._connections.add(conn)
-            conn.registered_with = self
-        self._loop = asyncio.get_running_loop()
+        (:func:`~server.sizelimits.measured_within`), else checked on the value.
+
+        Returns the coroutine to await: a single message's own (:meth:`_handle_one`), with
+        no coroutine around it once the change bus has started."""
+        if isinstance(message, list) or (self._bus is not None and not self._bus_started):
+            return self._handle_first(message, conn, text)
+        return self._handle_one(message, conn, in_batch=False, text=text)
+
+    async def _handle_first(self, message: Any, conn: Connection, text: bytes | None) -> JsonObject | list[JsonObject] | None:
+        """:meth:`handle` of a batch, or of a message before the change bus has started."""
         if self._bus is not None and not self._bus_started:
             await self.start_bus()
         if isinstance(message, list):
@@ -236,6 +242,7 @@ class ServerCore(ToolCalls, Catalog):
 
     async def _handle_one(self, message: Any, conn: Connection, *, in_batch: bool,
                           text: bytes | None = None) -> JsonObject | None:
+        self._loop = asyncio.get_running_loop()
         kind = jsonrpc.kind(message)
         if kind == "invalid":
             mid = message.get("id") if isinstance(message, dict) else None
@@ -291,8 +298,11 @@ class ServerCore(ToolCalls, Catalog):
         meta = params.get("_meta") if params is not None else None
         if method == "initialize":
             return self._initialize(params or {}, conn)
-        if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:
-            return await self._dispatch_modern(method, params or {}, rid, conn, meta)
+        if isinstance(meta, dict) and p.META_PROTOCOL_VERSION in meta:  # 2026-07-28: stateless, its _meta says who asks
+            env = self._modern_env(meta)
+            if method not in _MODERN_METHODS:
+                raise MethodNotFoundError(f"Method not found: {method}")
+            return self._modern_result(await self._serve(method, params or {}, rid, conn, env), env)
         if conn.legacy_version is not None:
             return await self._dispatch_legacy(method, params or {}, rid, conn, meta if isinstance(meta, dict) else {})
         if method == "ping":
@@ -304,13 +314,8 @@ class ServerCore(ToolCalls, Catalog):
             )
         raise MethodNotFoundError(f"Method not found: {method}")
 
-    async def _dispatch_modern(self, method: str, params: JsonObject, rid: jsonrpc.RequestId, conn: Connection,
-                               meta: JsonObject) -> Any:
-        """A 2026-07-28 request: stateless, its ``_meta`` says who is asking."""
-        env = self._modern_env(meta)
-        if method not in _MODERN_METHODS:
-            raise MethodNotFoundError(f"Method not found: {method}")
-        result = await self._serve(method, params, rid, conn, env)
+    def _modern_result(self, result: JsonObject, env: RequestEnv) -> JsonObject:
+        """A 2026 result: its ``resultType`` (complete by default) and the server's info in ``_meta``."""
         if result.get("resultType") is None:
             result["resultType"] = p.RESULT_COMPLETE
         result_meta = dict(result.get("_meta") or {})
@@ -363,6 +368,7 @@ class ServerCore(ToolCalls, Catalog):
         info = params.get("clientInfo")
         conn.legacy_version = version
         conn.initialized = False
+        self._connections.add(conn)  # a legacy session: it hears list changes and resource updates
         conn.client_capabilities = caps if isinstance(caps, dict) else {}
         conn.client_info = info if isinstance(info, dict) else None
         result: JsonObject = {

@@ -153,6 +153,11 @@ def sanitized(result: dict[str, Any]) -> dict[str, Any]:
     blocks = result.get("content")
     if not isinstance(blocks, list):
         return result
+    if len(blocks) == 1:  # the common result: one text block, usually clean (then no copy)
+        block = blocks[0]
+        if (type(block) is dict and "resource" not in block and type(block.get("text")) is str
+                and strip_controls(block["text"]) is block["text"]):
+            return result
     clean = []
     for block in blocks:
         if isinstance(block, dict) and isinstance(block.get("text"), str):

@@ -113,6 +113,11 @@ def encode(message: Any) -> bytes:
     return utf8(_encode(message)) + b"\n"
 
 
+def encode_body(message: Any) -> bytes:
+    """:func:`encode` without the trailing ``\\n`` (an HTTP body), with no copy to drop it."""
+    return utf8(_encode(message))
+
+
 #: ``json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, the
 #: encoder built once (``json.dumps`` with options builds one per call), called without
 #: ``JSONEncoder.encode``'s set-up (:func:`wire.jsontext.encoder_of`).

@@ -144,11 +144,20 @@ class AccessPolicy:
         Raises:
             HttpError: 403 (Host or Origin not allowed), 401 (bearer token missing or invalid).
         """
+        self.check_origin(req)
+        return await self._authenticate(req)
+
+    def check_origin(self, req: Request) -> None:
+        """The Host and Origin checks of :meth:`check`: all of it when no auth is configured
+        (``not self.auth``), then called alone, without a coroutine.
+
+        Raises:
+            HttpError: 403 (Host or Origin not allowed).
+        """
         if not self.host_ok(req.get("host")):
             raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Host header not allowed")
         if not self.origin_ok(req.get("origin")):
             raise HttpError(403, p.INVALID_REQUEST, "Forbidden: Origin not allowed")
-        return await self._authenticate(req)
 
     async def serve_metadata(self, req: Request, send: Send) -> bool:
         """Answer a request for the OAuth protected resource metadata (False: not such a request).

@@ -157,14 +157,18 @@ class HttpApp:
         self._legacy.close_all()
 
     async def _route(self, req: Request, receive: Receive, send: Send) -> None:
-        if await self._access.serve_metadata(req, send):  # OAuth protected resource metadata (server.http.oauth)
-            return
+        if self._access.resource is not None and await self._access.serve_metadata(req, send):  # OAuth metadata
+            return  # (serve_metadata answers False at once without a resource server: not awaited then)
         if req.path.rstrip("/") != self.settings.path.rstrip("/"):
             if self._card is not None and self._card.matches(req.path):  # public: no token, any origin
                 await self._card.serve(req, send)
                 return
             raise HttpError(404, None, "Not Found")
-        principal = await self._access.check(req)
+        principal = None
+        if self._access.auth:
+            principal = await self._access.check(req)
+        else:  # no token to read: the Host and Origin checks alone, without a coroutine
+            self._access.check_origin(req)
         if req.method == "POST":
             await self._post(req, receive, send, principal)
         elif req.method == "GET":

@@ -37,12 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...wire import jsonrpc
 from ...wire import protocol as p
+from ..connection import Outgoing
 from .access import client_key
 from .answer import answer
 from .request import HttpError, Receive, Request, Send, UnreadableMessage
 from .responses import pump, send_empty, send_json, status_for
 from .settings import HttpSettings
-from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, answer_into, request_headers
+from .streams import CURRENT_STREAM, REQUEST_PRINCIPAL, EventStream, StreamConnection, StreamSlot, request_headers
 
 if TYPE_CHECKING:
     from ..interface import ServedServer
@@ -319,13 +320,13 @@ class LegacyHandler:
         stream.json_only = not sse
         session.by_request[rid] = stream
 
-        async def run() -> None:  # in the request's task (server.http.answer), a task of the session while it runs
+        async def run() -> Outgoing | None:  # in the request's task (server.http.answer), a task of the session while it runs
             me = asyncio.current_task()
             if me is not None:
                 session.tasks.add(me)
             token = CURRENT_STREAM.set(stream)
             try:
-                await answer_into(stream, self.server, message, session.conn)
+                return await self.server.handle(message, session.conn)
             finally:
                 CURRENT_STREAM.reset(token)
                 if me is not None:
@@ -335,7 +336,7 @@ class LegacyHandler:
 
         # the client leaving does not cancel the request (legacy); the session's end does: its
         # stream is then written to its end, as the request's own
-        await answer(run(), receive, send, stream, self.settings, legacy=True, sse_ok=sse,
+        await answer(run(), receive, send, StreamSlot(self.settings.max_events_per_stream, stream), self.settings, legacy=True, sse_ok=sse,
                      status=lambda m: status_for(m, modern=False), cancelled_ok=lambda: session.conn.closed)
         session.last_seen = time.monotonic()
 

@@ -7,8 +7,9 @@ version, ``Mcp-Method`` the method, ``Mcp-Name`` the tool/prompt/resource name, 
 otherwise 400 + ``-32020``.  ``initialize`` is 404 + ``-32601`` (it is not part of 2026).
 
 The request then runs on a fresh connection whose every outgoing message goes to that
-request's stream, first in the request's own task (:func:`~server.http.answer.answer`: a call
-that ends at once is written with no task beside it); the answer is JSON, or SSE when
+request's stream, made when the first one comes (:class:`~.streams.StreamSlot`), first in the
+request's own task (:func:`~server.http.answer.answer`: a call that ends at once is written
+with no task beside it, and with no stream when it sent nothing); the answer is JSON, or SSE when
 notifications (progress, log, subscription events) come before the result (see
 :func:`~server.http.responses.pump`).  Closing the response stream cancels the request.
 Notifications get 202; responses are refused (the server never has a request pending).
@@ -29,7 +30,7 @@ from .answer import answer
 from .request import HttpError, Receive, Request, Send
 from .responses import send_empty, status_for
 from .settings import HttpSettings
-from .streams import EventStream, StreamConnection, answer_into, request_headers
+from .streams import StreamConnection, StreamSlot, request_headers
 
 if TYPE_CHECKING:
     from ..interface import ServedServer
@@ -91,9 +92,12 @@ def check_headers(req: Request, message: jsonrpc.JsonObject, table: HeaderTable)
     method = message["method"]
     raw_params = message.get("params")
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+    search = _BAD_CHAR.search
     for name, values in req.headers.items():
-        if name.startswith("mcp-") and any(_bad_chars(v.strip(" \t")) for v in values):
-            return f"the {name} header carries characters outside visible ASCII"
+        if name.startswith("mcp-"):
+            for v in values:  # stripping " \t" first changes nothing: both are allowed characters
+                if search(v) is not None:
+                    return f"the {name} header carries characters outside visible ASCII"
     version = req.protocol_version
     if not version:
         return "MCP-Protocol-Version header missing"
@@ -188,8 +192,8 @@ class StatelessHandler:
                     rid=rid,
                 )
         bad_meta = meta_problem(params)
-        stream = EventStream(0, self.settings.max_events_per_stream)
-        conn = StreamConnection(lambda _: stream, principal, client_key(req, principal), request_headers(req))
+        slot = StreamSlot(self.settings.max_events_per_stream)
+        conn = StreamConnection(slot.route, principal, client_key(req, principal), request_headers(req))
         cancelled = [False]
 
         def gone(me: asyncio.Task[Any]) -> None:  # the client closed the stream: that cancels the request (2026)
@@ -199,7 +203,7 @@ class StatelessHandler:
 
         try:
             await answer(
-                answer_into(stream, self.server, message, conn), receive, send, stream, self.settings, legacy=False,
+                self.server.handle(message, conn), receive, send, slot, self.settings, legacy=False,
                 sse_ok=req.accepts("text/event-stream"), status=lambda m: status_for(m, modern=True, meta_problem=bad_meta),
                 on_gone=gone, cancelled_ok=lambda: cancelled[0],
             )

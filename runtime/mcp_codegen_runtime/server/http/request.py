@@ -61,10 +61,15 @@ class Request:
         self.scope = scope
         self.method: str = scope.get("method", "GET")
         self.path: str = scope.get("path", "/")
-        self.headers: dict[str, list[str]] = {}
+        headers: dict[str, list[str]] = {}
         for raw_name, raw_value in scope.get("headers", []):
             name = raw_name.decode("latin-1").lower()
-            self.headers.setdefault(name, []).append(raw_value.decode("latin-1"))
+            values = headers.get(name)  # no empty list made per header (setdefault's default)
+            if values is None:
+                headers[name] = [raw_value.decode("latin-1")]
+            else:
+                values.append(raw_value.decode("latin-1"))
+        self.headers = headers
         client = scope.get("client")
         self.client_host = str(client[0]) if client else "unknown"
         self._accept: frozenset[str] | None = None  # the media types of Accept, parsed on first use

@@ -44,7 +44,7 @@ _SSE_HEADERS = (
 
 
 def _json_bytes(message: Any) -> bytes:
-    return jsonrpc.encode(message)[:-1]
+    return jsonrpc.encode_body(message)
 
 
 def _ok(message: Any) -> int:

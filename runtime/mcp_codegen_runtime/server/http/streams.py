@@ -1,9 +1,8 @@
 """The messages of one HTTP response stream, buffered between their producer and writer.
 
-A request's handler (:func:`answer_into`, run by :func:`~server.http.answer.answer` in the
-request's task) appends what it sends (notifications, server->client requests through a
-:class:`StreamConnection`, finally the response) to an :class:`EventStream`; the response
-writer (:func:`~server.http.responses.pump`, in a task beside it once the handler waits)
+A request's handler (run by :func:`~server.http.answer.answer` in the request's task) appends
+what it sends (notifications, server->client requests through a :class:`StreamConnection`) to
+an :class:`EventStream`, and the answer appends its response; the response writer (:func:`~server.http.responses.pump`, in a task beside it once the handler waits)
 follows it.  Appending never blocks, so a slow or
 vanished client never holds up the handler or anyone else.  Events are numbered from 1;
 the last ``HttpSettings.max_events_per_stream`` are kept, for a legacy client resuming
@@ -27,7 +26,6 @@ from ...wire import jsonrpc
 from ..connection import NO_HEADERS, Connection, Outgoing
 
 if TYPE_CHECKING:
-    from ..interface import ServedServer
     from .request import Request
 
 
@@ -218,19 +216,25 @@ class StreamConnection(Connection):
             self.route(related_to).append(message)
 
 
-async def answer_into(stream: EventStream, server: ServedServer, message: object, conn: Connection) -> None:
-    """Handle ``message`` and append its response (if any) to ``stream``, then finish it.
+class StreamSlot:
+    """Where one request's stream is: given (a legacy request's numbered stream), or made when
+    first needed (a stateless 2026 request: when its handler sends something before its
+    response, or waits; most calls never need one, and their response is written as JSON).
 
     Args:
-        stream: where the response goes (the handler's other messages arrive through
-            ``conn``).
-        server: the server handling the message.
-        message: the JSON-RPC message.
-        conn: the connection the message came on.
+        limit: how many events a stream made here keeps.
+        stream: the stream, when it exists already.
     """
-    try:
-        response = await server.handle(message, conn)
-        if response is not None:
-            stream.append(response, final=True)
-    finally:
-        stream.finish()
+
+    __slots__ = ("limit", "stream")
+
+    def __init__(self, limit: int, stream: EventStream | None = None) -> None:
+        self.limit = limit
+        self.stream = stream
+
+    def route(self, related_to: jsonrpc.RequestId | None = None) -> EventStream:
+        """The stream (made now if it does not exist yet); a :class:`StreamConnection`'s route."""
+        stream = self.stream
+        if stream is None:
+            stream = self.stream = EventStream(0, self.limit)
+        return stream

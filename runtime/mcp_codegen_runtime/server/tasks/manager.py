@@ -42,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -73,7 +73,7 @@ class RequestEnv(Protocol):
 class ToolCalls(Protocol):
     """The parts of the ``tools/call`` mixin (``server.calls.ToolCalls``) a task runs through."""
 
-    async def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Any: ...
+    def _run_handler(self, tool: ToolDef, model: BaseModel, ctx: Context, client_key: str | None = None) -> Coroutine[Any, Any, Any]: ...
 
     def _error_for(self, tool: ToolDef, exc: BaseException, env: Any) -> JsonObject: ...
 
