@@ -145,3 +145,19 @@ def test_a_response_alone_is_one_json_body_and_no_stream_is_made() -> None:
     assert slot.stream is None
     assert sent[0]["status"] == 400 and (b"content-type", b"application/json") in sent[0]["headers"]
     assert [m["body"] for m in sent[1:]] == [b'{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"no"}}']
+
+
+def test_a_cancellation_raised_at_once_ends_the_given_stream() -> None:
+    """A legacy request's stream (resumable, kept by its session) is finished, not left open."""
+    stream = EventStream(1, 100)
+
+    async def handler() -> Any:
+        raise asyncio.CancelledError
+
+    async def run(send: Any, receive: Any) -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await answer(handler(), receive, send, StreamSlot(100, stream), HttpSettings(), legacy=True, sse_ok=True,
+                         status=lambda m: status_for(m, modern=False))
+
+    assert asyncio.run(_written(run)) == []
+    assert stream.done

@@ -69,6 +69,10 @@ async def answer(
         response = done.value
     except Exception:  # the handler's failure, as its own task's used to be: the stream is finished without an answer
         logger.debug("HTTP request handler failed", exc_info=True)
+    except BaseException:  # a cancellation raised at once: a stream made (a legacy one) ends, not left open
+        if slot.stream is not None:
+            slot.stream.finish()
+        raise
     else:
         await _suspended(handler, yielded, receive, send, slot.route(), settings, legacy=legacy, sse_ok=sse_ok,
                          status=status, on_gone=on_gone, cancelled_ok=cancelled_ok)

@@ -74,10 +74,6 @@ def meta_problem(params: Any) -> bool:
 _BAD_CHAR = re.compile(r"[^\t\x20-\x7e]")
 
 
-def _bad_chars(value: str) -> bool:
-    return _BAD_CHAR.search(value) is not None
-
-
 def check_headers(req: Request, message: jsonrpc.JsonObject, table: HeaderTable) -> str | None:
     """Why the standard and custom headers disagree with the body.
 
@@ -92,11 +88,10 @@ def check_headers(req: Request, message: jsonrpc.JsonObject, table: HeaderTable)
     method = message["method"]
     raw_params = message.get("params")
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
-    search = _BAD_CHAR.search
     for name, values in req.headers.items():
         if name.startswith("mcp-"):
-            for v in values:  # stripping " \t" first changes nothing: both are allowed characters
-                if search(v) is not None:
+            for v in values:  # (" \t" around a value are allowed characters: no strip needed first)
+                if _BAD_CHAR.search(v) is not None:
                     return f"the {name} header carries characters outside visible ASCII"
     version = req.protocol_version
     if not version:
