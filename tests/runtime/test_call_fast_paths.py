@@ -12,8 +12,10 @@ import threading
 from typing import Any
 
 from common_support import run_async
+from mcp_codegen_runtime.server.admission import Limits
 from mcp_codegen_runtime.server.gencode import nonblocking
 from mcp_codegen_runtime.server.mock import mock_server
+from mcp_codegen_runtime.server.settings import ServerSettings
 from support_server import modern, req
 from weather.server import WeatherServerBase
 
@@ -62,6 +64,25 @@ def test_a_nonblocking_handler_runs_on_the_loop_and_an_override_in_a_thread() ->
         results = run_async(_calls(cls(), 2))
         assert [r["structuredContent"] for r in results] == [ANSWER, ANSWER]
         assert cls.threads and all((t == threading.main_thread().ident) is on_loop for t in cls.threads), cls
+
+
+def test_a_nonblocking_handler_returning_its_value_gives_it_to_every_client() -> None:
+    """``nonblocking``: the function returns an awaitable *or its value*.  An HTTP client's call
+    (a network client key, with its own slots) used to await the value and fail ("internal
+    error") where a stdio or in-process call got it; the slots are all free again afterwards."""
+
+    @nonblocking
+    def doubled(x: int) -> int:
+        return x * 2
+
+    limits = Limits(ServerSettings())
+
+    async def calls() -> list[Any]:
+        got = [await limits.run(doubled, 21, client_key=key) for key in (None, "stdio", "ip:127.0.0.1", "principal:a")]
+        assert limits._per_client == {}
+        return got
+
+    assert run_async(calls()) == [42, 42, 42, 42]
 
 
 def test_a_kept_mock_answer_does_not_change_when_its_receiver_edits_it() -> None:

@@ -161,3 +161,9 @@ def test_a_cancellation_raised_at_once_ends_the_given_stream() -> None:
 
     assert asyncio.run(_written(run)) == []
     assert stream.done
+
+
+def test_a_stream_keeping_no_event_is_refused() -> None:
+    """With 0 events kept, a stream would lose every answer (a JSON client got a 500 before)."""
+    with pytest.raises(ValueError, match="max_events_per_stream"):
+        HttpSettings(max_events_per_stream=0)

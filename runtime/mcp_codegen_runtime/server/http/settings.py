@@ -140,6 +140,8 @@ class HttpSettings:
                 raise ValueError(f"probe path {probe!r} must start with '/' and differ from the MCP path {self.path!r}")
         if self.max_sessions_per_client is not None and self.max_sessions_per_client < 1:
             raise ValueError("max_sessions_per_client must be at least 1")
+        if self.max_events_per_stream < 1:  # a stream keeping no event would lose every answer
+            raise ValueError("max_events_per_stream must be at least 1")
 
     def sessions_per_client(self) -> int:
         """Legacy sessions one client may hold (see ``max_sessions_per_client``)."""
