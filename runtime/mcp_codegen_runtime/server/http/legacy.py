@@ -336,7 +336,8 @@ class LegacyHandler:
 
         # the client leaving does not cancel the request (legacy); the session's end does: its
         # stream is then written to its end, as the request's own
-        await answer(run(), receive, send, StreamSlot(self.settings.max_events_per_stream, stream), self.settings, legacy=True, sse_ok=sse,
+        slot = StreamSlot(self.settings.max_events_per_stream, stream)  # the numbered stream, made up front
+        await answer(run(), receive, send, slot, self.settings, legacy=True, sse_ok=sse,
                      status=lambda m: status_for(m, modern=False), cancelled_ok=lambda: session.conn.closed)
         session.last_seen = time.monotonic()
 

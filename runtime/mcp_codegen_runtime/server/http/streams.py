@@ -2,8 +2,9 @@
 
 A request's handler (run by :func:`~server.http.answer.answer` in the request's task) appends
 what it sends (notifications, server->client requests through a :class:`StreamConnection`) to
-an :class:`EventStream`, and the answer appends its response; the response writer (:func:`~server.http.responses.pump`, in a task beside it once the handler waits)
-follows it.  Appending never blocks, so a slow or
+an :class:`EventStream` (made when first needed: :class:`StreamSlot`), and the answer appends
+its response; the response writer (:func:`~server.http.responses.pump`, in a task beside it
+once the handler waits) follows it.  Appending never blocks, so a slow or
 vanished client never holds up the handler or anyone else.  Events are numbered from 1;
 the last ``HttpSettings.max_events_per_stream`` are kept, for a legacy client resuming
 with ``Last-Event-ID``.
