@@ -29,16 +29,15 @@ def print_diagnostics(err_console: Console, diagnostics: Sequence[Diagnostic], s
                       paths: Sequence[Path] | None = None) -> None:
     """Print the diagnostics, located relative to the working directory when ``paths`` (the
     spec paths given) say where the spec folders are; then the count line."""
-    diagnostics = list(dict.fromkeys(diagnostics))  # one finding reached by two checks is printed once
-    diags = list(diagnostics)
+    diags = list(dict.fromkeys(diagnostics))  # one finding reached by two checks is printed once
     if paths:
         diags = relocate(diags, discover(paths)[0], Path.cwd())
     for d in diags:
         style = "red" if d.level is Level.ERROR else "yellow"
         err_console.print(d.render(), style=style, markup=False)
-    errors = sum(d.level is Level.ERROR for d in diagnostics)
-    warnings = len(diagnostics) - errors
-    if diagnostics:
+    errors = sum(d.level is Level.ERROR for d in diags)
+    warnings = len(diags) - errors
+    if diags:
         err_console.print(f"{errors} error(s), {warnings} warning(s) in {spec_count} spec(s)", markup=False)
 
 

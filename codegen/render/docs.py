@@ -298,6 +298,7 @@ def catalog_page_data(ir: ProjectIR) -> dict[str, Any]:
         value = wire.get(key)
         return value if isinstance(value, str) else ""
 
+    linked = [(t.name, (_tool_ui(t.wire) or {}).get("uri")) for t in ir.tools]  # MCP Apps: the view of each tool
     return {
         "resources": [{"uri": r.uri, "name": r.name, "mime": text(r.wire, "mimeType"), "description": text(r.wire, "description"),
                        "call": _call(r.method, ())} for r in ir.resources],
@@ -310,8 +311,7 @@ def catalog_page_data(ir: ProjectIR) -> dict[str, Any]:
                      "call": _call(pr.method, pr.params), "completions": [c.key for c in pr.completions]}
                     for pr in ir.prompts],
         "views": [{"uri": v.uri, "name": v.name, "title": v.title or "", "description": v.description or "",
-                   "tools": [t.name for t in ir.tools if (_tool_ui(t.wire) or {}).get("uri") == v.uri]}
-                  for v in ir.ui_resources],
+                   "tools": [name for name, uri in linked if uri == v.uri]} for v in ir.ui_resources],
     }
 
 

@@ -48,4 +48,3 @@ def beside(base: Path, raw: Path | str) -> Path | None:
     raw = Path(raw)
     target = (base / raw).resolve()
     return None if raw.is_absolute() or not target.is_relative_to(base) else target
-
